@@ -1,0 +1,67 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Modules follow the path of a message: system calls -> event loop -> HTTP ->
+// WebSocket (with its deflate extension) -> server wiring -> executable.
+// Only the bottom modules import C.
+let package = Package(
+    name: "Switchboard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "switchboard", targets: ["switchboard"]),
+        // Libraries so that separate packages (Fuzz/, benchmarks) can link the parsers.
+        .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
+        .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
+        .library(name: "SwitchboardDeflate", targets: ["SwitchboardDeflate"]),
+        .library(name: "SwitchboardSystem", targets: ["SwitchboardSystem"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C modules: headers only, plus static inline shims for macros.
+        .target(name: "CSystem"),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+
+        .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
+        .target(name: "SwitchboardLoop", dependencies: ["SwitchboardSystem", "CSystem"]),
+        .target(name: "SwitchboardCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "SwitchboardTLS", dependencies: ["COpenSSL"]),
+        .target(name: "SwitchboardHTTP"),
+        .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
+        .target(
+            name: "SwitchboardWebSocket",
+            dependencies: ["SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
+        ),
+        .target(
+            name: "SwitchboardServer",
+            dependencies: [
+                "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
+                "SwitchboardWebSocket", "SwitchboardDeflate",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "switchboard",
+            dependencies: [
+                "SwitchboardServer", "SwitchboardCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
+        .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate"]),
+        .testTarget(
+            name: "SwitchboardWebSocketTests",
+            dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
+        ),
+        .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
+        .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
+        .testTarget(name: "SwitchboardServerTests", dependencies: ["SwitchboardServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

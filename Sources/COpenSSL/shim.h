@@ -1,0 +1,30 @@
+// OpenSSL exposes several settings as macros over SSL_CTX_ctrl; these
+// wrappers make them callable from Swift.
+#ifndef SWITCHBOARD_COPENSSL_SHIM_H
+#define SWITCHBOARD_COPENSSL_SHIM_H
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+static inline long copenssl_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+static inline long copenssl_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline long copenssl_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_max_proto_version(ctx, version);
+}
+static inline unsigned long copenssl_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+static inline unsigned long copenssl_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline long copenssl_SSL_MODE_RELEASE_BUFFERS(void) { return SSL_MODE_RELEASE_BUFFERS; }
+static inline long copenssl_SSL_MODE_ENABLE_PARTIAL_WRITE(void) { return SSL_MODE_ENABLE_PARTIAL_WRITE; }
+static inline long copenssl_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER(void) { return SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER; }
+static inline long copenssl_BIO_pending(BIO *bio) { return BIO_pending(bio); }
+static inline int copenssl_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+static inline int copenssl_TLS1_3_VERSION(void) { return TLS1_3_VERSION; }
+#endif

@@ -1,0 +1,22 @@
+// The Linux system calls that `import Glibc` does not expose on this toolchain.
+#ifndef SWITCHBOARD_CSYSTEM_H
+#define SWITCHBOARD_CSYSTEM_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+// Declared here without _GNU_SOURCE's transparent-union sockaddr argument.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+static inline int csystem_errno(void) { return errno; }
+
+#endif
