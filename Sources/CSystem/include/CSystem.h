@@ -12,10 +12,14 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <pthread.h>
 #include <unistd.h>
 
 // Declared here without _GNU_SOURCE's transparent-union sockaddr argument.
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+// GNU extension, declared here for the same reason.
+extern int pthread_setname_np(pthread_t thread, const char *name);
 
 static inline int csystem_errno(void) { return errno; }
 

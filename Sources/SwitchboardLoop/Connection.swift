@@ -1,0 +1,302 @@
+import SwitchboardSystem
+
+/// One accepted socket, owned for life by one loop.
+///
+/// Reads go into the loop's shared buffer and straight to the handler, so an
+/// idle connection holds no read memory. Writes go straight to the socket;
+/// only what the kernel does not take is queued, up to `maxOutboundBytes`.
+/// Not thread-safe: every method runs on the owning loop's thread.
+public final class Connection: EventSource {
+    enum State { case open, draining, lingering, closed }
+
+    public let fd: Int32
+    public unowned let loop: EventLoop
+    public var handler: ConnectionHandler?
+    public var maxOutboundBytes: Int
+    let cipher: StreamCipher?
+    var state = State.open
+
+    private var outbound: [UInt8] = []
+    private var outboundStart = 0
+
+    // Timer wheel bookkeeping (see TimerWheel).
+    var timerTick: UInt64 = 0
+    var timerSlot: Int32 = -1
+    var timerIndex: Int32 = 0
+
+    /// How long a closing connection waits for its output to drain and for
+    /// the peer's FIN before the socket is closed regardless.
+    static let closeTimeoutMilliseconds: UInt64 = 3000
+    private static let readBudget = 16
+    private static let corkLimit = 256 * 1024
+
+    init(fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int) {
+        self.fd = fd
+        self.loop = loop
+        self.cipher = cipher
+        self.maxOutboundBytes = maxOutboundBytes
+    }
+
+    /// Wraps an accepted socket and registers it with `loop`.
+    public static func open(
+        fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int, handler: ConnectionHandler
+    ) throws(SystemError) -> Connection {
+        Socket.setNoDelay(fd)
+        let connection = Connection(fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: maxOutboundBytes)
+        connection.handler = handler
+        try loop.register(
+            fd: fd, source: connection,
+            events: Epoll.readable | Epoll.writable | Epoll.peerHangup | Epoll.edgeTriggered)
+        loop.connectionOpened()
+        return connection
+    }
+
+    public var isOpen: Bool { state == .open }
+    public var pendingOutboundBytes: Int { outbound.count - outboundStart }
+
+    // MARK: Timers
+
+    public func setTimer(afterMilliseconds delay: UInt64) {
+        guard state == .open else { return }
+        loop.schedule(self, atMilliseconds: loop.now + delay)
+    }
+
+    public func cancelTimer() {
+        guard state == .open else { return }
+        loop.cancelTimer(self)
+    }
+
+    func timerFired() {
+        switch state {
+        case .open: handler?.timerFired(on: self)
+        case .draining, .lingering: closeNow()
+        case .closed: break
+        }
+    }
+
+    // MARK: Events
+
+    public func handleEvents(_ events: UInt32) {
+        if events & Epoll.writable != 0, pendingOutboundBytes > 0 {
+            flushOutbound()
+        }
+        if events & (Epoll.readable | Epoll.peerHangup | Epoll.hangup | Epoll.error) != 0, state != .closed {
+            readAvailable(untilEOF: events & (Epoll.peerHangup | Epoll.hangup | Epoll.error) != 0)
+        }
+    }
+
+    private func readAvailable(untilEOF: Bool) {
+        var budget = Self.readBudget
+        while state != .closed {
+            if budget == 0 {
+                loop.readAgain.append(self)
+                return
+            }
+            budget -= 1
+            let result: IOResult<Int>
+            do {
+                result = try Posix.read(fd, into: loop.readBuffer)
+            } catch {
+                closeNow()  // ECONNRESET and friends: the peer is gone.
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                peerEOF()
+                return
+            case .processed(let count):
+                if state == .open { deliver(count) }
+                // A short read drained the socket; more data raises a new edge.
+                if count < loop.readBuffer.count && !untilEOF { return }
+            }
+        }
+    }
+
+    private func deliver(_ count: Int) {
+        loop.corkOwner = self
+        defer {
+            loop.corkOwner = nil
+            flushCork()
+        }
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<count])
+        guard let cipher else {
+            handler?.received(bytes, on: self)
+            return
+        }
+        cipher.receiveCiphertext(UnsafeRawBufferPointer(bytes))
+        while state == .open {
+            let read: CipherRead
+            do {
+                read = try cipher.readPlaintext(into: loop.plaintextBuffer)
+            } catch {
+                sendCiphertext()  // the alert, if any
+                closeNow()
+                return
+            }
+            switch read {
+            case .bytes(let n):
+                handler?.received(UnsafeMutableRawBufferPointer(rebasing: loop.plaintextBuffer[0..<n]), on: self)
+            case .wantMoreCiphertext:
+                sendCiphertext()
+                return
+            case .closed:
+                sendCiphertext()
+                peerEOF()
+                return
+            }
+        }
+    }
+
+    private func peerEOF() {
+        switch state {
+        case .open:
+            if let handler { handler.peerClosed(on: self) } else { closeNow() }
+        case .draining:
+            break  // still flushing our output; the close timer bounds the wait
+        case .lingering, .closed:
+            closeNow()
+        }
+    }
+
+    // MARK: Writing
+
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> WriteOutcome {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Sends `bytes` in order after everything written before.
+    @discardableResult
+    public func write(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        guard state == .open else { return .dropped }
+        if loop.corkOwner === self && pendingOutboundBytes == 0 {
+            if loop.cork.count + bytes.count > Self.corkLimit { flushCork() }
+            if bytes.count <= Self.corkLimit {
+                loop.cork.append(contentsOf: bytes)
+                return .sent
+            }
+        }
+        return send(bytes)
+    }
+
+    private func flushCork() {
+        guard !loop.cork.isEmpty else { return }
+        // Take the cork out of the loop so a re-entrant write cannot touch it mid-send.
+        var pending: [UInt8] = []
+        swap(&pending, &loop.cork)
+        if state == .open || state == .draining {
+            _ = pending.withUnsafeBytes { send($0) }
+        }
+        pending.removeAll(keepingCapacity: true)
+        swap(&pending, &loop.cork)
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        guard let cipher else { return sendRaw(bytes) }
+        do {
+            try cipher.writePlaintext(bytes)
+        } catch {
+            closeNow()
+            return .dropped
+        }
+        return sendCiphertext()
+    }
+
+    @discardableResult
+    private func sendCiphertext() -> WriteOutcome {
+        var outcome = WriteOutcome.sent
+        cipher?.drainCiphertext { chunk in
+            let result = sendRaw(chunk)
+            if result != .sent { outcome = result }
+        }
+        return outcome
+    }
+
+    private func sendRaw(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
+        guard state != .closed, state != .lingering else { return .dropped }
+        var written = 0
+        if pendingOutboundBytes == 0 {
+            do {
+                switch try Posix.write(fd, bytes) {
+                case .processed(let n): written = n
+                case .wouldBlock: written = 0
+                }
+            } catch {
+                closeNow()
+                return .dropped
+            }
+            if written == bytes.count { return .sent }
+        }
+        if outboundStart == outbound.count {
+            outbound.removeAll(keepingCapacity: true)
+            outboundStart = 0
+        }
+        outbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[written...]))
+        return pendingOutboundBytes > maxOutboundBytes ? .overLimit : .queued
+    }
+
+    private func flushOutbound() {
+        while pendingOutboundBytes > 0 {
+            let result: IOResult<Int>
+            do {
+                result = try outbound.withUnsafeBytes { all throws(SystemError) in
+                    try Posix.write(fd, UnsafeRawBufferPointer(rebasing: all[outboundStart...]))
+                }
+            } catch {
+                closeNow()
+                return
+            }
+            guard case .processed(let n) = result else { return }
+            outboundStart += n
+        }
+        // Drained: give the memory back; idle connections should cost nothing.
+        outbound = []
+        outboundStart = 0
+        if state == .draining { beginLinger() }
+    }
+
+    // MARK: Closing
+
+    /// Sends what is queued, then shuts down our side and waits (bounded) for
+    /// the peer's FIN before closing, so the peer reads our last bytes instead
+    /// of a reset caused by its unread data.
+    public func closeAfterFlush() {
+        guard state == .open else { return }
+        if loop.corkOwner === self { flushCork() }
+        if let cipher {
+            cipher.shutdown()
+            sendCiphertext()
+        }
+        guard state == .open else { return }
+        loop.cancelTimer(self)
+        if pendingOutboundBytes > 0 {
+            state = .draining
+            loop.schedule(self, atMilliseconds: loop.now + Self.closeTimeoutMilliseconds)
+        } else {
+            beginLinger()
+        }
+    }
+
+    private func beginLinger() {
+        state = .lingering
+        Posix.shutdownWrite(fd)
+        loop.schedule(self, atMilliseconds: loop.now + Self.closeTimeoutMilliseconds)
+    }
+
+    /// Closes the socket at once, dropping anything unsent.
+    public func closeNow() {
+        guard state != .closed else { return }
+        state = .closed
+        loop.cancelTimer(self)
+        if loop.corkOwner === self { loop.cork.removeAll(keepingCapacity: true) }
+        loop.deregister(fd: fd)
+        Posix.close(fd)
+        loop.connectionClosed()
+        outbound = []
+        let handler = self.handler
+        self.handler = nil
+        handler?.closed(self)
+    }
+}

@@ -1,0 +1,25 @@
+/// The protocol layer above a connection (HTTP, then WebSocket after an
+/// upgrade). Every call arrives on the connection's loop thread.
+public protocol ConnectionHandler: AnyObject {
+    /// Bytes from the peer. The buffer is the loop's shared buffer: valid only
+    /// during the call, and the handler may modify it (WebSocket unmasks in place).
+    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection)
+    /// The deadline set with `Connection.setTimer` has passed.
+    func timerFired(on connection: Connection)
+    /// The peer closed its side (EOF or TLS close_notify).
+    func peerClosed(on connection: Connection)
+    /// The connection is gone; release what refers to it.
+    func closed(_ connection: Connection)
+}
+
+/// What became of a write.
+public enum WriteOutcome: Equatable {
+    /// Handed to the kernel, or gathered to be sent when the current input is handled.
+    case sent
+    /// Partly queued because the socket is full; within the connection's limit.
+    case queued
+    /// Queued, but the unsent bytes now exceed the connection's limit.
+    case overLimit
+    /// The connection is closed or closing; nothing was written.
+    case dropped
+}

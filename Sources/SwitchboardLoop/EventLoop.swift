@@ -1,0 +1,202 @@
+import CSystem
+import Synchronization
+import SwitchboardSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Something registered with a loop's epoll instance.
+public protocol EventSource: AnyObject {
+    func handleEvents(_ events: UInt32)
+}
+
+/// One event loop: an epoll instance, the connections it owns for life, a
+/// timer wheel, and a bounded queue through which other threads post work.
+///
+/// Threading: everything except `execute(_:)`, `stop()` and the immutable
+/// properties belongs to the loop's own thread. Nothing here blocks.
+public final class EventLoop: @unchecked Sendable {
+    public let index: Int
+    private let epfd: Int32
+    private let wakeup: EventFD
+    private let tasks: LoopTaskQueue
+    private let running = Atomic<Bool>(true)
+
+    private var sources: [EventSource?]
+    private var generations: [UInt32]
+    private var timers: TimerWheel
+    private var expired: [Connection] = []
+    private var taskBatch: [LoopTaskQueue.Task] = []
+    /// Connections that used their read budget while data was still waiting.
+    var readAgain: [Connection] = []
+    /// One-shot work at a time (rare: accept retries, shutdown grace periods).
+    private var scheduledWork: [(deadline: UInt64, work: () -> Void)] = []
+
+    /// The loop's time, refreshed once per pass.
+    public private(set) var now: UInt64
+
+    /// Shared receive buffers: connections never own read memory while idle.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let plaintextBuffer: UnsafeMutableRawBufferPointer
+    /// Writes made while a connection handles its input are gathered here and
+    /// sent with one system call when it is done.
+    var cork: [UInt8] = []
+    unowned(unsafe) var corkOwner: Connection?
+
+    public private(set) var connectionCount = 0
+
+    public init(index: Int, maxFileDescriptors: Int, taskQueueCapacity: Int = 65536) throws(SystemError) {
+        self.index = index
+        epfd = try Epoll.create()
+        wakeup = try EventFD()
+        tasks = LoopTaskQueue(capacity: taskQueueCapacity)
+        sources = Array(repeating: nil, count: maxFileDescriptors + 16)
+        generations = Array(repeating: 0, count: maxFileDescriptors + 16)
+        now = LoopClock.nowMilliseconds()
+        timers = TimerWheel(nowMilliseconds: now)
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        plaintextBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        cork.reserveCapacity(64 * 1024)
+        try Epoll.add(epfd, fd: wakeup.fd, events: Epoll.readable | Epoll.edgeTriggered, data: UInt64(UInt32.max))
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        plaintextBuffer.deallocate()
+        wakeup.close()
+        Posix.close(epfd)
+    }
+
+    // MARK: Cross-thread entry points
+
+    /// Runs `task` on the loop's thread. Returns false when the queue is full.
+    @discardableResult
+    public func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
+        guard let wasEmpty = tasks.push(task) else { return false }
+        if wasEmpty { wakeup.signal() }
+        return true
+    }
+
+    public func stop() {
+        running.store(false, ordering: .releasing)
+        wakeup.signal()
+    }
+
+    // MARK: Loop-thread API
+
+    /// Registers `source` for `fd`, edge-triggered for reading and writing.
+    /// Both are registered once so a blocked write never costs an epoll_ctl.
+    public func register(fd: Int32, source: EventSource, events: UInt32) throws(SystemError) {
+        precondition(Int(fd) < sources.count, "fd \(fd) beyond the loop's table; raise maxFileDescriptors")
+        generations[Int(fd)] &+= 1
+        sources[Int(fd)] = source
+        let data = UInt64(generations[Int(fd)]) << 32 | UInt64(UInt32(fd))
+        do throws(SystemError) {
+            try Epoll.add(epfd, fd: fd, events: events, data: data)
+        } catch {
+            sources[Int(fd)] = nil
+            throw error
+        }
+    }
+
+    /// Forgets `fd`; the caller closes it, which removes it from epoll.
+    public func deregister(fd: Int32) {
+        sources[Int(fd)] = nil
+        generations[Int(fd)] &+= 1
+    }
+
+    func connectionOpened() { connectionCount += 1 }
+    func connectionClosed() { connectionCount -= 1 }
+
+    func schedule(_ connection: Connection, atMilliseconds deadline: UInt64) {
+        timers.schedule(connection, atMilliseconds: deadline, nowMilliseconds: now)
+    }
+
+    func cancelTimer(_ connection: Connection) {
+        timers.cancel(connection)
+    }
+
+    /// Runs `work` on this loop after `milliseconds`.
+    public func after(milliseconds: UInt64, _ work: @escaping () -> Void) {
+        scheduledWork.append((LoopClock.nowMilliseconds() + milliseconds, work))
+    }
+
+    /// Runs the loop on the calling thread until `stop()`.
+    public func run() {
+        let capacity = 512
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while running.load(ordering: .acquiring) {
+            let timeout = readAgain.isEmpty ? nextTimeout() : 0
+            let n: Int
+            do {
+                n = try Epoll.wait(epfd, events: events, timeoutMilliseconds: timeout)
+            } catch {
+                fatalError("\(error)")
+            }
+            now = LoopClock.nowMilliseconds()
+            for i in 0..<n {
+                let event = events[i]
+                let data = event.data.u64
+                if data == UInt64(UInt32.max) {
+                    wakeup.drain()
+                    continue
+                }
+                let fd = Int(UInt32(truncatingIfNeeded: data))
+                guard generations[fd] == UInt32(truncatingIfNeeded: data >> 32), let source = sources[fd] else { continue }
+                source.handleEvents(event.events)
+            }
+            runPostedTasks()
+            retryReads()
+            runScheduledWork()
+            if timers.count > 0 { fireTimers() }
+        }
+    }
+
+    /// How long epoll_wait may sleep: until the next timer tick or scheduled work, or forever.
+    private func nextTimeout() -> Int32 {
+        let clock = LoopClock.nowMilliseconds()
+        var timeout: Int32 = -1
+        if timers.count > 0 { timeout = timers.millisecondsUntilNextTick(nowMilliseconds: clock) }
+        if let nearest = scheduledWork.map(\.deadline).min() {
+            let wait = nearest > clock ? Int32(clamping: nearest - clock) : 0
+            timeout = timeout < 0 ? wait : min(timeout, wait)
+        }
+        return timeout
+    }
+
+    private func runPostedTasks() {
+        tasks.drain(into: &taskBatch)
+        guard !taskBatch.isEmpty else { return }
+        for task in taskBatch { task() }
+        taskBatch.removeAll(keepingCapacity: taskBatch.count <= 1024)
+    }
+
+    private func retryReads() {
+        guard !readAgain.isEmpty else { return }
+        let batch = readAgain
+        readAgain.removeAll(keepingCapacity: true)
+        for connection in batch { connection.handleEvents(Epoll.readable) }
+    }
+
+    private func runScheduledWork() {
+        guard !scheduledWork.isEmpty else { return }
+        var due: [() -> Void] = []
+        scheduledWork.removeAll { item in
+            if item.deadline <= now {
+                due.append(item.work)
+                return true
+            }
+            return false
+        }
+        for work in due { work() }
+    }
+
+    private func fireTimers() {
+        timers.advance(to: now, expired: &expired)
+        guard !expired.isEmpty else { return }
+        for connection in expired { connection.timerFired() }
+        expired.removeAll(keepingCapacity: true)
+    }
+}
