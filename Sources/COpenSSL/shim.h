@@ -27,4 +27,13 @@ static inline long copenssl_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER(void) { return S
 static inline long copenssl_BIO_pending(BIO *bio) { return BIO_pending(bio); }
 static inline int copenssl_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
 static inline int copenssl_TLS1_3_VERSION(void) { return TLS1_3_VERSION; }
+// TLS: session resumption switches, and memory-BIO controls the TLS module uses to
+// signal end of input and to read or measure a BIO's buffer without copying.
+static inline unsigned long copenssl_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
+static inline long copenssl_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+static inline long copenssl_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+static inline long copenssl_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+static inline long copenssl_BIO_get_mem_ptr(BIO *bio, BUF_MEM **buffer) { return BIO_get_mem_ptr(bio, buffer); }
 #endif
