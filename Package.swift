@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
+                "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
                 "SwitchboardWebSocket", "SwitchboardDeflate",
                 .product(name: "Logging", package: "swift-log"),
             ]

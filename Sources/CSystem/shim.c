@@ -1,2 +1,11 @@
-// Intentionally empty: CSystem is header-only, but SwiftPM needs one source file.
+// Functions that need _GNU_SOURCE or expand macros Swift cannot call.
+#define _GNU_SOURCE
+#include <sched.h>
 #include "CSystem.h"
+
+int csystem_available_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}

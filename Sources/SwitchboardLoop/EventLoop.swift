@@ -106,6 +106,13 @@ public final class EventLoop: @unchecked Sendable {
         generations[Int(fd)] &+= 1
     }
 
+    /// Calls `body` for every open connection of this loop (shutdown, sweeps).
+    public func forEachConnection(_ body: (Connection) -> Void) {
+        for source in sources {
+            if let connection = source as? Connection { body(connection) }
+        }
+    }
+
     func connectionOpened() { connectionCount += 1 }
     func connectionClosed() { connectionCount -= 1 }
 

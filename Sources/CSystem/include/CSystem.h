@@ -21,6 +21,9 @@ extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 // GNU extension, declared here for the same reason.
 extern int pthread_setname_np(pthread_t thread, const char *name);
 
+// CPUs this process may run on (sched_getaffinity), or -1.
+int csystem_available_cpus(void);
+
 static inline int csystem_errno(void) { return errno; }
 
 #endif

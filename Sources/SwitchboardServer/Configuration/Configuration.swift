@@ -1,0 +1,97 @@
+import SwitchboardSystem
+
+/// Everything the gateway reads at start-up. Defaults are production-sane;
+/// `config/switchboard.toml` documents every key, and `ConfigurationKeys`
+/// binds each key to its field, its environment variable and its checks.
+public struct Configuration: Sendable {
+    // [server]
+    public var listen: [SocketAddress] = [SocketAddress(host: "0.0.0.0", port: 8080, family: .inet)]
+    /// 0 means one loop per core.
+    public var threads = 0
+    public var backlog = 1024
+    /// 0 means as many as the open-file limit allows, less a reserve.
+    public var maxConnections = 0
+    public var echoEndpoint = false
+    public var shutdownGraceSeconds = 10
+
+    // [tls]
+    public var tlsListen: [SocketAddress] = []
+    public var tlsCertificate = ""
+    public var tlsPrivateKey = ""
+
+    // [http]
+    public var maxRequestLineBytes = 8192
+    public var maxHeaderCount = 64
+    public var maxHeaderBytes = 16384
+    public var maxBodyBytes = 1 << 20
+    public var headerTimeoutSeconds = 10
+    public var keepAliveTimeoutSeconds = 75
+
+    // [websocket]
+    public var maxMessageBytes = 65536
+    public var echoMaxMessageBytes = 16 << 20
+    public var allowedOrigins: [String] = []
+    public var heartbeatSeconds = 25
+    public var maxOutboundBytes = 1 << 20
+
+    // [websocket.deflate]
+    public var deflateEnabled = true
+    public var deflateServerNoContextTakeover = false
+    public var deflateServerMaxWindowBits = 15
+    public var deflateCompressionLevel = 6
+    public var deflateMemoryLevel = 8
+    public var deflateMinimumBytes = 256
+
+    // [database], [auth], [log]
+    public var databaseURL = ""
+    public var jwtSecret = ""
+    public var authTimeoutSeconds = 10
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// Loop threads to start: the configured number, or one per core.
+    public var effectiveThreads: Int { threads > 0 ? threads : SystemInfo.coreCount }
+
+    /// Applies values from a file's text; unknown keys are errors, so a typo
+    /// never silently leaves a default in place.
+    public mutating func apply(file values: [String: ConfigValue]) throws(ConfigError) {
+        for key in values.keys.sorted() {
+            guard let binding = ConfigurationKeys.all.first(where: { $0.name == key }) else {
+                throw ConfigError(key: key, message: "unknown key (see config/switchboard.toml for the list)")
+            }
+            try binding.apply(values[key]!, &self)
+        }
+    }
+
+    /// Applies `SWITCHBOARD_*` environment variables (e.g. SWITCHBOARD_SERVER_THREADS).
+    public mutating func apply(environment: [String: String]) throws(ConfigError) {
+        for binding in ConfigurationKeys.all {
+            for variable in binding.environmentNames {
+                guard let text = environment[variable] else { continue }
+                let value = try binding.parseEnvironment(text, variable: variable)
+                try binding.apply(value, &self)
+            }
+        }
+    }
+
+    /// Checks that the values work together; the error names the key at fault.
+    public func validate() throws(ConfigError) {
+        if listen.isEmpty && tlsListen.isEmpty {
+            throw ConfigError(key: "server.listen", message: "no address to listen on (and no tls.listen either)")
+        }
+        if !tlsListen.isEmpty {
+            if tlsCertificate.isEmpty {
+                throw ConfigError(key: "tls.certificate", message: "required when tls.listen is set")
+            }
+            if tlsPrivateKey.isEmpty {
+                throw ConfigError(key: "tls.private_key", message: "required when tls.listen is set")
+            }
+        }
+        if maxMessageBytes < maxBodyBytesForChat {
+            throw ConfigError(key: "websocket.max_message_bytes", message: "must be at least 1024")
+        }
+    }
+
+    private var maxBodyBytesForChat: Int { 1024 }
+}

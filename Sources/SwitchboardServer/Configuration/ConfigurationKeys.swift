@@ -1,0 +1,157 @@
+import SwitchboardSystem
+
+/// One configuration key: its name in the file, its environment variables,
+/// and how it sets (and checks) its field.
+struct ConfigurationKey: Sendable {
+    enum Kind: Sendable { case string, integer(ClosedRange<Int>), boolean, strings, addresses }
+
+    let name: String
+    let kind: Kind
+    let extraEnvironmentNames: [String]
+    let set: @Sendable (inout Configuration, ConfigValue) throws(ConfigError) -> Void
+
+    var environmentNames: [String] {
+        ["SWITCHBOARD_" + name.uppercased().replacingOccurrencesOfDotsAndDashes()] + extraEnvironmentNames
+    }
+
+    func apply(_ value: ConfigValue, _ configuration: inout Configuration) throws(ConfigError) {
+        switch (kind, value) {
+        case (.integer(let range), .integer(let n)):
+            guard range.contains(n) else {
+                throw ConfigError(key: name, message: "\(n) is out of range \(range.lowerBound)...\(range.upperBound)")
+            }
+        case (.string, .string), (.boolean, .boolean), (.strings, .strings), (.addresses, .strings): break
+        case (.addresses, .string(let single)):
+            try set(&configuration, .strings([single]))
+            return
+        default:
+            throw ConfigError(key: name, message: "expected \(expectedType), found \(value.typeName)")
+        }
+        try set(&configuration, value)
+    }
+
+    /// Environment variables are text; read them as this key's type.
+    func parseEnvironment(_ text: String, variable: String) throws(ConfigError) -> ConfigValue {
+        switch kind {
+        case .string: return .string(text)
+        case .integer:
+            guard let n = Int(text.replacingUnderscores()) else {
+                throw ConfigError(key: name, message: "\(variable)='\(text)' is not an integer")
+            }
+            return .integer(n)
+        case .boolean:
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": return .boolean(true)
+            case "0", "false", "no", "off": return .boolean(false)
+            default: throw ConfigError(key: name, message: "\(variable)='\(text)' is not a boolean")
+            }
+        case .strings, .addresses:
+            return .strings(text.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty })
+        }
+    }
+
+    private var expectedType: String {
+        switch kind {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .boolean: "a boolean"
+        case .strings: "a list of strings"
+        case .addresses: "a list of \"HOST:PORT\" strings"
+        }
+    }
+}
+
+extension String {
+    func replacingOccurrencesOfDotsAndDashes() -> String {
+        String(map { $0 == "." || $0 == "-" ? "_" : $0 })
+    }
+}
+
+enum ConfigurationKeys {
+    static func string(_ name: String, env: [String] = [], _ path: WritableKeyPath<Configuration, String> & Sendable)
+        -> ConfigurationKey
+    {
+        ConfigurationKey(name: name, kind: .string, extraEnvironmentNames: env) { c, v throws(ConfigError) in
+            if case .string(let s) = v { c[keyPath: path] = s }
+        }
+    }
+
+    static func integer(
+        _ name: String, _ range: ClosedRange<Int>, _ path: WritableKeyPath<Configuration, Int> & Sendable
+    ) -> ConfigurationKey {
+        ConfigurationKey(name: name, kind: .integer(range), extraEnvironmentNames: []) { c, v throws(ConfigError) in
+            if case .integer(let n) = v { c[keyPath: path] = n }
+        }
+    }
+
+    static func boolean(_ name: String, _ path: WritableKeyPath<Configuration, Bool> & Sendable) -> ConfigurationKey {
+        ConfigurationKey(name: name, kind: .boolean, extraEnvironmentNames: []) { c, v throws(ConfigError) in
+            if case .boolean(let b) = v { c[keyPath: path] = b }
+        }
+    }
+
+    static func strings(_ name: String, _ path: WritableKeyPath<Configuration, [String]> & Sendable)
+        -> ConfigurationKey
+    {
+        ConfigurationKey(name: name, kind: .strings, extraEnvironmentNames: []) { c, v throws(ConfigError) in
+            if case .strings(let list) = v { c[keyPath: path] = list }
+        }
+    }
+
+    static func addresses(_ name: String, _ path: WritableKeyPath<Configuration, [SocketAddress]> & Sendable)
+        -> ConfigurationKey
+    {
+        ConfigurationKey(name: name, kind: .addresses, extraEnvironmentNames: []) { c, v throws(ConfigError) in
+            guard case .strings(let list) = v else { return }
+            var parsed: [SocketAddress] = []
+            for text in list {
+                do throws(SocketAddress.ParseError) {
+                    parsed.append(try SocketAddress(parsing: text))
+                } catch {
+                    throw ConfigError(key: name, message: error.description)
+                }
+            }
+            c[keyPath: path] = parsed
+        }
+    }
+
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    static let all: [ConfigurationKey] = [
+        addresses("server.listen", \.listen),
+        integer("server.threads", 0...256, \.threads),
+        integer("server.backlog", 1...65535, \.backlog),
+        integer("server.max_connections", 0...1_000_000, \.maxConnections),
+        boolean("server.echo_endpoint", \.echoEndpoint),
+        integer("server.shutdown_grace_s", 0...3600, \.shutdownGraceSeconds),
+        addresses("tls.listen", \.tlsListen),
+        string("tls.certificate", \.tlsCertificate),
+        string("tls.private_key", \.tlsPrivateKey),
+        integer("http.max_request_line_bytes", 64...1 << 20, \.maxRequestLineBytes),
+        integer("http.max_header_count", 1...1000, \.maxHeaderCount),
+        integer("http.max_header_bytes", 256...1 << 20, \.maxHeaderBytes),
+        integer("http.max_body_bytes", 0...1 << 30, \.maxBodyBytes),
+        integer("http.header_timeout_s", 1...3600, \.headerTimeoutSeconds),
+        integer("http.keep_alive_timeout_s", 1...86400, \.keepAliveTimeoutSeconds),
+        integer("websocket.max_message_bytes", 125...1 << 30, \.maxMessageBytes),
+        integer("websocket.echo_max_message_bytes", 125...1 << 30, \.echoMaxMessageBytes),
+        strings("websocket.allowed_origins", \.allowedOrigins),
+        integer("websocket.heartbeat_s", 1...3600, \.heartbeatSeconds),
+        integer("websocket.max_outbound_bytes", 4096...1 << 30, \.maxOutboundBytes),
+        boolean("websocket.deflate.enabled", \.deflateEnabled),
+        boolean("websocket.deflate.server_no_context_takeover", \.deflateServerNoContextTakeover),
+        integer("websocket.deflate.server_max_window_bits", 8...15, \.deflateServerMaxWindowBits),
+        integer("websocket.deflate.compression_level", 1...9, \.deflateCompressionLevel),
+        integer("websocket.deflate.memory_level", 1...9, \.deflateMemoryLevel),
+        integer("websocket.deflate.min_bytes", 0...1 << 20, \.deflateMinimumBytes),
+        string("database.url", env: ["SWITCHBOARD_DATABASE_URL"], \.databaseURL),
+        string("auth.jwt_secret", env: ["SWITCHBOARD_JWT_SECRET"], \.jwtSecret),
+        integer("auth.timeout_s", 1...3600, \.authTimeoutSeconds),
+        ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
+            guard case .string(let level) = v, logLevels.contains(level) else {
+                throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")
+            }
+            c.logLevel = level
+        },
+    ]
+}

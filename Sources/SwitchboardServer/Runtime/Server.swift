@@ -1,0 +1,162 @@
+import Logging
+import Synchronization
+import SwitchboardLoop
+import SwitchboardSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The gateway process: one event loop per thread, each with its own
+/// listening sockets (SO_REUSEPORT) and the connections it accepted.
+///
+/// Threading: `start`, `shutdown` and `wait` are called from the main thread;
+/// everything else runs on the loops.
+public final class Server: @unchecked Sendable {
+    private let context: ServerContext
+    private let logger: Logger
+    private var loops: [EventLoop] = []
+    private var threads: [LoopThread] = []
+    private var listeners: [[Listener]] = []
+    private let maxConnectionsPerLoop: Int
+
+    /// Every address the server listens on, with the actual port when 0 was asked for.
+    public private(set) var boundAddresses: [(address: SocketAddress, tls: Bool)] = []
+
+    public init(configuration: Configuration, logger: Logger) throws {
+        self.logger = logger
+        context = try ServerContext(configuration: configuration, logger: logger)
+        let fileLimit = Posix.raiseOpenFileLimit()
+        // Keep some descriptors for the database, logs and listeners.
+        let reachable = max(16, fileLimit - 64)
+        let total = configuration.maxConnections > 0 ? min(configuration.maxConnections, reachable) : reachable
+        maxConnectionsPerLoop = max(1, total / configuration.effectiveThreads)
+    }
+
+    /// Binds every listener and starts the loops. Throws (and starts nothing)
+    /// when an address cannot be bound.
+    public func start() throws {
+        Posix.ignoreSIGPIPE()
+        let fileLimit = Posix.raiseOpenFileLimit()
+        let count = context.configuration.effectiveThreads
+        for index in 0..<count {
+            loops.append(try EventLoop(index: index, maxFileDescriptors: fileLimit))
+        }
+        let plain = context.configuration.listen.map { ($0, false) }
+        let secure = context.configuration.tlsListen.map { ($0, true) }
+        listeners = Array(repeating: [], count: count)
+        for (requested, tls) in plain + secure {
+            // Port 0: the first loop's socket picks a port, the others share it.
+            var address = requested
+            for (index, loop) in loops.enumerated() {
+                let listener = try Listener(
+                    address: address, backlog: Int32(context.configuration.backlog), loop: loop,
+                    onAccept: { [unowned self, unowned loop] fd in self.accept(fd, on: loop, tls: tls) },
+                    onError: { [logger] error in logger.warning("accept failed, pausing briefly: \(error)") })
+                if address.port == 0 {
+                    address = SocketAddress(host: address.host, port: listener.port, family: address.family)
+                }
+                listeners[index].append(listener)
+            }
+            boundAddresses.append((address, tls))
+        }
+        for loop in loops {
+            threads.append(LoopThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
+        }
+        let names = boundAddresses.map { ($0.tls ? "https://" : "http://") + $0.address.description }
+        logger.info("listening on \(names.joined(separator: ", ")) with \(count) event loops")
+    }
+
+    private func accept(_ fd: Int32, on loop: EventLoop, tls: Bool) {
+        guard loop.connectionCount < maxConnectionsPerLoop else {
+            // At capacity: refuse at once rather than let the kernel queue grow.
+            Posix.close(fd)
+            return
+        }
+        var cipher: StreamCipher?
+        if tls, let tlsContext = context.tls {
+            do {
+                cipher = try TLSCipher(context: tlsContext)
+            } catch {
+                logger.warning("TLS session setup failed: \(error)")
+                Posix.close(fd)
+                return
+            }
+        }
+        let handler = HTTPConnectionHandler(context: context)
+        do {
+            let connection = try Connection.open(
+                fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: context.configuration.maxOutboundBytes,
+                handler: handler)
+            handler.start(on: connection)
+        } catch {
+            logger.warning("cannot register connection: \(error)")
+            Posix.close(fd)
+        }
+    }
+
+    /// Stops accepting, asks every connection to close (WebSocket: 1001), and
+    /// stops the loops once they are empty or the grace period has passed.
+    public func shutdown() {
+        let grace = UInt64(context.configuration.shutdownGraceSeconds) * 1000
+        let remaining = Atomic<Int>(loops.count)
+        let done = Mutex<Bool>(false)
+        for (index, loop) in loops.enumerated() {
+            let loopListeners = listeners[index]
+            nonisolated(unsafe) let owned = loopListeners
+            loop.execute {
+                for listener in owned { listener.close() }
+                loop.forEachConnection { connection in
+                    if let handler = connection.handler as? GracefulShutdown {
+                        handler.beginShutdown(on: connection)
+                    } else {
+                        connection.closeAfterFlush()
+                    }
+                }
+                Self.stopWhenDrained(loop, deadline: LoopClock.nowMilliseconds() + grace) {
+                    if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                        done.withLock { $0 = true }
+                    }
+                }
+            }
+        }
+    }
+
+    private static func stopWhenDrained(_ loop: EventLoop, deadline: UInt64, then finished: @escaping () -> Void) {
+        if loop.connectionCount == 0 || LoopClock.nowMilliseconds() >= deadline {
+            loop.forEachConnection { $0.closeNow() }
+            finished()
+            loop.stop()
+            return
+        }
+        loop.after(milliseconds: 50) { stopWhenDrained(loop, deadline: deadline, then: finished) }
+    }
+
+    /// Blocks until every loop has stopped.
+    public func wait() {
+        for thread in threads { thread.join() }
+        threads.removeAll()
+        logger.info("stopped")
+    }
+
+    /// Blocks SIGINT and SIGTERM in every thread (call before `start`) so the
+    /// main thread can wait for them with `waitForTerminationSignal`.
+    public static func blockTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Waits for SIGINT or SIGTERM; returns the signal's name.
+    public static func waitForTerminationSignal() -> String {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        var signal: Int32 = 0
+        sigwait(&set, &signal)
+        return signal == SIGINT ? "SIGINT" : "SIGTERM"
+    }
+}

@@ -1,0 +1,56 @@
+import Logging
+import SwitchboardDeflate
+import SwitchboardHTTP
+import SwitchboardTLS
+import SwitchboardWebSocket
+
+/// What the gateway serves at each path.
+enum Route: Sendable {
+    case health
+    case echo
+}
+
+/// The settings every connection handler needs, derived once from the
+/// configuration and shared read-only by all loops.
+final class ServerContext: Sendable {
+    let configuration: Configuration
+    let httpLimits: HTTPLimits
+    let echoWebSocket: WebSocketConfiguration
+    let deflate: DeflateConfiguration
+    let tls: TLSContext?
+    let router: HTTPRouter<Route>
+    let logger: Logger
+
+    var headerTimeoutMilliseconds: UInt64 { UInt64(configuration.headerTimeoutSeconds) * 1000 }
+    var keepAliveTimeoutMilliseconds: UInt64 { UInt64(configuration.keepAliveTimeoutSeconds) * 1000 }
+    var heartbeatMilliseconds: UInt64 { UInt64(configuration.heartbeatSeconds) * 1000 }
+
+    init(configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        httpLimits = HTTPLimits(
+            maxRequestLineBytes: configuration.maxRequestLineBytes,
+            maxHeaderCount: configuration.maxHeaderCount,
+            maxHeaderBytes: configuration.maxHeaderBytes,
+            maxBodyBytes: configuration.maxBodyBytes)
+        echoWebSocket = WebSocketConfiguration(maxMessageBytes: configuration.echoMaxMessageBytes)
+        deflate = DeflateConfiguration(
+            enabled: configuration.deflateEnabled,
+            serverNoContextTakeover: configuration.deflateServerNoContextTakeover,
+            serverMaxWindowBits: configuration.deflateServerMaxWindowBits,
+            compressionLevel: configuration.deflateCompressionLevel,
+            minimumCompressSize: configuration.deflateMinimumBytes,
+            memLevel: configuration.deflateMemoryLevel)
+        if configuration.tlsListen.isEmpty {
+            tls = nil
+        } else {
+            tls = try TLSContext(
+                configuration: TLSConfiguration(
+                    certificatePath: configuration.tlsCertificate, privateKeyPath: configuration.tlsPrivateKey))
+        }
+        var router = HTTPRouter<Route>()
+        router.add(.get, "/healthz", .health)
+        if configuration.echoEndpoint { router.add(.get, "/v1/echo", .echo) }
+        self.router = router
+    }
+}

@@ -1,0 +1,79 @@
+import SwitchboardLoop
+import SwitchboardWebSocket
+
+/// Runs one WebSocket connection: framing through `WebSocketSession`,
+/// heartbeats, backpressure, and the closing handshake.
+final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
+    let session: WebSocketSession
+    let application: WebSocketApplication
+    private let heartbeatMilliseconds: UInt64
+    private unowned(unsafe) var connection: Connection?
+    /// Heartbeat intervals that passed with nothing received from the peer.
+    private var silentIntervals = 0
+    private var receivedSinceTick = false
+
+    init(session: WebSocketSession, application: WebSocketApplication, context: ServerContext) {
+        self.session = session
+        self.application = application
+        heartbeatMilliseconds = context.heartbeatMilliseconds
+    }
+
+    func start(on connection: Connection) {
+        self.connection = connection
+        connection.setTimer(afterMilliseconds: heartbeatMilliseconds)
+    }
+
+    /// Sends one data message; a peer too slow to take it is closed with 1008.
+    func send(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
+        guard let connection, connection.isOpen, !session.isClosing else { return }
+        let frame = session.encodeMessage(opcode: opcode, payload: payload)
+        if connection.write(frame) == .overLimit {
+            close(code: 1008, reason: "outgoing buffer limit exceeded")
+        }
+    }
+
+    /// Starts the closing handshake (RFC 6455 5.5.1) and closes once sent.
+    func close(code: UInt16, reason: String) {
+        guard let connection, connection.isOpen else { return }
+        if !session.isClosing { connection.write(session.encodeClose(code: code, reason: reason)) }
+        connection.closeAfterFlush()
+    }
+
+    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {
+        receivedSinceTick = true
+        let outcome = session.receive(
+            bytes,
+            onMessage: { opcode, payload in application.received(opcode, payload, from: self) },
+            send: { frame in _ = connection.write(frame) })
+        if outcome == .closing { connection.closeAfterFlush() }
+    }
+
+    /// Every heartbeat interval: ping; a peer silent for two intervals is dead.
+    func timerFired(on connection: Connection) {
+        if receivedSinceTick {
+            silentIntervals = 0
+        } else {
+            silentIntervals += 1
+        }
+        receivedSinceTick = false
+        if silentIntervals >= 2 {
+            close(code: 1001, reason: "heartbeat timeout")
+            return
+        }
+        connection.write(session.encodePing([]))
+        connection.setTimer(afterMilliseconds: heartbeatMilliseconds)
+    }
+
+    func peerClosed(on connection: Connection) {
+        connection.closeAfterFlush()
+    }
+
+    func closed(_ connection: Connection) {
+        application.closed(self)
+        self.connection = nil
+    }
+
+    func beginShutdown(on connection: Connection) {
+        close(code: 1001, reason: "gateway shutting down")
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Logging
+import SwitchboardServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `switchboard serve`: the command-line contract of PROTOCOL.md ("Running").
+/// Precedence: built-in defaults, then the file, then SWITCHBOARD_* variables, then flags.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the gateway.")
+
+    @Option(help: "Configuration file (TOML). Default: config/switchboard.toml if present.")
+    var config: String?
+
+    @Option(help: "Plain listener HOST:PORT (repeatable; replaces server.listen).")
+    var listen: [String] = []
+
+    @Option(name: .customLong("tls-listen"), help: "TLS listener HOST:PORT (repeatable; replaces tls.listen).")
+    var tlsListen: [String] = []
+
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain for TLS listeners.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "PEM private key for TLS listeners.")
+    var tlsKey: String?
+
+    @Option(name: .customLong("database-url"), help: "PostgreSQL URL (or SWITCHBOARD_DATABASE_URL).")
+    var databaseURL: String?
+
+    @Option(name: .customLong("jwt-secret"), help: "HS256 secret for client tokens (or SWITCHBOARD_JWT_SECRET).")
+    var jwtSecret: String?
+
+    @Option(help: "Event-loop threads (0 = one per core).")
+    var threads: Int?
+
+    @Flag(name: .customLong("echo-endpoint"), help: "Serve the /v1/echo test endpoint.")
+    var echoEndpoint = false
+
+    func run() throws {
+        let configuration: Configuration
+        do {
+            configuration = try ConfigurationLoader.load(
+                file: config, environment: ProcessEnvironment.current,
+                overrides: ConfigurationOverrides(
+                    listen: listen, tlsListen: tlsListen, tlsCertificate: tlsCert, tlsPrivateKey: tlsKey,
+                    databaseURL: databaseURL, jwtSecret: jwtSecret, threads: threads,
+                    echoEndpoint: echoEndpoint ? true : nil))
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let logger = LogSetup.bootstrap(level: configuration.logLevel)
+        Server.blockTerminationSignals()
+        let server: Server
+        do {
+            server = try Server(configuration: configuration, logger: logger)
+            try server.start()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        let signal = Server.waitForTerminationSignal()
+        logger.info("\(signal) received: draining connections")
+        server.shutdown()
+        server.wait()
+    }
+}

@@ -1,0 +1,105 @@
+import Synchronization
+import Testing
+
+@testable import SwitchboardLoop
+import SwitchboardSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Echoes what it receives and records how the connection ended.
+final class EchoHandler: ConnectionHandler {
+    let closedFlag: Atomic<Bool>
+    var timerFired = false
+    init(closedFlag: Atomic<Bool>) { self.closedFlag = closedFlag }
+    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {
+        connection.write(UnsafeRawBufferPointer(bytes))
+    }
+    func timerFired(on connection: Connection) { connection.closeAfterFlush() }
+    func peerClosed(on connection: Connection) { connection.closeAfterFlush() }
+    func closed(_ connection: Connection) { closedFlag.store(true, ordering: .releasing) }
+}
+
+final class Box<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}
+
+@Suite struct EventLoopTests {
+    private func socketPair() -> (Int32, Int32) {
+        var fds: [Int32] = [0, 0]
+        let rc = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+        precondition(rc == 0)
+        return (fds[0], fds[1])
+    }
+
+    private func readAll(_ fd: Int32, count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while out.count < count {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return out
+    }
+
+    @Test func executeRunsPostedTasksOnTheLoopThread() throws {
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 256)
+        let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
+        let counter = Atomic<Int>(0)
+        for _ in 0..<1000 {
+            #expect(loop.execute { counter.add(1, ordering: .relaxed) })
+        }
+        let done = Atomic<Bool>(false)
+        loop.execute { done.store(true, ordering: .releasing) }
+        while !done.load(ordering: .acquiring) { usleep(1000) }
+        #expect(counter.load(ordering: .relaxed) == 1000)
+        loop.stop()
+        thread.join()
+    }
+
+    @Test func fullQueueRefusesWork() throws {
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 256, taskQueueCapacity: 4)
+        // The loop is not running, so nothing drains.
+        for _ in 0..<4 { #expect(loop.execute {}) }
+        #expect(!loop.execute {})
+    }
+
+    @Test func connectionEchoesLargeDataThroughBackpressure() throws {
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 1024)
+        let (server, client) = socketPair()
+        try Posix.setNonBlocking(server)
+        let closed = Atomic<Bool>(false)
+        let handler = EchoHandler(closedFlag: closed)
+        let fd = server
+        nonisolated(unsafe) let h = handler
+        loop.execute {
+            _ = try? Connection.open(fd: fd, loop: loop, cipher: nil, maxOutboundBytes: 64 << 20, handler: h)
+        }
+        let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
+        // 4 MiB exceeds the socket buffers, so the echo must queue and resume on EPOLLOUT.
+        let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let received = Box<[UInt8]>([])
+        let reader = LoopThread.spawn(name: "reader") { received.value = self.readAll(client, count: payload.count) }
+        var offset = 0
+        while offset < payload.count {
+            let n = payload[offset...].withUnsafeBytes { write(client, $0.baseAddress, min($0.count, 65536)) }
+            precondition(n > 0)
+            offset += n
+        }
+        reader.join()
+        #expect(received.value == payload)
+        shutdown(client, Int32(SHUT_WR))
+        var spins = 0
+        while !closed.load(ordering: .acquiring) && spins < 500 {
+            usleep(10_000)
+            spins += 1
+        }
+        #expect(closed.load(ordering: .acquiring))
+        close(client)
+        loop.stop()
+        thread.join()
+    }
+}

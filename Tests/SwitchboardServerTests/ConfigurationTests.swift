@@ -1,0 +1,106 @@
+import Testing
+
+@testable import SwitchboardServer
+
+@Suite struct ConfigurationTests {
+    @Test func fileValuesApply() throws {
+        let text = """
+            # comment
+            [server]
+            listen = ["127.0.0.1:9000", "[::1]:9001"]  # trailing comment
+            threads = 3
+            echo_endpoint = true
+
+            [websocket.deflate]
+            enabled = false
+            [http]
+            max_body_bytes = 2_048
+            """
+        var c = Configuration()
+        try c.apply(file: ConfigFileParser.parse(text, source: "test.toml"))
+        #expect(c.listen.map(\.description) == ["127.0.0.1:9000", "[::1]:9001"])
+        #expect(c.threads == 3)
+        #expect(c.echoEndpoint)
+        #expect(!c.deflateEnabled)
+        #expect(c.maxBodyBytes == 2048)
+    }
+
+    @Test func unknownKeyIsNamed() throws {
+        var c = Configuration()
+        let error = #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[server]\nthreadz = 2\n", source: "x.toml"))
+        }
+        #expect(error?.key == "server.threadz")
+    }
+
+    @Test func wrongTypeAndRangeAreNamed() throws {
+        var c = Configuration()
+        let wrongType = #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[server]\nthreads = \"two\"\n", source: "x.toml"))
+        }
+        #expect(wrongType?.key == "server.threads")
+        let outOfRange = #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[websocket.deflate]\nserver_max_window_bits = 16\n", source: "x"))
+        }
+        #expect(outOfRange?.key == "websocket.deflate.server_max_window_bits")
+        let badAddress = #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[server]\nlisten = [\"localhost\"]\n", source: "x"))
+        }
+        #expect(badAddress?.key == "server.listen")
+    }
+
+    @Test func malformedLinesAreRefusedWithTheirLocation() {
+        let error = #expect(throws: ConfigError.self) {
+            try ConfigFileParser.parse("[server]\nlisten = [\"a:1\",\n", source: "bad.toml")
+        }
+        #expect(error?.description.contains("bad.toml:2") == true)
+    }
+
+    @Test func precedenceIsFileThenEnvironmentThenFlags() throws {
+        let c = try ConfigurationLoader.load(
+            file: nil,
+            environment: [
+                "SWITCHBOARD_SERVER_THREADS": "5", "SWITCHBOARD_DATABASE_URL": "postgresql://env/db",
+                "SWITCHBOARD_JWT_SECRET": "from-env", "SWITCHBOARD_WEBSOCKET_DEFLATE_ENABLED": "off",
+            ],
+            overrides: ConfigurationOverrides(listen: ["127.0.0.1:0"], threads: 2))
+        #expect(c.threads == 2)
+        #expect(c.databaseURL == "postgresql://env/db")
+        #expect(c.jwtSecret == "from-env")
+        #expect(!c.deflateEnabled)
+        #expect(c.listen.first?.port == 0)
+    }
+
+    @Test func invalidEnvironmentValueIsNamed() {
+        let error = #expect(throws: ConfigError.self) {
+            try ConfigurationLoader.load(
+                file: nil, environment: ["SWITCHBOARD_HTTP_MAX_BODY_BYTES": "lots"], overrides: .init())
+        }
+        #expect(error?.key == "http.max_body_bytes")
+    }
+
+    @Test func tlsListenerRequiresCertificateAndKey() {
+        let error = #expect(throws: ConfigError.self) {
+            try ConfigurationLoader.load(file: nil, environment: [:], overrides: .init(tlsListen: ["127.0.0.1:0"]))
+        }
+        #expect(error?.key == "tls.certificate")
+    }
+
+    @Test func shippedConfigFilesLoad() throws {
+        for file in ["config/switchboard.toml", "config/development.toml"] {
+            let path = RepositoryPath.resolve(file)
+            _ = try ConfigurationLoader.load(file: path, environment: [:], overrides: .init())
+        }
+    }
+}
+
+/// Finds files relative to the repository root, whatever the test's cwd.
+enum RepositoryPath {
+    static func resolve(_ relative: String) -> String {
+        var directory = String(#filePath)
+        for _ in 0..<3 {
+            if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) }
+        }
+        return directory + "/" + relative
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import SwitchboardServer
+
+/// The HTTP/1.1 layer over real sockets: routes, keep-alive and every refusal status.
+@Suite(.serialized) struct HTTPServingTests {
+    private func statusLine(of head: String) -> String { String(head.prefix { $0 != "\r" }) }
+
+    @Test func healthzAnswersAndKeepsAlive() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        for _ in 0..<3 {
+            client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            let head = client.readHead()
+            #expect(statusLine(of: head) == "HTTP/1.1 200 OK")
+            let length = Int(head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }?
+                .split(separator: ":")[1].trimmingCharacters(in: .whitespaces) ?? "0") ?? 0
+            let body = String(decoding: client.read(count: length), as: UTF8.self)
+            #expect(body == #"{"status":"ok"}"#)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let all = String(decoding: client.readToEnd(), as: UTF8.self)
+        let first = all.range(of: "HTTP/1.1 200 OK")
+        let second = all.range(of: "HTTP/1.1 404 Not Found")
+        #expect(first != nil && second != nil && first!.lowerBound < second!.lowerBound)
+    }
+
+    @Test(arguments: [
+        ("GARBAGE\r\n\r\n", "400"),
+        ("GET / HTTP/1.1\r\n\r\n", "400"),  // HTTP/1.1 without Host
+        ("GET / HTTP/2.0\r\nHost: x\r\n\r\n", "505"),
+        ("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", "405"),
+        ("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n", "414"),
+        ("GET / HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-A: b\r\n", count: 80) + "\r\n", "431"),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "b", count: 17000) + "\r\n\r\n", "431"),
+        ("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", "413"),
+        ("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", "400"),
+    ])
+    func badRequestsGetTheirStatusAndAClose(request: String, status: String) throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        client.send(request)
+        let response = String(decoding: client.readToEnd(), as: UTF8.self)
+        #expect(response.hasPrefix("HTTP/1.1 \(status) "), "got: \(response.prefix(80))")
+        #expect(response.contains(#"{"error":{"code":"#))
+    }
+
+    @Test func slowRequestHeadGets408() throws {
+        let running = try RunningServer { $0.headerTimeoutSeconds = 1 }
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")  // never finished
+        let started = Date()
+        let response = String(decoding: client.readToEnd(), as: UTF8.self)
+        #expect(response.hasPrefix("HTTP/1.1 408 "))
+        #expect(Date().timeIntervalSince(started) < 3)
+    }
+
+    @Test func echoEndpointIsOffUnlessConfigured() throws {
+        let running = try RunningServer { $0.echoEndpoint = false }
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        let head = client.upgrade()
+        #expect(statusLine(of: head) == "HTTP/1.1 404 Not Found")
+    }
+}

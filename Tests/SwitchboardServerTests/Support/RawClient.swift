@@ -1,0 +1,114 @@
+import Foundation
+
+/// A blocking TCP client for tests, written without the gateway's own codecs
+/// so that it checks them rather than agreeing with them.
+final class RawClient {
+    let fd: Int32
+
+    init(port: UInt16, timeoutSeconds: Int = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw TestFailure("connect to port \(port) failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Reads until `count` bytes arrived, the peer closed, or the timeout passed.
+    func read(count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while out.count < count {
+            let n = Foundation.read(fd, &buffer, min(buffer.count, count - out.count))
+            if n <= 0 { break }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return out
+    }
+
+    /// Reads everything until the peer closes (or the timeout).
+    func readToEnd() -> [UInt8] { read(count: Int.max) }
+
+    /// Reads an HTTP response head (through the blank line).
+    func readHead() -> String {
+        var out: [UInt8] = []
+        var byte: UInt8 = 0
+        while !out.ends(with: [13, 10, 13, 10]) {
+            if Foundation.read(fd, &byte, 1) != 1 { break }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func shutdownWrite() { Foundation.shutdown(fd, Int32(SHUT_WR)) }
+
+    // MARK: WebSocket, per RFC 6455, independently of the server's codec
+
+    func upgrade(path: String = "/v1/echo", extraHeaders: String = "") -> String {
+        send(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\(extraHeaders)\r\n")
+        return readHead()
+    }
+
+    static func maskedFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0) -> [UInt8] {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | rsv << 4 | opcode]
+        let mask: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xffff {
+            frame.append(0x80 | 126)
+            frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xff)) }
+        }
+        frame += mask
+        for (i, b) in payload.enumerated() { frame.append(b ^ mask[i % 4]) }
+        return frame
+    }
+
+    /// Reads one unmasked server frame: (opcode, payload), or nil on close/timeout.
+    func readFrame() -> (opcode: UInt8, payload: [UInt8])? {
+        let head = read(count: 2)
+        guard head.count == 2 else { return nil }
+        var length = Int(head[1] & 0x7f)
+        if length == 126 {
+            let ext = read(count: 2)
+            length = Int(ext[0]) << 8 | Int(ext[1])
+        } else if length == 127 {
+            let ext = read(count: 8)
+            length = ext.reduce(0) { $0 << 8 | Int($1) }
+        }
+        let payload = read(count: length)
+        guard payload.count == length else { return nil }
+        return (head[0] & 0x0f, payload)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+}

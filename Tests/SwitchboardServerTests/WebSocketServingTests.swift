@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@testable import SwitchboardServer
+
+/// The echo endpoint end to end: handshake, framing rules, and closes with their codes.
+@Suite(.serialized) struct WebSocketServingTests {
+    private func closeCode(_ frame: (opcode: UInt8, payload: [UInt8])?) -> Int? {
+        guard let frame, frame.opcode == 8, frame.payload.count >= 2 else { return nil }
+        return Int(frame.payload[0]) << 8 | Int(frame.payload[1])
+    }
+
+    @Test func handshakeAndEcho() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        let head = client.upgrade(extraHeaders: "Sec-WebSocket-Protocol: switchboard.v1\r\n")
+        #expect(head.hasPrefix("HTTP/1.1 101 "))
+        #expect(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="))
+        #expect(head.contains("Sec-WebSocket-Protocol: switchboard.v1"))
+        for size in [0, 5, 125, 126, 65535, 65536, 200_000] {
+            let payload = (0..<size).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            client.send(RawClient.maskedFrame(opcode: 1, payload: payload))
+            let frame = client.readFrame()
+            #expect(frame?.opcode == 1)
+            #expect(frame?.payload == payload, "size \(size)")
+        }
+    }
+
+    @Test func fragmentsWithInterleavedPingAreReassembled() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        client.send(RawClient.maskedFrame(opcode: 1, payload: Array("Hel".utf8), fin: false))
+        client.send(RawClient.maskedFrame(opcode: 9, payload: Array("p".utf8)))
+        client.send(RawClient.maskedFrame(opcode: 0, payload: Array("lo".utf8)))
+        let pong = client.readFrame()
+        #expect(pong?.opcode == 10 && pong?.payload == Array("p".utf8))
+        let echo = client.readFrame()
+        #expect(echo?.opcode == 1 && echo?.payload == Array("Hello".utf8))
+    }
+
+    @Test func unmaskedFrameClosesWith1002() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        client.send([0x81, 0x02, 0x68, 0x69])
+        #expect(closeCode(client.readFrame()) == 1002)
+    }
+
+    @Test func invalidUTF8ClosesWith1007() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        client.send(RawClient.maskedFrame(opcode: 1, payload: [0xce, 0xba, 0xff]))
+        #expect(closeCode(client.readFrame()) == 1007)
+    }
+
+    @Test func oversizeMessageClosesWith1009() throws {
+        let running = try RunningServer { $0.echoMaxMessageBytes = 1000 }
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        client.send(RawClient.maskedFrame(opcode: 2, payload: [UInt8](repeating: 1, count: 1001)))
+        #expect(closeCode(client.readFrame()) == 1009)
+    }
+
+    @Test func closeHandshakeEchoesTheCodeAndClosesTCP() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        client.send(RawClient.maskedFrame(opcode: 8, payload: [0x03, 0xe8] + Array("bye".utf8)))
+        #expect(closeCode(client.readFrame()) == 1000)
+        #expect(client.readToEnd().isEmpty)  // then EOF
+    }
+
+    @Test func handshakeRefusals() throws {
+        let running = try RunningServer { $0.allowedOrigins = ["https://allowed.example"] }
+        defer { running.stop() }
+        let badOrigin = try RawClient(port: running.port)
+        #expect(badOrigin.upgrade(extraHeaders: "Origin: https://evil.example\r\n").hasPrefix("HTTP/1.1 403 "))
+        let goodOrigin = try RawClient(port: running.port)
+        #expect(goodOrigin.upgrade(extraHeaders: "Origin: https://allowed.example\r\n").hasPrefix("HTTP/1.1 101 "))
+        let wrongVersion = try RawClient(port: running.port)
+        wrongVersion.send(
+            "GET /v1/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
+        let head = wrongVersion.readHead()
+        #expect(head.hasPrefix("HTTP/1.1 426 "))
+        #expect(head.contains("Sec-WebSocket-Version: 13"))
+        let noKey = try RawClient(port: running.port)
+        noKey.send("GET /v1/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        #expect(noKey.readHead().hasPrefix("HTTP/1.1 400 "))
+    }
+
+    @Test func deflateIsNegotiatedWhenOfferedAndEnabled() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        let head = client.upgrade(extraHeaders: "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n")
+        #expect(head.lowercased().contains("sec-websocket-extensions: permessage-deflate"))
+        let off = try RunningServer { $0.deflateEnabled = false }
+        defer { off.stop() }
+        let plain = try RawClient(port: off.port)
+        let plainHead = plain.upgrade(extraHeaders: "Sec-WebSocket-Extensions: permessage-deflate\r\n")
+        #expect(plainHead.hasPrefix("HTTP/1.1 101 "))
+        #expect(!plainHead.lowercased().contains("sec-websocket-extensions"))
+    }
+
+    @Test func shutdownClosesWebSocketsWith1001() throws {
+        let running = try RunningServer()
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        running.stop()
+        #expect(closeCode(client.readFrame()) == 1001)
+    }
+}
