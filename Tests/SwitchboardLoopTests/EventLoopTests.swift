@@ -9,16 +9,27 @@ import Glibc
 #endif
 
 /// Echoes what it receives and records how the connection ended.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
 final class EchoHandler: ConnectionHandler {
-    let closedFlag: Atomic<Bool>
-    var timerFired = false
-    init(closedFlag: Atomic<Bool>) { self.closedFlag = closedFlag }
+    let closedFlag: Flag
+    init(closedFlag: Flag) { self.closedFlag = closedFlag }
     func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {
         connection.write(UnsafeRawBufferPointer(bytes))
     }
     func timerFired(on connection: Connection) { connection.closeAfterFlush() }
     func peerClosed(on connection: Connection) { connection.closeAfterFlush() }
-    func closed(_ connection: Connection) { closedFlag.store(true, ordering: .releasing) }
+    func closed(_ connection: Connection) { closedFlag.set() }
+}
+
+final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }
 
 final class Box<T>: @unchecked Sendable {
@@ -48,14 +59,14 @@ final class Box<T>: @unchecked Sendable {
     @Test func executeRunsPostedTasksOnTheLoopThread() throws {
         let loop = try EventLoop(index: 0, maxFileDescriptors: 256)
         let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
-        let counter = Atomic<Int>(0)
+        let counter = Counter()
         for _ in 0..<1000 {
-            #expect(loop.execute { counter.add(1, ordering: .relaxed) })
+            #expect(loop.execute { counter.increment() })
         }
-        let done = Atomic<Bool>(false)
-        loop.execute { done.store(true, ordering: .releasing) }
-        while !done.load(ordering: .acquiring) { usleep(1000) }
-        #expect(counter.load(ordering: .relaxed) == 1000)
+        let done = Flag()
+        loop.execute { done.set() }
+        while !done.isSet { usleep(1000) }
+        #expect(counter.value == 1000)
         loop.stop()
         thread.join()
     }
@@ -71,7 +82,7 @@ final class Box<T>: @unchecked Sendable {
         let loop = try EventLoop(index: 0, maxFileDescriptors: 1024)
         let (server, client) = socketPair()
         try Posix.setNonBlocking(server)
-        let closed = Atomic<Bool>(false)
+        let closed = Flag()
         let handler = EchoHandler(closedFlag: closed)
         let fd = server
         nonisolated(unsafe) let h = handler
@@ -93,11 +104,11 @@ final class Box<T>: @unchecked Sendable {
         #expect(received.value == payload)
         shutdown(client, Int32(SHUT_WR))
         var spins = 0
-        while !closed.load(ordering: .acquiring) && spins < 500 {
+        while !closed.isSet && spins < 500 {
             usleep(10_000)
             spins += 1
         }
-        #expect(closed.load(ordering: .acquiring))
+        #expect(closed.isSet)
         close(client)
         loop.stop()
         thread.join()

@@ -5,7 +5,8 @@ import Testing
 
 /// The HTTP/1.1 layer over real sockets: routes, keep-alive and every refusal status.
 @Suite(.serialized) struct HTTPServingTests {
-    private func statusLine(of head: String) -> String { String(head.prefix { $0 != "\r" }) }
+    // Swift reads "\r\n" as one Character, so split on the string.
+    private func statusLine(of head: String) -> String { head.components(separatedBy: "\r\n").first ?? "" }
 
     @Test func healthzAnswersAndKeepsAlive() throws {
         let running = try RunningServer()
