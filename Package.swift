@@ -52,6 +52,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Load harnesses: release-built executables that drive the gateway from outside.
+        .executableTarget(
+            name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem"], path: "LoadTests/TransportBench"),
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate"]),

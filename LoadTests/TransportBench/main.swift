@@ -1,0 +1,217 @@
+import CSystem
+import SwitchboardSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// transport-bench: measures a WebSocket echo server from outside.
+//
+//   transport-bench echo --port P --pid PID [--connections 50] [--payload 64] [--seconds 10] [--path /v1/echo]
+//     Each connection sends one masked text frame and waits for its echo
+//     (closed loop), for the given time after a one-second warm-up. Reports
+//     round trips per second and the server's CPU time per round trip, read
+//     from /proc/PID/stat (user + system).
+//   transport-bench idle --port P --pid PID [--connections 10000]
+//     Opens and upgrades the connections, holds them, and reports the growth
+//     of the server's resident memory per connection (/proc/PID/status VmRSS).
+
+struct Options {
+    var mode = ""
+    var port: UInt16 = 8080
+    var pid: Int32 = 0
+    var connections = 50
+    var payload = 64
+    var seconds = 10.0
+    var path = "/v1/echo"
+    var label = "server"
+
+    init(_ arguments: [String]) {
+        guard arguments.count > 1 else { Self.usage() }
+        mode = arguments[1]
+        var i = 2
+        while i + 1 < arguments.count {
+            let value = arguments[i + 1]
+            switch arguments[i] {
+            case "--port": port = UInt16(value) ?? port
+            case "--pid": pid = Int32(value) ?? 0
+            case "--connections": connections = Int(value) ?? connections
+            case "--payload": payload = Int(value) ?? payload
+            case "--seconds": seconds = Double(value) ?? seconds
+            case "--path": path = value
+            case "--label": label = value
+            default: Self.usage()
+            }
+            i += 2
+        }
+        if mode != "echo" && mode != "idle" { Self.usage() }
+    }
+
+    static func usage() -> Never {
+        print("usage: transport-bench echo|idle --port P --pid PID [--connections N] [--payload B] [--seconds S] [--path P] [--label L]")
+        exit(2)
+    }
+}
+
+func fail(_ message: String) -> Never {
+    let line = "transport-bench: \(message)\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    exit(1)
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// The server's user + system CPU seconds.
+func serverCPUSeconds(_ pid: Int32) -> Double {
+    guard let text = readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else {
+        fail("cannot read /proc/\(pid)/stat")
+    }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
+    let utime = Double(fields[11]) ?? 0
+    let stime = Double(fields[12]) ?? 0
+    return (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+func serverRSSKiB(_ pid: Int32) -> Int {
+    guard let text = readSmallFile("/proc/\(pid)/status") else { fail("cannot read /proc/\(pid)/status") }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+    }
+    fail("no VmRSS in /proc/\(pid)/status")
+}
+
+func readSmallFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 8192)
+    let n = read(fd, &buffer, buffer.count)
+    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+}
+
+/// Connects and completes the WebSocket upgrade, blocking; returns a non-blocking fd.
+func openWebSocket(port: UInt16, path: String) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_port = port.bigEndian
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    if rc != 0 { fail("connect: errno \(errno)") }
+    Socket.setNoDelay(fd)
+    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    _ = request.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+    var head: [UInt8] = []
+    var byte: UInt8 = 0
+    while !(head.count >= 4 && head[head.count - 4..<head.count].elementsEqual([13, 10, 13, 10])) {
+        guard read(fd, &byte, 1) == 1 else { fail("upgrade: connection closed") }
+        head.append(byte)
+    }
+    guard head.starts(with: Array("HTTP/1.1 101".utf8)) else {
+        fail("upgrade refused: \(String(decoding: head, as: UTF8.self))")
+    }
+    try? Posix.setNonBlocking(fd)
+    return fd
+}
+
+func maskedTextFrame(payload: Int) -> [UInt8] {
+    precondition(payload < 126, "benchmark frames use the 7-bit length form")
+    let mask: [UInt8] = [0x11, 0x22, 0x33, 0x44]
+    var frame: [UInt8] = [0x81, 0x80 | UInt8(payload)] + mask
+    for i in 0..<payload { frame.append(UInt8(ascii: "a") ^ mask[i % 4]) }
+    return frame
+}
+
+func runEcho(_ options: Options) {
+    let frame = maskedTextFrame(payload: options.payload)
+    let echoLength = 2 + options.payload
+    let epfd = epoll_create1(0)
+    var fds: [Int32] = []
+    var pending = [Int](repeating: 0, count: options.connections)
+    for index in 0..<options.connections {
+        let fd = openWebSocket(port: options.port, path: options.path)
+        fds.append(fd)
+        var event = epoll_event()
+        event.events = UInt32(EPOLLIN.rawValue)
+        event.data.u64 = UInt64(index)
+        epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
+    }
+    for fd in fds { _ = frame.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+    var events = [epoll_event](repeating: epoll_event(), count: 256)
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var roundTrips = 0
+    let warmUpEnd = monotonicSeconds() + 1
+    var measuring = false
+    var startCPU = 0.0
+    var startTime = 0.0
+    var endTime = 0.0
+    while true {
+        let n = epoll_wait(epfd, &events, Int32(events.count), 1000)
+        if n < 0 && errno == EINTR { continue }
+        for i in 0..<Int(max(n, 0)) {
+            let index = Int(events[i].data.u64)
+            let fd = fds[index]
+            let got = read(fd, &buffer, buffer.count)
+            if got <= 0 { fail("connection \(index) closed by the server") }
+            pending[index] += got
+            while pending[index] >= echoLength {
+                pending[index] -= echoLength
+                roundTrips += 1
+                _ = frame.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            }
+        }
+        let now = monotonicSeconds()
+        if !measuring && now >= warmUpEnd {
+            measuring = true
+            roundTrips = 0
+            startCPU = serverCPUSeconds(options.pid)
+            startTime = now
+        } else if measuring && now - startTime >= options.seconds {
+            endTime = now
+            break
+        }
+    }
+    let cpu = serverCPUSeconds(options.pid) - startCPU
+    let elapsed = endTime - startTime
+    let rate = Double(roundTrips) / elapsed
+    let microseconds = cpu / Double(roundTrips) * 1e6
+    print(
+        "echo \(options.label): connections=\(options.connections) payload=\(options.payload) "
+            + "seconds=\(format(elapsed)) round_trips=\(roundTrips) round_trips_per_s=\(Int(rate)) "
+            + "server_cpu_s=\(format(cpu)) server_cpu_us_per_round_trip=\(format(microseconds))")
+    for fd in fds { close(fd) }
+}
+
+func runIdle(_ options: Options) {
+    let before = serverRSSKiB(options.pid)
+    var fds: [Int32] = []
+    fds.reserveCapacity(options.connections)
+    for _ in 0..<options.connections {
+        fds.append(openWebSocket(port: options.port, path: options.path))
+    }
+    // Let the server settle (lazy frees, allocator caches) before reading.
+    usleep(1_500_000)
+    let after = serverRSSKiB(options.pid)
+    let perConnection = Double(after - before) * 1024 / Double(options.connections)
+    print(
+        "idle \(options.label): connections=\(options.connections) rss_before_kib=\(before) rss_after_kib=\(after) "
+            + "bytes_per_connection=\(Int(perConnection))")
+    for fd in fds { close(fd) }
+}
+
+func format(_ value: Double) -> String {
+    let scaled = (value * 100).rounded() / 100
+    return "\(scaled)"
+}
+
+_ = Posix.raiseOpenFileLimit()
+let options = Options(CommandLine.arguments)
+if options.mode == "echo" { runEcho(options) } else { runIdle(options) }
