@@ -1,0 +1,184 @@
+/// An incremental HTTP/1.1 request parser (RFC 9112), one per connection, owned by
+/// the thread that reads that connection.
+///
+/// The head is processed a line at a time as lines complete, so each byte is
+/// scanned for the line end once, and limits are checked on the partial line too:
+/// an over-long request line or header section fails before its end arrives. Only
+/// the current partial line is buffered (bounded by the limits); finished header
+/// fields are already Strings, and body bytes go straight into the body.
+///
+/// Feeding the same bytes split at any offsets gives the same results: every check
+/// made on a partial line is one that the complete line would fail as well, and it
+/// is made in the same order as on the complete line.
+public struct HTTPRequestParser: Sendable {
+    enum Phase: Sendable {
+        case requestLine
+        case headers
+        case fixedBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        /// The CRLF that ends each chunk's data (RFC 9112 7.1).
+        case chunkDataEnd
+        case trailers
+        case failed(HTTPStatus)
+    }
+
+    enum LineOutcome {
+        case proceed
+        case complete
+        case fail(HTTPStatus)
+    }
+
+    public let limits: HTTPLimits
+    var phase: Phase = .requestLine
+    /// The line being received when a read ended in its middle; never holds a LF.
+    private var lineBuffer: [UInt8] = []
+    private var started = false
+    var request = PartialRequest()
+
+    public init(limits: HTTPLimits = HTTPLimits()) {
+        self.limits = limits
+    }
+
+    /// True once any byte of a request has arrived and the request is not complete
+    /// yet: the server's cue to run the header-arrival (slowloris) timeout.
+    public var hasPartialRequest: Bool { started }
+
+    /// Consumes bytes; returns how many it consumed and the result.
+    ///
+    /// On `.request` the bytes after the request were not consumed: call again with
+    /// them for a pipelined request, or hand them to the new protocol after an
+    /// Upgrade. On `.needMore` every byte was consumed. After `.failure` the parser
+    /// stays failed and consumes nothing more.
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, result: HTTPParseResult) {
+        bytes.withMemoryRebound(to: UInt8.self) { parse(bytes: $0) }
+    }
+
+    /// Convenience for callers holding an array.
+    public mutating func parse(_ bytes: [UInt8]) -> (consumed: Int, result: HTTPParseResult) {
+        bytes.withUnsafeBytes { parse($0) }
+    }
+
+    private mutating func parse(bytes: UnsafeBufferPointer<UInt8>) -> (consumed: Int, result: HTTPParseResult) {
+        var index = 0
+        while true {
+            let available = bytes.count - index
+            switch phase {
+            case .failed(let status):
+                return (index, .failure(status))
+
+            case .fixedBody(let remaining):
+                let take = min(remaining, available)
+                request.body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                index += take
+                if take == remaining { return (index, .request(finishRequest())) }
+                phase = .fixedBody(remaining: remaining - take)
+                return (index, .needMore)
+
+            case .chunkData(let remaining):
+                guard available > 0 else { return (index, .needMore) }
+                let take = min(remaining, available)
+                request.body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                index += take
+                phase = take == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - take)
+
+            case .requestLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+                guard available > 0 else { return (index, .needMore) }
+                started = true
+                let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+                guard let lineFeed = rest.firstIndex(of: HTTPSyntax.lf) else {
+                    // The line continues in a later read: fail now if it already
+                    // cannot fit, otherwise keep it.
+                    if let status = partialLineFailure(rest) { return fail(status, consumed: index) }
+                    lineBuffer.append(contentsOf: rest)
+                    return (bytes.count, .needMore)
+                }
+                let outcome: LineOutcome
+                if lineBuffer.isEmpty {
+                    // The common case: the whole line is in this read, no copy.
+                    outcome = processLine(UnsafeBufferPointer(rebasing: rest[..<lineFeed]))
+                } else {
+                    var line: [UInt8] = []
+                    swap(&line, &lineBuffer)
+                    line.append(contentsOf: rest[..<lineFeed])
+                    outcome = line.withUnsafeBufferPointer { processLine($0) }
+                    line.removeAll(keepingCapacity: true)
+                    swap(&line, &lineBuffer)
+                }
+                index += lineFeed + 1
+                switch outcome {
+                case .proceed: continue
+                case .complete: return (index, .request(finishRequest()))
+                case .fail(let status): return fail(status, consumed: index)
+                }
+            }
+        }
+    }
+
+    private mutating func fail(_ status: HTTPStatus, consumed: Int) -> (consumed: Int, result: HTTPParseResult) {
+        phase = .failed(status)
+        lineBuffer = []
+        return (consumed, .failure(status))
+    }
+
+    /// A line without its LF; a CR before the LF is still there. RFC 9112 2.2
+    /// permits a bare LF as the line terminator, so the CR is optional.
+    private mutating func processLine(_ line: UnsafeBufferPointer<UInt8>) -> LineOutcome {
+        switch phase {
+        case .requestLine: return parseRequestLine(line)
+        case .headers: return parseFieldLine(line, inTrailers: false)
+        case .trailers: return parseFieldLine(line, inTrailers: true)
+        case .chunkSize: return parseChunkSizeLine(line)
+        case .chunkDataEnd:
+            // RFC 9112 7.1: chunk-data is followed by exactly CRLF.
+            guard Self.content(of: line).isEmpty else { return .fail(.badRequest) }
+            phase = .chunkSize
+            return .proceed
+        case .fixedBody, .chunkData, .failed:
+            preconditionFailure("processLine outside a line phase")
+        }
+    }
+
+    /// The checks that a line still without its LF already fails, whatever follows.
+    /// Each mirrors the first check that the complete line gets, so a request split
+    /// anywhere fails with the same status as the request whole.
+    private func partialLineFailure(_ rest: UnsafeBufferPointer<UInt8>) -> HTTPStatus? {
+        let length = lineBuffer.count + rest.count
+        let first = lineBuffer.first ?? rest[0]
+        // A lone CR may still become an empty line.
+        let mayBeEmpty = length == 1 && first == HTTPSyntax.cr
+        switch phase {
+        case .requestLine:
+            // A trailing CR may be the terminator, so it does not count yet.
+            let contentLength = length - (rest[rest.count - 1] == HTTPSyntax.cr ? 1 : 0)
+            return contentLength > limits.maxRequestLineBytes ? .uriTooLong : nil
+        case .headers:
+            return request.sectionLimitFailure(limits, lineLength: length, mayBeEmpty: mayBeEmpty)
+        case .trailers:
+            return request.sectionLimitFailure(limits, lineLength: length, mayBeEmpty: mayBeEmpty)
+        case .chunkSize:
+            return length > limits.maxChunkLineBytes ? .badRequest : nil
+        case .chunkDataEnd:
+            return mayBeEmpty ? nil : .badRequest
+        case .fixedBody, .chunkData, .failed:
+            return nil
+        }
+    }
+
+    /// The line without a trailing CR. A CR anywhere else is left in and refused
+    /// by the character checks (RFC 9112 2.2: a bare CR is invalid).
+    static func content(of line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        if let last = line.last, last == HTTPSyntax.cr {
+            return UnsafeBufferPointer(rebasing: line[..<(line.count - 1)])
+        }
+        return line
+    }
+
+    private mutating func finishRequest() -> HTTPRequest {
+        var done = PartialRequest()
+        swap(&done, &request)
+        phase = .requestLine
+        started = false
+        return done.build()
+    }
+}
