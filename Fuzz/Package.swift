@@ -1,0 +1,48 @@
+// swift-tools-version:6.1
+// Fuzz targets for the gateway's parsers: a separate package so that the main build never
+// needs the fuzzer runtime. Each target is a libFuzzer entry point
+// (`@_cdecl("LLVMFuzzerTestOneInput")` in its main.swift). Build and run through
+// scripts/fuzz, which passes the sanitizer flags, e.g.:
+//
+//   scripts/fuzz FuzzHTTP 60
+import Foundation
+import PackageDescription
+
+/// A target folder may hold a libFuzzer dictionary named `dict` (scripts/fuzz passes it
+/// with -dict=); it is not a source file.
+func nonSources(_ target: String) -> [String] {
+    FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/\(target)/dict") ? ["dict"] : []
+}
+
+let package = Package(
+    name: "SwitchboardFuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Switchboard", path: "..")
+    ],
+    targets: [
+        .executableTarget(
+            name: "FuzzHTTP",
+            dependencies: [.product(name: "SwitchboardHTTP", package: "Switchboard")],
+            path: "FuzzHTTP",
+            exclude: nonSources("FuzzHTTP")
+        ),
+        .executableTarget(
+            name: "FuzzFrames",
+            dependencies: [
+                .product(name: "SwitchboardWebSocket", package: "Switchboard"),
+                .product(name: "SwitchboardHTTP", package: "Switchboard"),
+                .product(name: "SwitchboardDeflate", package: "Switchboard"),
+            ],
+            path: "FuzzFrames",
+            exclude: nonSources("FuzzFrames")
+        ),
+        .executableTarget(
+            name: "FuzzInflate",
+            dependencies: [.product(name: "SwitchboardDeflate", package: "Switchboard")],
+            path: "FuzzInflate",
+            exclude: nonSources("FuzzInflate")
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,364 @@
+# shellcheck shell=bash
+# Shared helpers for the scripts in scripts/. Source it; do not run it.
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+#
+# Provides: SB_ROOT (repository root), logging (sb_log, sb_warn, sb_die, sb_step),
+# as_root, ensure_packages, ensure_venv, free_port, wait_for_port, wait_for_log,
+# ensure_postgres DIR, stop_postgres DIR, and SB_PG_BIN.
+
+if [ -n "${SB_COMMON_SH_LOADED:-}" ]; then
+  return 0
+fi
+SB_COMMON_SH_LOADED=1
+
+SB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export SB_ROOT
+
+# ---------------------------------------------------------------------------
+# logging
+
+sb_ts() { date +%H:%M:%S; }
+sb_log() { printf '[%s %s] %s\n' "$(sb_ts)" "${SB_LOG_TAG:-switchboard}" "$*" >&2; }
+sb_warn() { printf '[%s %s] warning: %s\n' "$(sb_ts)" "${SB_LOG_TAG:-switchboard}" "$*" >&2; }
+sb_die() {
+  printf '[%s %s] error: %s\n' "$(sb_ts)" "${SB_LOG_TAG:-switchboard}" "$*" >&2
+  exit 1
+}
+sb_step() { printf '\n[%s %s] == %s\n' "$(sb_ts)" "${SB_LOG_TAG:-switchboard}" "$*" >&2; }
+
+# Run a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    sb_die "need root (or sudo) to run: $*"
+  fi
+}
+
+# ---------------------------------------------------------------------------
+# system packages
+
+# Packages the gateway needs to build, test and serve.
+SB_BASE_PACKAGES=(libssl-dev libpq-dev zlib1g-dev pkg-config postgresql openssl python3-venv)
+SB_APT_UPDATED=${SB_APT_UPDATED:-0}
+
+# True when the Debian package is installed.
+package_installed() {
+  [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]
+}
+
+# ensure_packages [PKG...]: apt-get install whatever of PKG... (default: the base
+# set) is not installed yet. Runs `apt-get update` once per process, and only when
+# something is missing.
+ensure_packages() {
+  local pkgs=("$@") missing=() p
+  [ ${#pkgs[@]} -gt 0 ] || pkgs=("${SB_BASE_PACKAGES[@]}")
+  command -v dpkg-query >/dev/null 2>&1 || sb_die "not a Debian system (no dpkg-query); install by hand: ${pkgs[*]}"
+  for p in "${pkgs[@]}"; do
+    package_installed "$p" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  sb_log "installing missing Debian packages: ${missing[*]}"
+  local apt_opts=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
+  if [ "$SB_APT_UPDATED" != 1 ]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update -qq
+    SB_APT_UPDATED=1
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+  for p in "${missing[@]}"; do
+    package_installed "$p" || sb_die "package $p did not install"
+  done
+}
+
+# ---------------------------------------------------------------------------
+# Python virtual environment for test tools (.build-venv/)
+
+SB_VENV=${SB_VENV:-$SB_ROOT/.build-venv}
+# Python packages the test suite and the peer checks need.
+SB_VENV_PACKAGES=("websockets>=13,<16")
+
+# ensure_venv: create $SB_VENV (if needed) with SB_VENV_PACKAGES and export
+# SWITCHBOARD_TEST_PYTHON=$SB_VENV/bin/python.
+ensure_venv() {
+  local py
+  if [ ! -x "$SB_VENV/bin/python" ] || ! "$SB_VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    rm -rf "$SB_VENV"
+    py=$(command -v python3 || true)
+    if [ -z "$py" ] || ! "$py" -m venv "$SB_VENV" >/dev/null 2>&1; then
+      # Fall back to Debian's interpreter (python3-venv is in the base set).
+      ensure_packages python3 python3-venv
+      rm -rf "$SB_VENV"
+      /usr/bin/python3 -m venv "$SB_VENV" || sb_die "cannot create a Python venv at $SB_VENV"
+    fi
+    sb_log "created Python venv $SB_VENV ($("$SB_VENV/bin/python" --version 2>&1))"
+  fi
+  if ! "$SB_VENV/bin/python" -c 'import websockets' >/dev/null 2>&1; then
+    sb_log "pip install ${SB_VENV_PACKAGES[*]} into $SB_VENV"
+    "$SB_VENV/bin/python" -m pip install -q --disable-pip-version-check "${SB_VENV_PACKAGES[@]}" ||
+      sb_die "pip install into $SB_VENV failed"
+  fi
+  export SWITCHBOARD_TEST_PYTHON="$SB_VENV/bin/python"
+}
+
+# ---------------------------------------------------------------------------
+# the gateway binary
+
+# has_subcommand BIN NAME: true when `BIN NAME --help` documents NAME itself.
+# (ArgumentParser answers --help with the root's help, and status 0, when NAME
+# is not a subcommand, so the status alone proves nothing.)
+has_subcommand() {
+  local help
+  help=$("$1" "$2" --help 2>&1) || return 1
+  grep -Eiq "^ *usage: *([^ ]*/)?$(basename "$1") $2( |\$)" <<<"$help"
+}
+
+# ---------------------------------------------------------------------------
+# ports and readiness
+
+# True when something accepts TCP connections on HOST:PORT.
+port_open() {
+  (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+# free_port: print a TCP port on 127.0.0.1 that nothing listens on right now.
+free_port() {
+  local py port i
+  py=$(command -v python3 || true)
+  if [ -n "$py" ] && port=$("$py" -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()' 2>/dev/null) && [ -n "$port" ]; then
+    echo "$port"
+    return 0
+  fi
+  for ((i = 0; i < 200; i++)); do
+    port=$((20000 + RANDOM % 40000))
+    if ! port_open 127.0.0.1 "$port"; then
+      echo "$port"
+      return 0
+    fi
+  done
+  sb_die "no free TCP port found"
+}
+
+# wait_for_port HOST PORT [TIMEOUT_S] [PID]: wait until HOST:PORT accepts
+# connections; fail early if PID (when given) exits.
+wait_for_port() {
+  local host=$1 port=$2 timeout=${3:-60} pid=${4:-} deadline
+  deadline=$((SECONDS + timeout))
+  while ! port_open "$host" "$port"; do
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+      sb_warn "process $pid exited before $host:$port accepted connections"
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      sb_warn "$host:$port did not accept connections within ${timeout}s"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# wait_for_log FILE PATTERN [TIMEOUT_S] [PID]: wait until FILE has a line matching
+# the extended regex PATTERN; fail early if PID (when given) exits.
+wait_for_log() {
+  local file=$1 pattern=$2 timeout=${3:-60} pid=${4:-} deadline
+  deadline=$((SECONDS + timeout))
+  while ! grep -Eq -- "$pattern" "$file" 2>/dev/null; do
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+      sb_warn "process $pid exited before logging /$pattern/ (see $file)"
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      sb_warn "no line matching /$pattern/ in $file within ${timeout}s"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# stop_pid PID [TIMEOUT_S]: SIGTERM a process we started, SIGKILL it after TIMEOUT_S.
+stop_pid() {
+  local pid=$1 timeout=${2:-10} deadline
+  [ -n "$pid" ] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + timeout))
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+  wait "$pid" 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------------------
+# private PostgreSQL
+#
+# A cluster lives in DIR/data, listens on 127.0.0.1:PORT (PORT remembered in
+# DIR/port) and on a Unix socket in DIR/socket, logs to DIR/postgres.log. The
+# server runs as the `postgres` user when we are root (initdb refuses root), as
+# the current user otherwise. Authentication is `trust`: the cluster is for
+# development and tests on this machine only.
+
+SB_PG_BIN=${SB_PG_BIN:-}
+if [ -z "$SB_PG_BIN" ]; then
+  if [ -x /usr/lib/postgresql/15/bin/pg_ctl ]; then
+    SB_PG_BIN=/usr/lib/postgresql/15/bin
+  else
+    SB_PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
+  fi
+fi
+SB_PG_USER=postgres
+SB_PG_DB=switchboard
+
+# Run a command as the user who owns the cluster.
+pg_as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u "$SB_PG_USER" -- "$@"
+  else
+    "$@"
+  fi
+}
+
+# pg_alt_dir DIR: the stand-in directory under /tmp for DIR (see pg_cluster_dir).
+pg_alt_dir() {
+  printf '%s/switchboard-pg-%s\n' "${TMPDIR:-/tmp}" "$(printf '%s' "$1" | cksum | cut -d' ' -f1)"
+}
+
+# pg_cluster_dir DIR: print the directory that really holds DIR's cluster. That is
+# DIR itself unless the cluster's owner cannot reach DIR (e.g. the repository is
+# under a mode-700 home directory); then a stable directory under /tmp is used,
+# and DIR/WHERE says so. Prints nothing when the owner cannot reach DIR and no
+# stand-in exists yet.
+pg_cluster_dir() {
+  local dir=$1 alt
+  alt=$(pg_alt_dir "$dir")
+  if [ -f "$alt/.for" ] && [ "$(cat "$alt/.for" 2>/dev/null)" = "$dir" ]; then
+    echo "$alt"
+  elif [ "$(id -u)" -ne 0 ]; then
+    echo "$dir"
+  elif runuser -u "$SB_PG_USER" -- test -w "$dir" -a -x "$dir" 2>/dev/null; then
+    echo "$dir"
+  fi
+}
+
+# Print PORT and socket directory of DIR's running cluster ("PORT SOCKDIR"), or
+# fail when it is not running.
+pg_running_info() {
+  local cdir=$1 pidfile
+  pidfile="$cdir/data/postmaster.pid"
+  [ -f "$pidfile" ] || return 1
+  pg_as_owner "$SB_PG_BIN/pg_ctl" status -D "$cdir/data" >/dev/null 2>&1 || return 1
+  # postmaster.pid: line 4 port, line 5 socket directory
+  printf '%s %s\n' "$(sed -n 4p "$pidfile")" "$(sed -n 5p "$pidfile")"
+}
+
+# ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
+# and has database `switchboard`; export SWITCHBOARD_DATABASE_URL (TCP form),
+# SB_PG_PORT, SB_PG_SOCKET_DIR and SB_PG_DIR (the directory really used). A second
+# call (from this or another process) reuses the running cluster. --fast turns off
+# durability (fsync and friends): for throwaway test databases only.
+ensure_postgres() {
+  local dir=$1 fast=${2:-} cdir sockdir port info opts
+  [ -n "$dir" ] || sb_die "ensure_postgres: no directory given"
+  [ -x "$SB_PG_BIN/pg_ctl" ] || sb_die "PostgreSQL binaries not found (looked in ${SB_PG_BIN:-/usr/lib/postgresql/*/bin}); is the postgresql package installed?"
+  if [ "$(id -u)" -eq 0 ]; then
+    id "$SB_PG_USER" >/dev/null 2>&1 || sb_die "user $SB_PG_USER does not exist (it comes with the postgresql package)"
+  fi
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  if [ "$(id -u)" -eq 0 ] && [ "$(stat -c %U "$dir")" != "$SB_PG_USER" ] && [ ! -f "$dir/WHERE" ]; then
+    chown "$SB_PG_USER:" "$dir"
+  fi
+  cdir=$(pg_cluster_dir "$dir")
+  if [ -z "$cdir" ]; then
+    cdir=$(pg_alt_dir "$dir")
+    sb_warn "user $SB_PG_USER cannot reach $dir (a parent directory is not traversable); keeping the cluster in $cdir instead"
+    mkdir -p "$cdir"
+    chmod 700 "$cdir"
+    printf '%s\n' "$dir" >"$cdir/.for"
+    printf 'The PostgreSQL cluster for this directory lives in %s\n' "$cdir" >"$dir/WHERE" 2>/dev/null || true
+    chown "$SB_PG_USER:" "$cdir" "$cdir/.for"
+  fi
+
+  # The socket path must fit in sun_path (107 bytes) with ".s.PGSQL.NNNNN".
+  sockdir="$cdir/socket"
+  if [ $((${#sockdir} + 18)) -gt 100 ]; then
+    sockdir="${TMPDIR:-/tmp}/sbpg-$(printf '%s' "$cdir" | cksum | cut -d' ' -f1)"
+  fi
+
+  if info=$(pg_running_info "$cdir"); then
+    port=${info%% *}
+    sb_log "PostgreSQL already running for $dir (port $port)"
+  else
+    if [ ! -f "$cdir/data/PG_VERSION" ]; then
+      sb_log "initdb $cdir/data"
+      rm -rf "$cdir/data"
+      pg_as_owner mkdir -p "$cdir/data"
+      pg_as_owner "$SB_PG_BIN/initdb" -D "$cdir/data" -U "$SB_PG_USER" --auth=trust \
+        --encoding=UTF8 --locale=C.UTF-8 >"$cdir/initdb.log" 2>&1 ||
+        { cat "$cdir/initdb.log" >&2; sb_die "initdb failed (log above)"; }
+    fi
+    pg_as_owner mkdir -p "$sockdir"
+    [ "$(id -u)" -ne 0 ] || chown "$SB_PG_USER:" "$sockdir"
+    chmod 700 "$sockdir" 2>/dev/null || pg_as_owner chmod 700 "$sockdir"
+    port=$(cat "$cdir/port" 2>/dev/null || true)
+    if [ -z "$port" ] || port_open 127.0.0.1 "$port"; then
+      port=$(free_port)
+    fi
+    opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$sockdir"
+    if [ "$fast" = --fast ]; then
+      opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    fi
+    sb_log "starting PostgreSQL ($cdir/data, 127.0.0.1:$port, socket $sockdir)"
+    if ! pg_as_owner "$SB_PG_BIN/pg_ctl" start -D "$cdir/data" -w -t 60 -s \
+      -l "$cdir/postgres.log" -o "$opts"; then
+      tail -n 30 "$cdir/postgres.log" >&2 || true
+      sb_die "PostgreSQL did not start (log: $cdir/postgres.log)"
+    fi
+    pg_as_owner sh -c "printf '%s\n' '$port' >'$cdir/port'"
+  fi
+
+  local i
+  for ((i = 0; i < 100; i++)); do
+    "$SB_PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port" && break
+    sleep 0.2
+  done
+  "$SB_PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port" || sb_die "PostgreSQL on 127.0.0.1:$port is not ready"
+
+  if [ "$(psql -X -q -h 127.0.0.1 -p "$port" -U "$SB_PG_USER" -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname = '$SB_PG_DB'")" != 1 ]; then
+    psql -X -q -h 127.0.0.1 -p "$port" -U "$SB_PG_USER" -d postgres -v ON_ERROR_STOP=1 \
+      -c "CREATE DATABASE $SB_PG_DB" >/dev/null || sb_die "cannot create database $SB_PG_DB"
+    sb_log "created database $SB_PG_DB"
+  fi
+
+  info=$(pg_running_info "$cdir") || sb_die "PostgreSQL for $dir stopped unexpectedly"
+  export SB_PG_DIR="$cdir"
+  export SB_PG_PORT="$port"
+  export SB_PG_SOCKET_DIR="${info#* }"
+  export SWITCHBOARD_DATABASE_URL="postgresql://$SB_PG_USER@127.0.0.1:$port/$SB_PG_DB"
+}
+
+# stop_postgres DIR: stop DIR's cluster if it runs (its files stay).
+stop_postgres() {
+  local dir=$1 cdir
+  [ -d "$dir" ] || return 0
+  dir=$(cd "$dir" && pwd)
+  cdir=$(pg_cluster_dir "$dir")
+  [ -n "$cdir" ] || cdir=$dir
+  [ -f "$cdir/data/postmaster.pid" ] || return 0
+  if pg_as_owner "$SB_PG_BIN/pg_ctl" status -D "$cdir/data" >/dev/null 2>&1; then
+    sb_log "stopping PostgreSQL ($cdir/data)"
+    pg_as_owner "$SB_PG_BIN/pg_ctl" stop -D "$cdir/data" -m fast -w -t 60 -s ||
+      sb_warn "pg_ctl stop failed for $cdir/data"
+  fi
+}

@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# Comparison peers for scripts/bench-transport: other WebSocket echo servers that
+# serve the same route (/v1/echo on 127.0.0.1) as the gateway's echo endpoint.
+# Source it after common.sh:
+#
+#   . scripts/lib/common.sh; . scripts/lib/peers.sh
+#   start_hb_echo 9001        # sets HB_ECHO_PID (builds hb-echo first if needed)
+#   start_node_ws_echo 9002   # sets NODE_WS_ECHO_PID
+#   ...
+#   stop_pid "$HB_ECHO_PID"; stop_pid "$NODE_WS_ECHO_PID"
+#
+# The start functions set variables, so call them directly, not in $(...).
+# Logs: .build-test/peer-hb-echo.log, .build-test/peer-node-ws-echo.log.
+
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+SB_PEER_LOG_DIR=${SB_PEER_LOG_DIR:-$SB_ROOT/.build-test}
+
+# --- Hummingbird 2 + hummingbird-websocket (LoadTests/HummingbirdEcho) ------------
+
+SB_HB_PACKAGE=$SB_ROOT/LoadTests/HummingbirdEcho
+SB_HB_SCRATCH=$SB_ROOT/.build-hummingbird
+SB_HB_ECHO_BIN=$SB_HB_SCRATCH/release/hb-echo
+
+# build_hb_echo: release-build hb-echo unless the binary is newer than its sources.
+# The first build compiles SwiftNIO and Hummingbird: about 10 minutes on 2 cores.
+build_hb_echo() {
+  if [ -x "$SB_HB_ECHO_BIN" ] &&
+    [ -z "$(find "$SB_HB_PACKAGE/Package.swift" "$SB_HB_PACKAGE/Sources" -newer "$SB_HB_ECHO_BIN" -type f 2>/dev/null)" ]; then
+    return 0
+  fi
+  ensure_packages
+  sb_log "building hb-echo (release; the first build takes ~10 minutes)"
+  swift build -c release --package-path "$SB_HB_PACKAGE" --scratch-path "$SB_HB_SCRATCH" --product hb-echo ||
+    sb_die "hb-echo build failed"
+  [ -x "$SB_HB_ECHO_BIN" ] || sb_die "no binary at $SB_HB_ECHO_BIN"
+}
+
+# start_hb_echo PORT: start hb-echo on 127.0.0.1:PORT in the background, wait until
+# it listens; sets HB_ECHO_PID.
+start_hb_echo() {
+  local port=$1 log
+  build_hb_echo
+  mkdir -p "$SB_PEER_LOG_DIR"
+  log=$SB_PEER_LOG_DIR/peer-hb-echo.log
+  "$SB_HB_ECHO_BIN" --port "$port" </dev/null >"$log" 2>&1 &
+  HB_ECHO_PID=$!
+  if ! wait_for_log "$log" 'listening on' 60 "$HB_ECHO_PID" || ! wait_for_port 127.0.0.1 "$port" 10 "$HB_ECHO_PID"; then
+    tail -n 20 "$log" >&2
+    stop_pid "$HB_ECHO_PID"
+    sb_die "hb-echo did not start on 127.0.0.1:$port"
+  fi
+  sb_log "hb-echo: ws://127.0.0.1:$port/v1/echo (pid $HB_ECHO_PID)"
+}
+
+# --- Node.js ws (Debian package node-ws) -------------------------------------------
+
+SB_NODE_ECHO_JS=$SB_ROOT/LoadTests/node-ws-echo.js
+
+# Debian's node-ws installs the module under /usr/share/nodejs, which a node that
+# does not come from Debian (e.g. NodeSource's) does not search by default.
+node_ws_env() {
+  printf 'NODE_PATH=/usr/share/nodejs%s\n' "${NODE_PATH:+:$NODE_PATH}"
+}
+
+# ensure_node_ws: node-ws (and a node to run it: its dependency) installed.
+ensure_node_ws() {
+  ensure_packages node-ws
+  command -v node >/dev/null 2>&1 || ensure_packages nodejs
+  env "$(node_ws_env)" node -e 'require("ws")' 2>/dev/null ||
+    sb_die "node cannot load the ws module from /usr/share/nodejs"
+}
+
+# start_node_ws_echo PORT: start the ws echo server on 127.0.0.1:PORT in the
+# background, wait until it listens; sets NODE_WS_ECHO_PID.
+start_node_ws_echo() {
+  local port=$1 log
+  ensure_node_ws
+  mkdir -p "$SB_PEER_LOG_DIR"
+  log=$SB_PEER_LOG_DIR/peer-node-ws-echo.log
+  env "$(node_ws_env)" node "$SB_NODE_ECHO_JS" --port "$port" </dev/null >"$log" 2>&1 &
+  NODE_WS_ECHO_PID=$!
+  if ! wait_for_log "$log" 'listening on' 30 "$NODE_WS_ECHO_PID" || ! wait_for_port 127.0.0.1 "$port" 10 "$NODE_WS_ECHO_PID"; then
+    tail -n 20 "$log" >&2
+    stop_pid "$NODE_WS_ECHO_PID"
+    sb_die "node-ws-echo did not start on 127.0.0.1:$port"
+  fi
+  sb_log "node-ws-echo: ws://127.0.0.1:$port/v1/echo (pid $NODE_WS_ECHO_PID)"
+}
