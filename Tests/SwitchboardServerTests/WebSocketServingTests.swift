@@ -68,6 +68,39 @@ import Testing
         #expect(closeCode(client.readFrame()) == 1009)
     }
 
+    @Test func aMessageLargerThanTheBacklogLimitStillEchoes() throws {
+        let running = try RunningServer {
+            $0.maxOutboundBytes = 4096
+            $0.echoMaxMessageBytes = 1 << 20
+        }
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        let payload = [UInt8](repeating: 7, count: 900_000)
+        client.send(RawClient.maskedFrame(opcode: 2, payload: payload))
+        let echo = client.readFrame()
+        #expect(echo?.opcode == 2 && echo?.payload == payload)
+    }
+
+    @Test func aReaderThatNeverReadsIsClosedWith1008() throws {
+        let running = try RunningServer {
+            $0.maxOutboundBytes = 4096
+            $0.echoMaxMessageBytes = 1000
+        }
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        _ = client.upgrade()
+        // Far more than the socket buffers hold, without reading any echo.
+        let frame = RawClient.maskedFrame(opcode: 2, payload: [UInt8](repeating: 1, count: 1000))
+        client.send(Array([[UInt8]](repeating: frame, count: 20_000).joined()))
+        var last: (opcode: UInt8, payload: [UInt8])?
+        while let frame = client.readFrame() {
+            last = frame
+            if frame.opcode == 8 { break }
+        }
+        #expect(closeCode(last) == 1008)
+    }
+
     @Test func closeHandshakeEchoesTheCodeAndClosesTCP() throws {
         let running = try RunningServer()
         defer { running.stop() }

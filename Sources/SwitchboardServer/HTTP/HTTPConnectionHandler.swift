@@ -109,6 +109,10 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                 return
             }
             connection.write(accept.responseHead)
+            // The backlog limit exists to cut off slow readers, not to make a
+            // legal message unsendable: always leave room for one whole message.
+            connection.maxOutboundBytes = max(
+                context.configuration.maxOutboundBytes, configuration.maxMessageBytes + FrameEncoder.maxHeaderLength)
             let handler = WebSocketConnectionHandler(session: session, application: application, context: context)
             connection.handler = handler
             handler.start(on: connection)

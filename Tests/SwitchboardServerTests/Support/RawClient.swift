@@ -24,7 +24,8 @@ final class RawClient {
     func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a server that closed must fail the write, not kill the test process.
+            let n = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return }
             offset += n
         }
