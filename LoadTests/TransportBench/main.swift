@@ -48,7 +48,9 @@ struct Options {
     }
 
     static func usage() -> Never {
-        print("usage: transport-bench echo|idle --port P --pid PID [--connections N] [--payload B] [--seconds S] [--path P] [--label L]")
+        print(
+            "usage: transport-bench echo|idle --port P --pid PID [--connections N] [--payload B] [--seconds S] [--path P] [--label L]"
+        )
         exit(2)
     }
 }
@@ -102,11 +104,14 @@ func openWebSocket(port: UInt16, path: String) -> Int32 {
     addr.sin_port = port.bigEndian
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     let rc = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     if rc != 0 { fail("connect: errno \(errno)") }
     Socket.setNoDelay(fd)
-    let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    let request =
+        "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     _ = request.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
     var head: [UInt8] = []

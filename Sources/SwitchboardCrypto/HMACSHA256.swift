@@ -12,7 +12,8 @@ public enum HMACSHA256 {
         keyBytes.withUnsafeBufferPointer { k in
             messageBytes.withUnsafeBufferPointer { m in
                 digest.withUnsafeMutableBufferPointer { out in
-                    _ = HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress, m.count, out.baseAddress, &length)
+                    _ = HMAC(
+                        EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress, m.count, out.baseAddress, &length)
                 }
             }
         }

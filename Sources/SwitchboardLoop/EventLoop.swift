@@ -1,6 +1,6 @@
 import CSystem
-import Synchronization
 import SwitchboardSystem
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -151,7 +151,9 @@ public final class EventLoop: @unchecked Sendable {
                     continue
                 }
                 let fd = Int(UInt32(truncatingIfNeeded: data))
-                guard generations[fd] == UInt32(truncatingIfNeeded: data >> 32), let source = sources[fd] else { continue }
+                guard generations[fd] == UInt32(truncatingIfNeeded: data >> 32), let source = sources[fd] else {
+                    continue
+                }
                 source.handleEvents(event.events)
             }
             runPostedTasks()

@@ -15,11 +15,13 @@ public final class LoopThread: @unchecked Sendable {
     public static func spawn(name: String, _ body: @escaping @Sendable () -> Void) -> LoopThread {
         let box = LoopThread(body: body)
         let context = Unmanaged.passRetained(box).toOpaque()
-        let rc = pthread_create(&box.thread, nil, { raw in
-            let box = Unmanaged<LoopThread>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, context)
+        let rc = pthread_create(
+            &box.thread, nil,
+            { raw in
+                let box = Unmanaged<LoopThread>.fromOpaque(raw!).takeRetainedValue()
+                box.body()
+                return nil
+            }, context)
         precondition(rc == 0, "pthread_create failed: \(rc)")
         _ = pthread_setname_np(box.thread, String(name.prefix(15)))
         return box

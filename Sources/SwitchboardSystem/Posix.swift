@@ -12,7 +12,9 @@ public enum Posix {
         _ = Glibc.close(fd)
     }
 
-    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+    public static func read(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(SystemError) -> IOResult<Int> {
         try retryingSyscall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 

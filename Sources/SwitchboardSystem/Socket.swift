@@ -10,12 +10,15 @@ public enum Socket {
     /// own socket to the same address and the kernel spreads connections.
     public static func listen(on address: SocketAddress, reusePort: Bool, backlog: Int32) throws(SystemError) -> Int32 {
         let domain = address.family == .inet ? AF_INET : AF_INET6
-        let fd = Glibc.socket(domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = Glibc.socket(
+            domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         if fd < 0 { throw SystemError(call: "socket", errno: currentErrno()) }
         do throws(SystemError) {
             try Posix.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
             if reusePort { try Posix.setOption(fd, level: SOL_SOCKET, name: SO_REUSEPORT, value: 1) }
-            if address.family == .inet6 { try Posix.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1) }
+            if address.family == .inet6 {
+                try Posix.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1)
+            }
             let rc = address.withSockAddr { Glibc.bind(fd, $0, $1) }
             if rc < 0 { throw SystemError(call: "bind(\(address))", errno: currentErrno()) }
             if Glibc.listen(fd, backlog) < 0 { throw SystemError(call: "listen(\(address))", errno: currentErrno()) }
@@ -54,9 +57,13 @@ public enum Socket {
         let family = storage.ss_family
         return withUnsafePointer(to: &storage) { pointer -> UInt16 in
             if family == sa_family_t(AF_INET6) {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
+                }
             }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt16(bigEndian: $0.pointee.sin_port)
+            }
         }
     }
 

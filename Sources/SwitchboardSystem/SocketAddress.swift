@@ -70,7 +70,9 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
             addr.sin_port = port.bigEndian
             _ = inet_pton(AF_INET, host, &addr.sin_addr)
             return withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         case .inet6:
             var addr = sockaddr_in6()
@@ -78,7 +80,9 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
             addr.sin6_port = port.bigEndian
             _ = inet_pton(AF_INET6, host, &addr.sin6_addr)
             return withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    body($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         }
     }

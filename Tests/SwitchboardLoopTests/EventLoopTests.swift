@@ -1,8 +1,8 @@
+import SwitchboardSystem
 import Synchronization
 import Testing
 
 @testable import SwitchboardLoop
-import SwitchboardSystem
 
 #if canImport(Glibc)
 import Glibc

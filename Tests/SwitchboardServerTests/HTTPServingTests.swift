@@ -16,8 +16,10 @@ import Testing
             client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             let head = client.readHead()
             #expect(statusLine(of: head) == "HTTP/1.1 200 OK")
-            let length = Int(head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }?
-                .split(separator: ":")[1].trimmingCharacters(in: .whitespaces) ?? "0") ?? 0
+            let length =
+                Int(
+                    head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }?
+                        .split(separator: ":")[1].trimmingCharacters(in: .whitespaces) ?? "0") ?? 0
             let body = String(decoding: client.read(count: length), as: UTF8.self)
             #expect(body == #"{"status":"ok"}"#)
         }
@@ -27,7 +29,8 @@ import Testing
         let running = try RunningServer()
         defer { running.stop() }
         let client = try RawClient(port: running.port)
-        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        client.send(
+            "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let all = String(decoding: client.readToEnd(), as: UTF8.self)
         let first = all.range(of: "HTTP/1.1 200 OK")
         let second = all.range(of: "HTTP/1.1 404 Not Found")

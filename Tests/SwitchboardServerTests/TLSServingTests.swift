@@ -1,8 +1,8 @@
 import Foundation
+import SwitchboardSystem
 import Testing
 
 @testable import SwitchboardServer
-import SwitchboardSystem
 
 /// wss:// through an independent client: Python's ssl module (with the
 /// `websockets` package when available) against a TLS listener.
@@ -79,8 +79,10 @@ import SwitchboardSystem
         let openssl = try #require(which("openssl"), "the openssl command is needed to make a test certificate")
         let generated = try run(
             openssl,
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-             "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+            ])
         try #require(generated.status == 0, "openssl req failed: \(generated.output)")
 
         let running = try RunningServer {

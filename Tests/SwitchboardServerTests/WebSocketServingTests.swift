@@ -126,7 +126,9 @@ import Testing
         #expect(head.hasPrefix("HTTP/1.1 426 "))
         #expect(head.contains("Sec-WebSocket-Version: 13"))
         let noKey = try RawClient(port: running.port)
-        noKey.send("GET /v1/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        noKey.send(
+            "GET /v1/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         #expect(noKey.readHead().hasPrefix("HTTP/1.1 400 "))
     }
 
@@ -134,7 +136,8 @@ import Testing
         let running = try RunningServer()
         defer { running.stop() }
         let client = try RawClient(port: running.port)
-        let head = client.upgrade(extraHeaders: "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n")
+        let head = client.upgrade(
+            extraHeaders: "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n")
         #expect(head.lowercased().contains("sec-websocket-extensions: permessage-deflate"))
         let off = try RunningServer { $0.deflateEnabled = false }
         defer { off.stop() }

@@ -60,7 +60,9 @@ public enum ConfigFileParser {
                 }
                 items.append(item)
                 rest = Substring(String(after).trimmingWhitespace())
-                if rest.hasPrefix(",") { rest = rest.dropFirst() } else if !rest.isEmpty {
+                if rest.hasPrefix(",") {
+                    rest = rest.dropFirst()
+                } else if !rest.isEmpty {
                     throw ConfigError(key: key, message: "\(location): expected ',' between array items")
                 }
             }

@@ -68,7 +68,9 @@ extension String {
 }
 
 enum ConfigurationKeys {
-    static func string(_ name: String, env: [String] = [], _ path: WritableKeyPath<Configuration, String> & Sendable)
+    static func string(
+        _ name: String, env: [String] = [], _ path: WritableKeyPath<Configuration, String> & Sendable
+    )
         -> ConfigurationKey
     {
         ConfigurationKey(name: name, kind: .string, extraEnvironmentNames: env) { c, v throws(ConfigError) in
@@ -90,7 +92,9 @@ enum ConfigurationKeys {
         }
     }
 
-    static func strings(_ name: String, _ path: WritableKeyPath<Configuration, [String]> & Sendable)
+    static func strings(
+        _ name: String, _ path: WritableKeyPath<Configuration, [String]> & Sendable
+    )
         -> ConfigurationKey
     {
         ConfigurationKey(name: name, kind: .strings, extraEnvironmentNames: []) { c, v throws(ConfigError) in
@@ -98,7 +102,9 @@ enum ConfigurationKeys {
         }
     }
 
-    static func addresses(_ name: String, _ path: WritableKeyPath<Configuration, [SocketAddress]> & Sendable)
+    static func addresses(
+        _ name: String, _ path: WritableKeyPath<Configuration, [SocketAddress]> & Sendable
+    )
         -> ConfigurationKey
     {
         ConfigurationKey(name: name, kind: .addresses, extraEnvironmentNames: []) { c, v throws(ConfigError) in

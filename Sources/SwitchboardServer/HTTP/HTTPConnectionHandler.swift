@@ -33,7 +33,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             case .needMore:
                 if consumed == 0 { return }
             case .failure(let status):
-                respondAndClose(HTTPResponse.error(status, code: errorCode(for: status), message: status.reason), on: connection)
+                respondAndClose(
+                    HTTPResponse.error(status, code: errorCode(for: status), message: status.reason), on: connection)
                 return
             case .request(let request):
                 awaitingRequestStart = true
@@ -46,7 +47,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     func timerFired(on connection: Connection) {
         if parser.hasPartialRequest {
-            respondAndClose(.error(.requestTimeout, code: "bad_request", message: "request head not received in time"),
+            respondAndClose(
+                .error(.requestTimeout, code: "bad_request", message: "request head not received in time"),
                 on: connection)
         } else {
             connection.closeAfterFlush()  // idle keep-alive connection
@@ -78,7 +80,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             case .health:
                 respond(.json(.ok, #"{"status":"ok"}"#), to: request, on: connection, headOnly: headOnly)
             case .echo:
-                upgrade(request, configuration: context.echoWebSocket, application: EchoApplication(),
+                upgrade(
+                    request, configuration: context.echoWebSocket, application: EchoApplication(),
                     leftover: leftover, on: connection)
             }
         }
@@ -104,7 +107,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                 session = try WebSocketSession(
                     configuration: configuration, deflate: accept.deflate, deflateConfiguration: context.deflate)
             } catch {
-                respondAndClose(.error(.internalServerError, code: "unavailable", message: "cannot start session"),
+                respondAndClose(
+                    .error(.internalServerError, code: "unavailable", message: "cannot start session"),
                     on: connection)
                 return
             }

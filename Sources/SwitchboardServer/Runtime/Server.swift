@@ -1,7 +1,7 @@
 import Logging
-import Synchronization
 import SwitchboardLoop
 import SwitchboardSystem
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc

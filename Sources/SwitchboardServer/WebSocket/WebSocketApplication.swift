@@ -10,7 +10,8 @@ protocol WebSocketApplication: AnyObject {
 
 /// `/v1/echo` (PROTOCOL.md, "Test endpoint"): every data message comes back unchanged.
 final class EchoApplication: WebSocketApplication {
-    func received(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, from socket: WebSocketConnectionHandler) {
+    func received(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, from socket: WebSocketConnectionHandler)
+    {
         socket.send(opcode, payload)
     }
 

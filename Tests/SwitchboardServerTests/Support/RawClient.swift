@@ -12,7 +12,9 @@ final class RawClient {
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard rc == 0 else { throw TestFailure("connect to port \(port) failed: errno \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -25,7 +27,9 @@ final class RawClient {
         var offset = 0
         while offset < bytes.count {
             // MSG_NOSIGNAL: a server that closed must fail the write, not kill the test process.
-            let n = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[offset...].withUnsafeBytes {
+                Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if n <= 0 { return }
             offset += n
         }
@@ -111,5 +115,7 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
 }
