@@ -58,6 +58,19 @@ import Testing
         #expect(response.contains(#"{"error":{"code":"#))
     }
 
+    @Test func halfClosingClientGetsItsResponseAndAPromptClose() throws {
+        let running = try RunningServer()
+        defer { running.stop() }
+        let client = try RawClient(port: running.port)
+        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.shutdownWrite()
+        let started = Date()
+        let response = String(decoding: client.readToEnd(), as: UTF8.self)
+        #expect(response.hasPrefix("HTTP/1.1 200 OK"))
+        // The FIN already arrived, so the server must not linger waiting for it (3 s).
+        #expect(Date().timeIntervalSince(started) < 1)
+    }
+
     @Test func slowRequestHeadGets408() throws {
         let running = try RunningServer { $0.headerTimeoutSeconds = 1 }
         defer { running.stop() }
