@@ -15,8 +15,6 @@ public final class Connection: EventSource {
     public var maxOutboundBytes: Int
     let cipher: StreamCipher?
     var state = State.open
-    /// The peer's FIN arrived: a closing connection has nothing left to wait for.
-    private var receivedEOF = false
 
     private var outbound: [UInt8] = []
     private var outboundStart = 0
@@ -152,7 +150,6 @@ public final class Connection: EventSource {
     }
 
     private func peerEOF() {
-        receivedEOF = true
         switch state {
         case .open:
             if let handler { handler.peerClosed(on: self) } else { closeNow() }
@@ -283,11 +280,6 @@ public final class Connection: EventSource {
     }
 
     private func beginLinger() {
-        // Edge-triggered epoll reports the FIN once; if it came, do not wait for it again.
-        if receivedEOF {
-            closeNow()
-            return
-        }
         state = .lingering
         Posix.shutdownWrite(fd)
         loop.schedule(self, atMilliseconds: loop.now + Self.closeTimeoutMilliseconds)
