@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardTLS", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardHTTP"),
+        .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(
             name: "SwitchboardWebSocket",
@@ -62,6 +63,7 @@ let package = Package(
             name: "SwitchboardWebSocketTests",
             dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
         ),
+        .testTarget(name: "SwitchboardPostgresTests", dependencies: ["SwitchboardPostgres"]),
         .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(name: "SwitchboardServerTests", dependencies: ["SwitchboardServer"]),

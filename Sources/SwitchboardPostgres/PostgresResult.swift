@@ -1,0 +1,55 @@
+import CLibPQ
+
+/// The rows of one statement's result, in libpq's text format. Owns its
+/// `PGresult` and frees it when released; values are copied out on access.
+public final class PostgresResult {
+    private let result: OpaquePointer
+
+    /// Takes ownership of `result`.
+    init(_ result: OpaquePointer) {
+        self.result = result
+    }
+
+    deinit { PQclear(result) }
+
+    public var rowCount: Int { Int(PQntuples(result)) }
+    public var columnCount: Int { Int(PQnfields(result)) }
+
+    /// Rows changed by INSERT/UPDATE/DELETE, 0 when not applicable.
+    public var affectedRows: Int {
+        guard let text = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+
+    public func columnName(_ column: Int) -> String {
+        PQfname(result, Int32(column)).map { String(cString: $0) } ?? ""
+    }
+
+    public func columnIndex(_ name: String) -> Int? {
+        let index = Int(PQfnumber(result, name))
+        return index >= 0 ? index : nil
+    }
+
+    public func isNull(_ row: Int, _ column: Int) -> Bool {
+        PQgetisnull(result, Int32(row), Int32(column)) == 1
+    }
+
+    public func string(_ row: Int, _ column: Int) -> String? {
+        guard !isNull(row, column), let value = PQgetvalue(result, Int32(row), Int32(column)) else { return nil }
+        return String(cString: value)
+    }
+
+    public func int(_ row: Int, _ column: Int) -> Int? {
+        string(row, column).flatMap { Int($0) }
+    }
+
+    /// PostgreSQL's text form of a boolean is "t" or "f".
+    public func bool(_ row: Int, _ column: Int) -> Bool? {
+        string(row, column).map { $0 == "t" }
+    }
+
+    /// Every value of the result, rows of optional strings (small results only).
+    public var rows: [[String?]] {
+        (0..<rowCount).map { row in (0..<columnCount).map { string(row, $0) } }
+    }
+}

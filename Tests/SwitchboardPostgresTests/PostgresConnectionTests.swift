@@ -1,0 +1,68 @@
+import SwitchboardPostgres
+import Testing
+
+@Suite struct PostgresConnectionTests {
+    @Test func parametersAreValuesNeverSQL() throws {
+        let db = try TestDatabase.connect()
+        try db.execute("CREATE TEMP TABLE t (id int, name text)")
+        let hostile = "x'); DROP TABLE t; --"
+        try db.query("INSERT INTO t VALUES ($1, $2), ($3, $4)", ["1", hostile, "2", nil])
+        let result = try db.query("SELECT id, name FROM t ORDER BY id")
+        #expect(result.rowCount == 2)
+        #expect(result.int(0, 0) == 1)
+        #expect(result.string(0, 1) == hostile)
+        #expect(result.isNull(1, 1))
+        #expect(result.columnIndex("name") == 1)
+    }
+
+    @Test func serverErrorsCarrySQLStateAndKeepTheConnection() throws {
+        let db = try TestDatabase.connect()
+        try db.execute("CREATE TEMP TABLE u (id int PRIMARY KEY)")
+        try db.query("INSERT INTO u VALUES ($1)", ["1"])
+        let error = #expect(throws: PostgresError.self) { try db.query("INSERT INTO u VALUES ($1)", ["1"]) }
+        #expect(error?.sqlState == "23505")
+        #expect(error?.kind == .query)
+        #expect(error?.isConnectionLoss == false)
+        #expect(try db.query("SELECT count(*) FROM u").int(0, 0) == 1)
+    }
+
+    @Test func unreachableServerIsAConnectionError() {
+        let error = #expect(throws: PostgresError.self) {
+            try PostgresConnection("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
+        }
+        #expect(error?.kind == .connection)
+        #expect(error?.message.contains("cannot connect") == true)
+    }
+
+    @Test func terminatedBackendIsAConnectionLoss() throws {
+        let db = try TestDatabase.connect()
+        let admin = try TestDatabase.connect()
+        try admin.query("SELECT pg_terminate_backend($1)", [String(db.backendPID)])
+        let error = #expect(throws: PostgresError.self) { try db.query("SELECT 1") }
+        #expect(error?.isConnectionLoss == true)
+    }
+
+    @Test func pipelineReturnsResultsInOrderAndIsolatesFailuresPerSync() throws {
+        let db = try TestDatabase.connect()
+        try db.execute("CREATE TEMP TABLE p (id int PRIMARY KEY)")
+        try db.enterPipelineMode()
+        try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["1"])
+        try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["1"])  // duplicate: fails alone
+        try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["2"])
+        while try !db.flush() {}
+        var events: [String] = []
+        while events.filter({ $0 == "sync" }).count < 3 {
+            try db.consumeInput()
+            while let event = db.nextPipelineEvent() {
+                switch event {
+                case .result(let r): events.append("row \(r.int(0, 0) ?? -1)")
+                case .failure(let e): events.append("error \(e.sqlState ?? "?")")
+                case .sync: events.append("sync")
+                }
+            }
+        }
+        #expect(events == ["row 1", "sync", "error 23505", "sync", "row 2", "sync"])
+        try db.exitPipelineMode()
+        #expect(try db.query("SELECT count(*) FROM p").int(0, 0) == 2)
+    }
+}
