@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "SwitchboardTLS", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardHTTP"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(
             name: "SwitchboardWebSocket",

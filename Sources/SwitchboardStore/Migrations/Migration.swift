@@ -1,0 +1,27 @@
+/// One schema change, compiled into the binary. Versions form one linear
+/// history; the runner records each applied version with a checksum of its
+/// SQL so an edited migration is detected instead of silently diverging.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// Every migration this build knows, in order.
+public enum Migrations {
+    public static let all: [Migration] = [
+        Migration0001.migration,
+        Migration0002.migration,
+        Migration0003.migration,
+        Migration0004.migration,
+        Migration0005.migration,
+    ]
+
+    public static var latestVersion: Int { all.last?.version ?? 0 }
+}

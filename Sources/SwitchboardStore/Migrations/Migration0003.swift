@@ -1,0 +1,65 @@
+/// Messages belong to sessions (the migration guide's
+/// `20260120_add_session_id_to_chats.sql`, plus the protocol's columns).
+///
+/// Legacy adoption: messages stored before sessions existed are moved, per
+/// workspace and in their original order (created_at, then id), into one
+/// closed 'Legacy Chat' session; only then do the new columns become NOT NULL.
+/// Legacy columns stay: `content` is the message body, `role` the sender's role,
+/// `user_id` the legacy sender. Nothing is dropped.
+enum Migration0003 {
+    static let migration = Migration(
+        version: 3, name: "add_session_id_to_chats",
+        sql: #"""
+            ALTER TABLE chats ADD COLUMN session_id uuid REFERENCES chat_sessions (id) ON DELETE CASCADE;
+            ALTER TABLE chats ADD COLUMN seq bigint;
+            ALTER TABLE chats ADD COLUMN client_msg_id text;
+            ALTER TABLE chats ADD COLUMN sender_id text;
+            ALTER TABLE chats ADD COLUMN sender_name text;
+            ALTER TABLE chats ADD COLUMN kind text NOT NULL DEFAULT 'text';
+
+            DO $$
+            DECLARE
+                legacy record;
+                legacy_session uuid;
+                adopted bigint;
+            BEGIN
+                FOR legacy IN
+                    SELECT workspace_id, min(created_at) AS first_at, max(created_at) AS last_at
+                    FROM chats WHERE session_id IS NULL
+                    GROUP BY workspace_id ORDER BY workspace_id
+                LOOP
+                    INSERT INTO chat_sessions (workspace_id, title, status, created_at, closed_at)
+                    VALUES (legacy.workspace_id, 'Legacy Chat', 'closed', legacy.first_at, legacy.last_at)
+                    RETURNING id INTO legacy_session;
+
+                    WITH ordered AS (
+                        SELECT id, row_number() OVER (ORDER BY created_at, id) AS n
+                        FROM chats
+                        WHERE workspace_id = legacy.workspace_id AND session_id IS NULL
+                    )
+                    UPDATE chats c
+                       SET session_id = legacy_session,
+                           seq = o.n,
+                           client_msg_id = 'legacy-' || c.id::text,
+                           sender_id = c.user_id::text
+                      FROM ordered o
+                     WHERE c.id = o.id;
+                    GET DIAGNOSTICS adopted = ROW_COUNT;
+
+                    UPDATE chat_sessions SET last_seq = adopted WHERE id = legacy_session;
+                    RAISE NOTICE 'Created legacy session % for workspace % with % messages',
+                        legacy_session, legacy.workspace_id, adopted;
+                END LOOP;
+            END $$;
+
+            ALTER TABLE chats ALTER COLUMN session_id SET NOT NULL;
+            ALTER TABLE chats ALTER COLUMN seq SET NOT NULL;
+            ALTER TABLE chats ALTER COLUMN client_msg_id SET NOT NULL;
+            ALTER TABLE chats ADD CONSTRAINT chats_session_seq_key UNIQUE (session_id, seq);
+            ALTER TABLE chats ADD CONSTRAINT chats_session_client_msg_id_key UNIQUE (session_id, client_msg_id);
+            ALTER TABLE chats ADD CONSTRAINT chats_seq_positive CHECK (seq >= 1);
+
+            CREATE INDEX idx_chats_session_id ON chats (session_id);
+            CREATE INDEX idx_chats_session_created ON chats (session_id, created_at);
+            """#)
+}
