@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "SwitchboardHTTP"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
+        .target(name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardStore", "CSystem"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(
             name: "SwitchboardWebSocket",
@@ -49,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "switchboard",
             dependencies: [
-                "SwitchboardServer", "SwitchboardCrypto",
+                "SwitchboardServer", "SwitchboardCrypto", "SwitchboardStore", "SwitchboardPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,6 +58,14 @@ let package = Package(
         // Load harnesses: release-built executables that drive the gateway from outside.
         .executableTarget(
             name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem"], path: "LoadTests/TransportBench"),
+        .executableTarget(
+            name: "writer-bench", dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres"],
+            path: "LoadTests/WriterBench"),
+
+        // Shared by the integration tests: throwaway databases on the test server.
+        .target(
+            name: "SwitchboardTestSupport", dependencies: ["SwitchboardPostgres", "SwitchboardStore"],
+            path: "Tests/SwitchboardTestSupport"),
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate"]),
@@ -64,7 +73,13 @@ let package = Package(
             name: "SwitchboardWebSocketTests",
             dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
         ),
-        .testTarget(name: "SwitchboardPostgresTests", dependencies: ["SwitchboardPostgres"]),
+        .testTarget(name: "SwitchboardPostgresTests", dependencies: ["SwitchboardPostgres", "SwitchboardTestSupport"]),
+        .testTarget(
+            name: "SwitchboardStoreTests",
+            dependencies: ["SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
+        .testTarget(
+            name: "SwitchboardWriterTests",
+            dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(name: "SwitchboardServerTests", dependencies: ["SwitchboardServer"]),

@@ -1,9 +1,15 @@
 import SwitchboardPostgres
+import SwitchboardTestSupport
 import Testing
+
+/// A connection to the test server's own database (temp tables keep tests apart).
+private func connectToTestServer() throws -> PostgresConnection {
+    try PostgresConnection(TestDatabase.adminURL())
+}
 
 @Suite struct PostgresConnectionTests {
     @Test func parametersAreValuesNeverSQL() throws {
-        let db = try TestDatabase.connect()
+        let db = try connectToTestServer()
         try db.execute("CREATE TEMP TABLE t (id int, name text)")
         let hostile = "x'); DROP TABLE t; --"
         try db.query("INSERT INTO t VALUES ($1, $2), ($3, $4)", ["1", hostile, "2", nil])
@@ -16,7 +22,7 @@ import Testing
     }
 
     @Test func serverErrorsCarrySQLStateAndKeepTheConnection() throws {
-        let db = try TestDatabase.connect()
+        let db = try connectToTestServer()
         try db.execute("CREATE TEMP TABLE u (id int PRIMARY KEY)")
         try db.query("INSERT INTO u VALUES ($1)", ["1"])
         let error = #expect(throws: PostgresError.self) { try db.query("INSERT INTO u VALUES ($1)", ["1"]) }
@@ -35,15 +41,15 @@ import Testing
     }
 
     @Test func terminatedBackendIsAConnectionLoss() throws {
-        let db = try TestDatabase.connect()
-        let admin = try TestDatabase.connect()
+        let db = try connectToTestServer()
+        let admin = try connectToTestServer()
         try admin.query("SELECT pg_terminate_backend($1)", [String(db.backendPID)])
         let error = #expect(throws: PostgresError.self) { try db.query("SELECT 1") }
         #expect(error?.isConnectionLoss == true)
     }
 
     @Test func pipelineReturnsResultsInOrderAndIsolatesFailuresPerSync() throws {
-        let db = try TestDatabase.connect()
+        let db = try connectToTestServer()
         try db.execute("CREATE TEMP TABLE p (id int PRIMARY KEY)")
         try db.enterPipelineMode()
         try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["1"])

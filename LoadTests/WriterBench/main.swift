@@ -1,0 +1,1 @@
+print("writer-bench: not yet written")
