@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import SwitchboardServer
+import SwitchboardStore
 
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +52,18 @@ struct Serve: ParsableCommand {
             throw ValidationError("\(error)")
         }
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
+        // Never answer requests against a schema that is behind or diverged.
+        if configuration.databaseURL.isEmpty {
+            logger.warning("no database configured (--database-url or SWITCHBOARD_DATABASE_URL): chat needs one")
+        } else {
+            do {
+                let version = try SchemaCheck.require(url: configuration.databaseURL)
+                logger.info("database schema at version \(version)")
+            } catch {
+                logger.critical("cannot start: \(error)")
+                throw ExitCode(1)
+            }
+        }
         Server.blockTerminationSignals()
         let server: Server
         do {

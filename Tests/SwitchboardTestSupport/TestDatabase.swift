@@ -31,9 +31,12 @@ public final class TestDatabase: @unchecked Sendable {
         try admin.execute("CREATE DATABASE \(name)")
         url = Self.replacingDatabase(in: adminURL, with: name)
         if migrated {
-            let db = try connect()
-            for migration in Migrations.all {
-                try db.execute("BEGIN;\n\(migration.sql)\nCOMMIT;")
+            // Through the runner, as production does; a failure leaves no database behind.
+            do {
+                try MigrationRunner(connection: connect()).up()
+            } catch {
+                drop()
+                throw error
             }
         }
     }

@@ -1,16 +1,27 @@
+import SwitchboardCrypto
+
 /// One schema change, compiled into the binary. Versions form one linear
 /// history; the runner records each applied version with a checksum of its
 /// SQL so an edited migration is detected instead of silently diverging.
+///
+/// `down` undoes `sql` and is destructive by design: it deletes whatever the
+/// migration added, data included. Only `switchboard migrate down --yes` runs it.
 public struct Migration: Sendable {
     public let version: Int
     public let name: String
     public let sql: String
+    public let down: String
 
-    public init(version: Int, name: String, sql: String) {
+    public init(version: Int, name: String, sql: String, down: String) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.down = down
     }
+
+    /// Hex SHA-256 of `sql` (not of `down`: editing a rollback does not change
+    /// the schema a database has, so it must not make the history diverge).
+    public var checksum: String { SHA256.hexDigest(sql) }
 }
 
 /// Every migration this build knows, in order.

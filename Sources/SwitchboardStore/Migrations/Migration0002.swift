@@ -9,7 +9,9 @@
 ///     SET switchboard.workspace_id = '...'; SET switchboard.role = 'visitor';
 ///     SET switchboard.user_id = 'v-42';
 ///
-/// With the settings absent, the policies match nothing.
+/// With the settings absent, the policies match nothing. The UPDATE policy
+/// checks the new row as strictly as the old one, so a visitor cannot hand its
+/// session to another visitor (and so plant one in their list).
 enum Migration0002 {
     static let migration = Migration(
         version: 2, name: "create_chat_sessions",
@@ -60,9 +62,23 @@ enum Migration0002 {
                 USING (workspace_id::text = switchboard_setting('switchboard.workspace_id')
                        AND (switchboard_setting('switchboard.role') IN ('operator', 'admin')
                             OR user_id = switchboard_setting('switchboard.user_id')))
-                WITH CHECK (workspace_id::text = switchboard_setting('switchboard.workspace_id'));
+                WITH CHECK (workspace_id::text = switchboard_setting('switchboard.workspace_id')
+                            AND (switchboard_setting('switchboard.role') IN ('operator', 'admin')
+                                 OR user_id = switchboard_setting('switchboard.user_id')));
             CREATE POLICY chat_sessions_delete ON chat_sessions FOR DELETE
                 USING (workspace_id::text = switchboard_setting('switchboard.workspace_id')
                        AND switchboard_setting('switchboard.role') IN ('operator', 'admin'));
+            """#,
+        // Down: the guide's rollback steps 2 and 3. Deletes every session. No
+        // CASCADE (unlike the guide): by the time this runs, down 3 and 4 have
+        // removed our references to the table, so anything CASCADE would still
+        // remove belongs to another application and down should fail naming it.
+        down: #"""
+            DROP TABLE IF EXISTS chat_sessions;
+            DROP FUNCTION IF EXISTS switchboard_setting(text);
+            DROP INDEX IF EXISTS idx_chat_sessions_workspace_id;
+            DROP INDEX IF EXISTS idx_chat_sessions_user_id;
+            DROP INDEX IF EXISTS idx_chat_sessions_created_at;
+            DROP INDEX IF EXISTS idx_chat_sessions_active;
             """#)
 }

@@ -61,5 +61,25 @@ enum Migration0003 {
 
             CREATE INDEX idx_chats_session_id ON chats (session_id);
             CREATE INDEX idx_chats_session_created ON chats (session_id, created_at);
+            """#,
+        // Down: the guide's rollback step 1 (and its chats indexes). Messages
+        // stay, in the legacy layout (workspace_id, role, content); what links
+        // them to sessions (session, seq, client ids, sender names, kind) is
+        // deleted. The sessions are deleted too, after the column is gone (its
+        // ON DELETE CASCADE would otherwise take the messages): without their
+        // messages they cannot be reconnected, and migrating up again adopts
+        // every message into one Legacy Chat per workspace, as for a legacy
+        // database.
+        down: #"""
+            DROP INDEX IF EXISTS idx_chats_session_created;
+            DROP INDEX IF EXISTS idx_chats_session_id;
+            ALTER TABLE chats
+                DROP COLUMN IF EXISTS session_id,
+                DROP COLUMN IF EXISTS seq,
+                DROP COLUMN IF EXISTS client_msg_id,
+                DROP COLUMN IF EXISTS sender_id,
+                DROP COLUMN IF EXISTS sender_name,
+                DROP COLUMN IF EXISTS kind;
+            DELETE FROM chat_sessions;
             """#)
 }

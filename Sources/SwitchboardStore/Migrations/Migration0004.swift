@@ -12,5 +12,9 @@ enum Migration0004 {
                 updated_at timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (session_id, reader_id)
             );
+            """#,
+        // Down: deletes every read position.
+        down: #"""
+            DROP TABLE IF EXISTS chat_read_positions;
             """#)
 }

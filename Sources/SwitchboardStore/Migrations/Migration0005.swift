@@ -41,9 +41,16 @@ enum Migration0005 {
                     SELECT s.id, s.workspace_id FROM chat_sessions s
                      WHERE s.id = ANY (p_session_ids) AND s.deleted_at IS NULL
                 ),
+                -- One unique-index probe per distinct key. (A plain join or IN lets the
+                -- planner pick a hash join over a sequential scan of chats, whose
+                -- statistics lag while the table grows: cost per batch grew with the
+                -- table. The LIMIT keeps the lateral subquery from being flattened.)
                 existing AS (
-                    SELECT c.* FROM chats c
-                     WHERE (c.session_id, c.client_msg_id) IN (SELECT i.session_id, i.client_msg_id FROM input i)
+                    SELECT c.* FROM (SELECT DISTINCT i.session_id, i.client_msg_id FROM input i) k
+                    CROSS JOIN LATERAL (
+                        SELECT c.* FROM chats c
+                         WHERE c.session_id = k.session_id AND c.client_msg_id = k.client_msg_id
+                         LIMIT 1) c
                 ),
                 fresh AS (
                     SELECT DISTINCT ON (i.session_id, i.client_msg_id) i.*, l.workspace_id
@@ -104,5 +111,8 @@ enum Migration0005 {
                  ORDER BY i.ord;
             END;
             $$;
+            """#,
+        down: #"""
+            DROP FUNCTION IF EXISTS switchboard_append_messages(uuid[], text[], text[], text[], text[], text[], text[]);
             """#)
 }

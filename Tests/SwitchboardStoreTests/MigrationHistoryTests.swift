@@ -1,0 +1,72 @@
+import SwitchboardStore
+import Testing
+
+/// The divergence rules, without a database.
+@Suite struct MigrationHistoryTests {
+    private func applied(_ migration: Migration, checksum: String? = nil) -> AppliedMigration {
+        AppliedMigration(
+            version: migration.version, name: migration.name, checksum: checksum ?? migration.checksum,
+            appliedAt: "2026-01-20T10:00:00Z")
+    }
+
+    @Test func checksumIsHexSHA256OfTheSQL() {
+        let migration = Migration(version: 1, name: "abc", sql: "abc", down: "")
+        #expect(migration.checksum == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test func matchingHistoryHasNoDivergenceAndListsPending() {
+        let history = MigrationHistory(known: Migrations.all, recorded: Migrations.all.prefix(3).map { applied($0) })
+        #expect(history.divergences.isEmpty)
+        #expect(history.currentVersion == 3)
+        #expect(history.pending.map(\.version) == [4, 5])
+        let status = MigrationStatus(history: history)
+        #expect(
+            status.entries.map(\.state) == [
+                .applied(at: "2026-01-20T10:00:00Z"), .applied(at: "2026-01-20T10:00:00Z"),
+                .applied(at: "2026-01-20T10:00:00Z"), .pending, .pending,
+            ])
+        #expect(!status.isUpToDate)
+    }
+
+    @Test func unknownVersionAboveTheLatestIsNewerThanTheBinary() {
+        let future = AppliedMigration(version: 7, name: "future_thing", checksum: "x", appliedAt: "t")
+        let history = MigrationHistory(known: Migrations.all, recorded: Migrations.all.map { applied($0) } + [future])
+        #expect(history.divergences == [.unknown(version: 7, name: "future_thing", newer: true)])
+        #expect(
+            history.divergences[0].description
+                == "database has migration 7 (future_thing) which this build does not know: "
+                + "the database is newer than this binary")
+        #expect(MigrationStatus(history: history).entries.last?.state == .unknown(appliedAt: "t"))
+    }
+
+    @Test func editedChecksumNamesBothChecksums() {
+        var recorded = Migrations.all.map { applied($0) }
+        recorded[2] = applied(Migrations.all[2], checksum: "abc123")
+        let history = MigrationHistory(known: Migrations.all, recorded: recorded)
+        let current = Migrations.all[2].checksum
+        #expect(
+            history.divergences == [
+                .edited(version: 3, name: "add_session_id_to_chats", recorded: "abc123", current: current)
+            ])
+        #expect(
+            history.divergences[0].description
+                == "migration 3 add_session_id_to_chats was edited after it was applied: "
+                + "recorded checksum abc123, this build \(current)")
+    }
+
+    @Test func missingEarlierVersionIsAGap() {
+        let recorded = Migrations.all.filter { $0.version != 2 }.map { applied($0) }
+        let history = MigrationHistory(known: Migrations.all, recorded: recorded)
+        #expect(history.divergences == [.gap(version: 2, name: "create_chat_sessions", later: 3)])
+        #expect(history.divergences[0].description.contains("the history has a gap"))
+    }
+
+    @Test func runnerRejectsAListThatIsNotOneIncreasingHistory() throws {
+        let twice = [Migrations.all[0], Migrations.all[0]]
+        let error = #expect(throws: MigrationError.self) {
+            try MigrationRunner(url: "postgresql://nobody@127.0.0.1:1/none", migrations: twice)
+        }
+        // The list is checked before connecting, so the message is about the list.
+        #expect(error?.description.contains("invalid migration list") == true)
+    }
+}

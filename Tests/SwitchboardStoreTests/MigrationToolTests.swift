@@ -1,0 +1,127 @@
+import Foundation
+import SwitchboardStore
+import SwitchboardTestSupport
+import Testing
+
+/// `switchboard migrate`: its logic through MigrationTool, plus one smoke test of the built binary.
+@Suite struct MigrationToolTests {
+    final class Lines: @unchecked Sendable {
+        var all: [String] = []
+        func write(_ line: String) { all.append(line) }
+        var text: String { all.joined(separator: "\n") }
+    }
+
+    @Test func databaseURLComesFromTheFlagThenTheEnvironment() throws {
+        #expect(
+            try MigrationTool.databaseURL(flag: "postgresql://a", environment: "postgresql://b") == "postgresql://a")
+        #expect(try MigrationTool.databaseURL(flag: nil, environment: "postgresql://b") == "postgresql://b")
+        let error = #expect(throws: MigrationError.noDatabaseURL) {
+            try MigrationTool.databaseURL(flag: "", environment: nil)
+        }
+        #expect(error?.description.contains("--database-url") == true)
+        #expect(error?.description.contains("SWITCHBOARD_DATABASE_URL") == true)
+    }
+
+    @Test func upStatusVerifyAndDownReport() throws {
+        let database = try TestDatabase()
+        defer { database.drop() }
+        let out = Lines()
+        try MigrationTool.up(url: database.url, migrations: migrations(upTo: 3), output: out.write)
+        #expect(
+            out.all.prefix(3) == [
+                "applied 1 base_workspaces_and_chats", "applied 2 create_chat_sessions",
+                "applied 3 add_session_id_to_chats",
+            ])
+
+        let status = Lines()
+        try MigrationTool.status(url: database.url, output: status.write)
+        #expect(status.all.count == 7)
+        #expect(status.all[0].hasPrefix("version"))
+        #expect(status.all[3].hasPrefix("3") && status.all[3].contains("applied 20"))
+        #expect(status.all[4].hasPrefix("4") && status.all[4].hasSuffix("pending"))
+        #expect(status.all[6] == "schema is at version 3, this build needs 5: 2 pending")
+
+        let verify = Lines()
+        #expect(try !MigrationTool.verify(url: database.url, output: verify.write))
+        #expect(verify.text.contains("FAILED schema_version"))
+
+        let again = Lines()
+        try MigrationTool.up(url: database.url, output: again.write)
+        try MigrationTool.up(url: database.url, output: again.write)
+        #expect(
+            again.all == [
+                "applied 4 create_chat_read_positions", "applied 5 append_messages_function",
+                "schema is at version 5 (2 applied)", "schema is up to date at version 5",
+            ])
+        let ok = Lines()
+        #expect(try MigrationTool.verify(url: database.url, output: ok.write))
+        #expect(ok.all == ["OK: every verification check passed"])
+
+        let refused = #expect(throws: MigrationError.notConfirmed(target: 3, current: 5)) {
+            try MigrationTool.down(url: database.url, to: 3, confirmed: false, output: { _ in })
+        }
+        #expect(refused?.description.contains("--yes") == true)
+        #expect(refused?.description.contains("deletes data") == true)
+        let down = Lines()
+        try MigrationTool.down(url: database.url, to: 3, confirmed: true, output: down.write)
+        #expect(down.all.first?.hasPrefix("warning: rolling back from version 5 to 3; this deletes data") == true)
+        #expect(
+            down.all.dropFirst() == [
+                "rolled back 5 append_messages_function", "rolled back 4 create_chat_read_positions",
+                "schema is at version 3",
+            ])
+    }
+
+    @Test func statusMarksUnknownAndEditedMigrations() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        try database.connect().query(
+            "INSERT INTO schema_migrations (version, name, checksum) VALUES (9, 'from_the_future', 'x')")
+        let out = Lines()
+        try MigrationTool.status(url: database.url, migrations: migrations(editing: 2), output: out.write)
+        #expect(out.all[2].contains("edited after it was applied"))
+        #expect(out.all[6].hasPrefix("9") && out.all[6].contains("unknown to this build"))
+        #expect(out.all.last?.hasPrefix("diverged:") == true)
+    }
+
+    /// The binary sits next to the test bundle in the build folder (`swift build` builds both).
+    @Test func builtBinaryExitsNonZeroWithAClearMessage() throws {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let binary = folder.appendingPathComponent("switchboard").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "no switchboard binary in \(folder.path)")
+        let database = try TestDatabase()
+        defer { database.drop() }
+
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.environment = environment
+            let (out, err) = (Pipe(), Pipe())
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+
+        let (noURL, _, noURLError) = try run(["migrate", "status"])
+        #expect(noURL != 0)
+        #expect(noURLError.contains("--database-url") && noURLError.contains("SWITCHBOARD_DATABASE_URL"))
+
+        let (up, upOut, _) = try run(["migrate", "up"], environment: ["SWITCHBOARD_DATABASE_URL": database.url])
+        #expect(up == 0)
+        #expect(upOut.contains("applied 5 append_messages_function"))
+
+        let (down, _, downError) = try run(["migrate", "down", "--to", "2", "--database-url", database.url])
+        #expect(down != 0)
+        #expect(downError.contains("--yes"))
+        #expect(!downError.contains("Fatal error"))
+
+        let (verify, verifyOut, _) = try run(["migrate", "verify", "--database-url", database.url])
+        #expect(verify == 0)
+        #expect(verifyOut.hasPrefix("OK"))
+    }
+}
