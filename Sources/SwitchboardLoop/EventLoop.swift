@@ -20,6 +20,8 @@ public final class EventLoop: @unchecked Sendable {
     public let index: Int
     private let epfd: Int32
     private let wakeup: EventFD
+    private let ticker: TimerFD
+    private var tickerArmed = false
     private let tasks: LoopTaskQueue
     private let running = Atomic<Bool>(true)
 
@@ -50,6 +52,7 @@ public final class EventLoop: @unchecked Sendable {
         self.index = index
         epfd = try Epoll.create()
         wakeup = try EventFD()
+        ticker = try TimerFD()
         tasks = LoopTaskQueue(capacity: taskQueueCapacity)
         sources = Array(repeating: nil, count: maxFileDescriptors + 16)
         generations = Array(repeating: 0, count: maxFileDescriptors + 16)
@@ -58,13 +61,15 @@ public final class EventLoop: @unchecked Sendable {
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         plaintextBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         cork.reserveCapacity(64 * 1024)
-        try Epoll.add(epfd, fd: wakeup.fd, events: Epoll.readable | Epoll.edgeTriggered, data: UInt64(UInt32.max))
+        try Epoll.add(epfd, fd: wakeup.fd, events: Epoll.readable | Epoll.edgeTriggered, data: Self.wakeupToken)
+        try Epoll.add(epfd, fd: ticker.fd, events: Epoll.readable | Epoll.edgeTriggered, data: Self.tickerToken)
     }
 
     deinit {
         readBuffer.deallocate()
         plaintextBuffer.deallocate()
         wakeup.close()
+        ticker.close()
         Posix.close(epfd)
     }
 
@@ -118,10 +123,22 @@ public final class EventLoop: @unchecked Sendable {
 
     func schedule(_ connection: Connection, atMilliseconds deadline: UInt64) {
         timers.schedule(connection, atMilliseconds: deadline, nowMilliseconds: now)
+        if !tickerArmed {
+            tickerArmed = true
+            ticker.setPeriod(milliseconds: Int(TimerWheel.tickMilliseconds))
+        }
     }
 
     func cancelTimer(_ connection: Connection) {
         timers.cancel(connection)
+    }
+
+    /// The ticker runs only while deadlines exist, so an idle loop sleeps.
+    private func disarmTickerIfIdle() {
+        if tickerArmed && timers.count == 0 {
+            tickerArmed = false
+            ticker.setPeriod(milliseconds: 0)
+        }
     }
 
     /// Runs `work` on this loop after `milliseconds`.
@@ -146,8 +163,13 @@ public final class EventLoop: @unchecked Sendable {
             for i in 0..<n {
                 let event = events[i]
                 let data = event.data.u64
-                if data == UInt64(UInt32.max) {
+                if data == Self.wakeupToken {
                     wakeup.drain()
+                    continue
+                }
+                if data == Self.tickerToken {
+                    ticker.drain()
+                    fireTimers()
                     continue
                 }
                 let fd = Int(UInt32(truncatingIfNeeded: data))
@@ -159,20 +181,17 @@ public final class EventLoop: @unchecked Sendable {
             runPostedTasks()
             retryReads()
             runScheduledWork()
-            if timers.count > 0 { fireTimers() }
         }
     }
 
-    /// How long epoll_wait may sleep: until the next timer tick or scheduled work, or forever.
+    /// How long epoll_wait may sleep: until scheduled work is due, or until an
+    /// event (the ticker drives the timer wheel).
     private func nextTimeout() -> Int32 {
+        guard !scheduledWork.isEmpty else { return -1 }
         let clock = LoopClock.nowMilliseconds()
-        var timeout: Int32 = -1
-        if timers.count > 0 { timeout = timers.millisecondsUntilNextTick(nowMilliseconds: clock) }
-        if let nearest = scheduledWork.map(\.deadline).min() {
-            let wait = nearest > clock ? Int32(clamping: nearest - clock) : 0
-            timeout = timeout < 0 ? wait : min(timeout, wait)
-        }
-        return timeout
+        var nearest = UInt64.max
+        for item in scheduledWork { nearest = min(nearest, item.deadline) }
+        return nearest > clock ? Int32(clamping: nearest - clock) : 0
     }
 
     private func runPostedTasks() {
@@ -204,8 +223,13 @@ public final class EventLoop: @unchecked Sendable {
 
     private func fireTimers() {
         timers.advance(to: now, expired: &expired)
-        guard !expired.isEmpty else { return }
-        for connection in expired { connection.timerFired() }
-        expired.removeAll(keepingCapacity: true)
+        if !expired.isEmpty {
+            for connection in expired { connection.timerFired() }
+            expired.removeAll(keepingCapacity: true)
+        }
+        disarmTickerIfIdle()
     }
+
+    private static let wakeupToken = UInt64(UInt32.max)
+    private static let tickerToken = UInt64(UInt32.max) - 1
 }

@@ -43,12 +43,6 @@ struct TimerWheel {
         count -= 1
     }
 
-    /// Milliseconds until the next tick boundary, for epoll_wait's timeout.
-    func millisecondsUntilNextTick(nowMilliseconds: UInt64) -> Int32 {
-        let next = (currentTick + 1) * Self.tickMilliseconds
-        return next > nowMilliseconds ? Int32(next - nowMilliseconds) : 0
-    }
-
     /// Collects every connection whose deadline has passed, in `expired`.
     mutating func advance(to nowMilliseconds: UInt64, expired: inout [Connection]) {
         let target = nowMilliseconds / Self.tickMilliseconds
