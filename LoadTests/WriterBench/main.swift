@@ -1,1 +1,257 @@
-print("writer-bench: not yet written")
+// writer-bench: stored messages per second of the batched writer against the
+// naive way (one autocommitted INSERT per message), and the writer's commit
+// latency under an open-loop offered rate. Run through scripts/bench-writer,
+// which starts a durable private PostgreSQL and writes docs/benchmarks.md.
+//
+//   writer-bench --database-url URL [--sessions 100] [--messages 200000]
+//                [--naive-messages 200000] [--batch 512] [--delay-ms 2]
+//                [--depth 2] [--rate 10000] [--seconds 10] [--skip-naive]
+//
+// Prints one `key: name=value ...` line per measurement for the report.
+import Foundation
+import SwitchboardPostgres
+import SwitchboardStore
+import SwitchboardWriter
+import Synchronization
+
+struct Options {
+    var databaseURL = ProcessInfo.processInfo.environment["SWITCHBOARD_DATABASE_URL"] ?? ""
+    var sessions = 100
+    var messages = 200_000
+    var naiveMessages = 200_000
+    var batch = 512
+    var delayMilliseconds = 2
+    var depth = 2
+    var rate = 10_000
+    var seconds = 10
+    var skipNaive = false
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.makeIterator()
+        func value(_ name: String) -> String {
+            guard let value = iterator.next() else { fatalError("\(name) needs a value") }
+            return value
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--database-url": databaseURL = value(argument)
+            case "--sessions": sessions = Int(value(argument))!
+            case "--messages": messages = Int(value(argument))!
+            case "--naive-messages": naiveMessages = Int(value(argument))!
+            case "--batch": batch = Int(value(argument))!
+            case "--delay-ms": delayMilliseconds = Int(value(argument))!
+            case "--depth": depth = Int(value(argument))!
+            case "--rate": rate = Int(value(argument))!
+            case "--seconds": seconds = Int(value(argument))!
+            case "--skip-naive": skipNaive = true
+            default: fatalError("unknown option \(argument) (see the header of LoadTests/WriterBench/main.swift)")
+            }
+        }
+        precondition(!databaseURL.isEmpty, "--database-url or SWITCHBOARD_DATABASE_URL is required")
+    }
+}
+
+/// Prints one report line at once (stdout is a pipe under the script).
+func report(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// A fresh database named `writer_bench` next to the one in `url`, migrated.
+func prepareDatabase(_ url: String) throws -> String {
+    let admin = try PostgresConnection(url)
+    try admin.execute("DROP DATABASE IF EXISTS writer_bench")
+    try admin.execute("CREATE DATABASE writer_bench")
+    var base = url
+    var query = ""
+    if let mark = url.firstIndex(of: "?") {
+        base = String(url[..<mark])
+        query = String(url[mark...])
+    }
+    if let scheme = base.range(of: "://"), let slash = base[scheme.upperBound...].firstIndex(of: "/") {
+        base = String(base[..<slash])
+    }
+    let benchURL = base + "/writer_bench" + query
+    let connection = try PostgresConnection(benchURL)
+    for migration in Migrations.all { try connection.execute("BEGIN;\n\(migration.sql)\nCOMMIT;") }
+    return benchURL
+}
+
+/// A workspace with `count` new sessions.
+func makeSessions(_ connection: PostgresConnection, count: Int) throws -> (workspace: String, sessions: [String]) {
+    let workspace = UUID().uuidString.lowercased()
+    try connection.query("INSERT INTO workspaces (id, name) VALUES ($1, 'bench')", [workspace])
+    let result = try connection.query(
+        """
+        INSERT INTO chat_sessions (workspace_id, user_id)
+        SELECT $1, 'v-' || g FROM generate_series(1, $2::int) g RETURNING id
+        """, [workspace, String(count)])
+    return (workspace, (0..<result.rowCount).map { result.string($0, 0)! })
+}
+
+func body(_ index: Int) -> String { "bench message \(index): the quick brown fox jumps over the lazy dog" }
+
+/// One autocommitted INSERT per message, seq counted client-side.
+func runNaive(_ url: String, _ options: Options) throws -> Double {
+    let connection = try PostgresConnection(url)
+    let (workspace, sessions) = try makeSessions(connection, count: options.sessions)
+    var seqs = Array(repeating: 0, count: sessions.count)
+    let started = now()
+    for index in 0..<options.naiveMessages {
+        let slot = index % sessions.count
+        seqs[slot] += 1
+        try connection.query(
+            """
+            INSERT INTO chats (session_id, workspace_id, seq, client_msg_id, role, sender_id, kind, content)
+            VALUES ($1, $2, $3, $4, 'visitor', 'v-bench', 'text', $5)
+            """, [sessions[slot], workspace, String(seqs[slot]), "naive-\(index)", body(index)])
+    }
+    let seconds = Double(now() - started) / 1e9
+    let rate = Double(options.naiveMessages) / seconds
+    report(String(format: "naive: messages=%d seconds=%.2f per_s=%.0f", options.naiveMessages, seconds, rate))
+    return rate
+}
+
+/// Counts results as the writer reports them; per-token completion times for latency.
+final class Tally: @unchecked Sendable {
+    let stored = Atomic<Int>(0)
+    let other = Atomic<Int>(0)
+    let lastResult = Atomic<UInt64>(0)
+    /// Written by the writer thread at distinct indexes, read after the run
+    /// (the Atomic counters order the accesses).
+    let completedAt: UnsafeMutableBufferPointer<UInt64>
+
+    init(capacity: Int) {
+        completedAt = .allocate(capacity: max(capacity, 1))
+        completedAt.initialize(repeating: 0)
+    }
+
+    deinit { completedAt.deallocate() }
+
+    var sink: @Sendable (WriterBatchResult) -> Void {
+        { [self] batch in
+            let time = now()
+            var stored = 0
+            for result in batch.results {
+                if case .stored = result.outcome { stored += 1 }
+                if Int(result.token) < completedAt.count { completedAt[Int(result.token)] = time }
+            }
+            lastResult.store(time, ordering: .relaxed)
+            self.stored.add(stored, ordering: .releasing)
+            other.add(batch.results.count - stored, ordering: .releasing)
+        }
+    }
+
+    var done: Int { stored.load(ordering: .acquiring) + other.load(ordering: .acquiring) }
+}
+
+func configuration(_ url: String, _ options: Options) -> WriterConfiguration {
+    WriterConfiguration(
+        databaseURL: url, maxBatchMessages: options.batch, maxBatchDelayMilliseconds: options.delayMilliseconds,
+        pipelineDepth: options.depth)
+}
+
+func startWriter(_ url: String, _ options: Options, _ tally: Tally) -> BatchWriter {
+    let writer = BatchWriter(configuration: configuration(url, options), sink: tally.sink)
+    writer.start()
+    while !writer.isConnected { usleep(1000) }
+    return writer
+}
+
+/// As fast as the writer takes them (a full queue is retried after 50 µs).
+func runBatched(_ url: String, _ options: Options) throws -> Double {
+    let connection = try PostgresConnection(url)
+    let (_, sessions) = try makeSessions(connection, count: options.sessions)
+    let tally = Tally(capacity: 0)
+    let writer = startWriter(url, options, tally)
+    let started = now()
+    for index in 0..<options.messages {
+        let command = WriteCommand(
+            sessionID: sessions[index % sessions.count], clientMessageID: "batched-\(index)", senderRole: "visitor",
+            senderID: "v-bench", senderName: nil, kind: "text", body: body(index), origin: 0, token: UInt64(index))
+        while writer.submit(command) == .overloaded { usleep(50) }
+    }
+    while tally.done < options.messages { usleep(200) }
+    let seconds = Double(tally.lastResult.load(ordering: .relaxed) - started) / 1e9
+    let statistics = writer.statistics
+    writer.stop()
+    let stored = tally.stored.load(ordering: .relaxed)
+    guard stored == options.messages else { fatalError("only \(stored) of \(options.messages) stored") }
+    let check = try connection.query(
+        "SELECT count(*), count(DISTINCT (session_id, seq)), max(seq) FROM chats WHERE session_id = ANY ($1::uuid[])",
+        ["{" + sessions.joined(separator: ",") + "}"])
+    guard check.int(0, 0) == options.messages, check.int(0, 1) == options.messages else {
+        fatalError("the database holds \(check.rows) for \(options.messages) messages")
+    }
+    let rate = Double(options.messages) / seconds
+    let meanBatch = Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))
+    let meanCommit = Double(statistics.commitLatencyMicroseconds.sum) / Double(max(statistics.batchesCommitted, 1))
+    report(
+        String(
+            format:
+                "batched: messages=%d seconds=%.2f per_s=%.0f batches=%d mean_batch=%.0f mean_commit_ms=%.2f batch=%d depth=%d delay_ms=%d",
+            options.messages, seconds, rate, statistics.batchesCommitted, meanBatch, meanCommit / 1000,
+            options.batch, options.depth, options.delayMilliseconds))
+    return rate
+}
+
+/// Open loop: message i is due at start + i/rate whatever happened before,
+/// and its latency runs from when it was due (so a stall is not hidden by
+/// submitting late) to its result.
+func runLatency(_ url: String, _ options: Options) throws {
+    let connection = try PostgresConnection(url)
+    let (_, sessions) = try makeSessions(connection, count: options.sessions)
+    let warmup = options.rate  // one second, not counted
+    let total = warmup + options.rate * options.seconds
+    let tally = Tally(capacity: total)
+    let writer = startWriter(url, options, tally)
+    let interval = 1e9 / Double(options.rate)
+    let started = now()
+    var refused = 0
+    for index in 0..<total {
+        let due = started + UInt64(Double(index) * interval)
+        while true {
+            let current = now()
+            if current >= due { break }
+            if due - current > 200_000 { usleep(UInt32((due - current) / 1000 - 100)) }
+        }
+        let command = WriteCommand(
+            sessionID: sessions[index % sessions.count], clientMessageID: "latency-\(index)", senderRole: "visitor",
+            senderID: "v-bench", senderName: nil, kind: "text", body: body(index), origin: 0, token: UInt64(index))
+        if writer.submit(command) != .accepted { refused += 1 }
+    }
+    while tally.done < total - refused { usleep(1000) }
+    writer.stop()
+    var latencies: [Double] = []
+    latencies.reserveCapacity(total - warmup)
+    for index in warmup..<total where tally.completedAt[index] != 0 {
+        let due = started + UInt64(Double(index) * interval)
+        latencies.append(Double(tally.completedAt[index] - due) / 1e6)
+    }
+    latencies.sort()
+    func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+    report(
+        String(
+            format:
+                "latency: offered_per_s=%d seconds=%d measured=%d refused=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f p999_ms=%.2f max_ms=%.2f",
+            options.rate, options.seconds, latencies.count, refused, percentile(0.5), percentile(0.9),
+            percentile(0.99), percentile(0.999), latencies.last ?? 0))
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let url = try prepareDatabase(options.databaseURL)
+let settings = try PostgresConnection(url).query(
+    """
+    SELECT current_setting('server_version'), current_setting('fsync'), current_setting('synchronous_commit'),
+           current_setting('full_page_writes'), current_setting('wal_sync_method'), current_setting('shared_buffers')
+    """)
+report(
+    "settings: server_version=\(settings.string(0, 0)!.split(separator: " ")[0]) fsync=\(settings.string(0, 1)!)"
+        + " synchronous_commit=\(settings.string(0, 2)!) full_page_writes=\(settings.string(0, 3)!)"
+        + " wal_sync_method=\(settings.string(0, 4)!) shared_buffers=\(settings.string(0, 5)!)")
+let naive = options.skipNaive ? nil : try runNaive(url, options)
+let batched = try runBatched(url, options)
+if let naive { report(String(format: "ratio: batched_over_naive=%.1f", batched / naive)) }
+try runLatency(url, options)

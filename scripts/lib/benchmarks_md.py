@@ -87,6 +87,63 @@ def transport_section(rows, seconds, connections, idle):
     return "\n".join(lines) + "\n"
 
 
+def parse_writer(path):
+    """Lines `KIND: key=value ...` from writer-bench."""
+    rows = {}
+    for line in open(path):
+        m = re.match(r"(settings|naive|batched|ratio|latency): (.*)", line.strip())
+        if m:
+            rows[m.group(1)] = dict(item.split("=", 1) for item in m.group(2).split())
+    return rows
+
+
+def writer_section(rows, path, command):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    settings = rows.get("settings", {})
+    naive = rows.get("naive", {})
+    batched = rows.get("batched", {})
+    latency = rows.get("latency", {})
+    ratio = rows.get("ratio", {}).get("batched_over_naive", "n/a")
+    lines = [
+        "## Writer: stored messages per second (scripts/bench-writer)",
+        "",
+        f"Run {now} on {machine()}.",
+        f"Command: `{command}`. A fresh private PostgreSQL {settings.get('server_version', '?')} with durable"
+        f" settings (fsync={settings.get('fsync', '?')}, synchronous_commit={settings.get('synchronous_commit', '?')},"
+        f" full_page_writes={settings.get('full_page_writes', '?')}, wal_sync_method={settings.get('wal_sync_method', '?')});"
+        " `writer-bench` pinned to core 1, PostgreSQL not pinned (it shares both cores).",
+        "Naive: one connection, one autocommitted `INSERT INTO chats` per message, seq counted client-side."
+        f" Batched: `BatchWriter` (batches of up to {batched.get('batch', '?')} messages or {batched.get('delay_ms', '?')} ms,"
+        f" {batched.get('depth', '?')} batches in flight), each batch one call of `switchboard_append_messages`"
+        " (row locks, dedup, gap-free seq) and one commit; submitted as fast as the queue takes them."
+        " Both runs start on the same database with new sessions, messages spread round-robin over them.",
+        "",
+        "| way | messages | seconds | stored messages/s |",
+        "| --- | ---: | ---: | ---: |",
+        f"| naive | {naive.get('messages', 'n/a')} | {naive.get('seconds', 'n/a')} | {naive.get('per_s', 'n/a')} |",
+        f"| batched | {batched.get('messages', 'n/a')} | {batched.get('seconds', 'n/a')} | {batched.get('per_s', 'n/a')} |",
+        "",
+        f"Batched over naive: **{ratio}x** (mean batch {batched.get('mean_batch', '?')} messages, mean commit"
+        f" {batched.get('mean_commit_ms', '?')} ms from send to commit).",
+        "",
+        f"Commit latency at {latency.get('offered_per_s', '?')} messages/s offered (open loop: message i is due at"
+        f" start + i/rate, latency runs from when it was due to its result; {latency.get('seconds', '?')} s after a 1 s"
+        f" warm-up, {latency.get('measured', '?')} messages, {latency.get('refused', '?')} refused):",
+        "",
+        "| p50 | p90 | p99 | p99.9 | max |",
+        "| ---: | ---: | ---: | ---: | ---: |",
+        f"| {latency.get('p50_ms', '?')} ms | {latency.get('p90_ms', '?')} ms | {latency.get('p99_ms', '?')} ms"
+        f" | {latency.get('p999_ms', '?')} ms | {latency.get('max_ms', '?')} ms |",
+        "",
+        "Raw output:",
+        "",
+        "```",
+    ]
+    lines.extend(open(path).read().strip().splitlines())
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
 def replace_section(name, body):
     text = open(DOC).read() if os.path.exists(DOC) else HEADER
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
@@ -104,5 +161,7 @@ if __name__ == "__main__":
     if kind == "transport":
         rows = parse(sys.argv[2])
         replace_section("bench-transport", transport_section(rows, sys.argv[3], sys.argv[4], sys.argv[5]))
+    elif kind == "writer":
+        replace_section("bench-writer", writer_section(parse_writer(sys.argv[2]), sys.argv[2], sys.argv[3]))
     else:
         sys.exit(f"unknown section {kind}")

@@ -1,0 +1,86 @@
+/// Builds the seven array parameters of `switchboard_append_messages` as
+/// PostgreSQL array literals in text format: `{"a","b\"c",NULL}`.
+///
+/// Every element is double-quoted (so empty strings, spaces, commas and braces
+/// need no special cases) with `\` and `"` backslash-escaped; NULL is written
+/// bare, and only for a missing sender name. This is the writer's hot path:
+/// one pass per array into byte buffers kept between batches, copying whole
+/// strings when they need no escaping (the usual case).
+struct BatchEncoder {
+    private var buffers: [[UInt8]] = Array(repeating: [], count: 7)
+
+    /// The statement the parameters are for. The casts turn the text literals
+    /// into arrays server-side. Columns that equal the input for a stored row
+    /// are returned only for duplicates, whose original row may differ.
+    static let statement = """
+        SELECT ord, status, id, seq, created_at,
+               CASE WHEN status = 'duplicate' THEN sender_role END,
+               CASE WHEN status = 'duplicate' THEN sender_id END,
+               CASE WHEN status = 'duplicate' THEN sender_name END,
+               CASE WHEN status = 'duplicate' THEN kind END,
+               CASE WHEN status = 'duplicate' THEN body END
+          FROM switchboard_append_messages($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
+                                           $6::text[], $7::text[])
+        """
+
+    mutating func encode(_ commands: ArraySlice<QueuedCommand>) -> [String?] {
+        var bodyBytes = 0
+        for queued in commands { bodyBytes += queued.command.body.utf8.count }
+        // Quotes and commas: three bytes per element, plus braces.
+        let perElement = commands.count * 3 + 2
+        let estimates = [
+            commands.count * 36 + perElement, commands.count * 36 + perElement, commands.count * 8 + perElement,
+            commands.count * 16 + perElement, commands.count * 16 + perElement, commands.count * 4 + perElement,
+            bodyBytes + bodyBytes / 16 + perElement,
+        ]
+        for index in 0..<7 {
+            buffers[index].removeAll(keepingCapacity: true)
+            buffers[index].reserveCapacity(estimates[index])
+            buffers[index].append(UInt8(ascii: "{"))
+        }
+        var first = true
+        for queued in commands {
+            let command = queued.command
+            if !first {
+                for index in 0..<7 { buffers[index].append(UInt8(ascii: ",")) }
+            }
+            first = false
+            Self.appendQuoted(command.sessionID, to: &buffers[0])
+            Self.appendQuoted(command.clientMessageID, to: &buffers[1])
+            Self.appendQuoted(command.senderRole, to: &buffers[2])
+            Self.appendQuoted(command.senderID, to: &buffers[3])
+            if let name = command.senderName {
+                Self.appendQuoted(name, to: &buffers[4])
+            } else {
+                buffers[4].append(contentsOf: [
+                    UInt8(ascii: "N"), UInt8(ascii: "U"), UInt8(ascii: "L"), UInt8(ascii: "L"),
+                ])
+            }
+            Self.appendQuoted(command.kind, to: &buffers[5])
+            Self.appendQuoted(command.body, to: &buffers[6])
+        }
+        return (0..<7).map { index in
+            buffers[index].append(UInt8(ascii: "}"))
+            return String(decoding: buffers[index], as: UTF8.self)
+        }
+    }
+
+    /// Appends `"text"` with `\` and `"` escaped (array literal syntax).
+    static func appendQuoted(_ text: String, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    buffer.append(UInt8(ascii: "\\"))
+                    start = index
+                }
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,72 @@
+import SwitchboardPostgres
+
+/// One batch on the wire: its commands, when it was sent, and what the server
+/// has answered so far. The answer counts only once the batch's sync arrives.
+struct InFlightBatch {
+    let commands: [QueuedCommand]
+    let sentAt: UInt64
+    var result: PostgresResult?
+    var error: PostgresError?
+
+    /// Every command answered with the same outcome (failure paths).
+    static func results(_ commands: some Sequence<QueuedCommand>, _ outcome: WriteOutcome) -> [WriteResult] {
+        commands.map { WriteResult(origin: $0.command.origin, token: $0.command.token, outcome: outcome) }
+    }
+
+    struct Decoded {
+        var results: [WriteResult]
+        var stored = 0
+        var duplicates = 0
+        var noSession = 0
+    }
+
+    /// Turns the function's rows (one per command, in command order) into
+    /// results. A stored row equals its command apart from id, seq and
+    /// created_at, so only those are read back; a duplicate's original row may
+    /// differ and is read in full.
+    static func decode(_ result: PostgresResult, commands: [QueuedCommand]) -> Decoded {
+        guard result.rowCount == commands.count else {
+            let message = "the writer's statement returned \(result.rowCount) rows for \(commands.count) messages"
+            return Decoded(results: results(commands, .failed(message)))
+        }
+        var decoded = Decoded(results: [])
+        decoded.results.reserveCapacity(commands.count)
+        for (row, queued) in commands.enumerated() {
+            let command = queued.command
+            let outcome: WriteOutcome
+            // Columns: ord, status, id, seq, created_at, then role, sender id,
+            // sender name, kind, body (duplicates only).
+            if result.int(row, 0) != row + 1 {
+                outcome = .failed("the writer's statement returned rows out of order")
+            } else {
+                switch result.string(row, 1) {
+                case "stored":
+                    decoded.stored += 1
+                    outcome = .stored(
+                        StoredMessage(
+                            id: result.string(row, 2) ?? "", sessionID: command.sessionID,
+                            seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
+                            clientMessageID: command.clientMessageID, senderRole: command.senderRole,
+                            senderID: command.senderID, senderName: command.senderName, kind: command.kind,
+                            body: command.body))
+                case "duplicate":
+                    decoded.duplicates += 1
+                    outcome = .duplicate(
+                        StoredMessage(
+                            id: result.string(row, 2) ?? "", sessionID: command.sessionID,
+                            seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
+                            clientMessageID: command.clientMessageID, senderRole: result.string(row, 5) ?? "",
+                            senderID: result.string(row, 6) ?? "", senderName: result.string(row, 7),
+                            kind: result.string(row, 8) ?? "", body: result.string(row, 9) ?? ""))
+                case "no_session":
+                    decoded.noSession += 1
+                    outcome = .noSession
+                default:
+                    outcome = .failed("unknown status \(result.string(row, 1) ?? "NULL") from the writer's statement")
+                }
+            }
+            decoded.results.append(WriteResult(origin: command.origin, token: command.token, outcome: outcome))
+        }
+        return decoded
+    }
+}

@@ -1,0 +1,120 @@
+import CSystem
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A command and when it was accepted (for the flush deadline).
+struct QueuedCommand: Sendable {
+    var command: WriteCommand
+    var acceptedAt: UInt64
+}
+
+/// The hand-over from every submitting thread to the writer thread: one short
+/// mutex around an array append, and an eventfd signalled only when the queue
+/// goes from empty to non-empty (the writer takes everything at once, so one
+/// wake-up per hand-over is enough).
+final class SubmitQueue: Sendable {
+    enum Status: Sendable, Equatable {
+        /// Connecting for the first time, or connected: commands are queued.
+        case accepting
+        /// Lost the database and reconnecting: refuse at once.
+        case unavailable
+        case stopped
+    }
+
+    private struct State {
+        var incoming: [QueuedCommand] = []
+        /// Accepted and not yet sent: `incoming` plus what the writer holds back.
+        var waiting = 0
+        var status = Status.accepting
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
+    /// The writer's wake-up: signalled by submit and stop, polled by the writer.
+    let wakeFD: Int32
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        precondition(wakeFD >= 0, "eventfd failed: errno \(csystem_errno())")
+    }
+
+    deinit { close(wakeFD) }
+
+    func submit(_ command: WriteCommand, metrics: WriterMetrics) -> SubmitOutcome {
+        let now = MonotonicClock.nanoseconds()
+        let (outcome, wake) = state.withLock { state -> (SubmitOutcome, Bool) in
+            guard state.status == .accepting else { return (.unavailable, false) }
+            guard state.waiting < capacity else { return (.overloaded, false) }
+            state.incoming.append(QueuedCommand(command: command, acceptedAt: now))
+            state.waiting += 1
+            return (.accepted, state.incoming.count == 1)
+        }
+        if wake { signal() }
+        if outcome == .overloaded { metrics.overloaded.add(1, ordering: .relaxed) }
+        return outcome
+    }
+
+    /// Moves every queued command to the end of `pending` (writer thread).
+    /// `spare` is an empty array whose storage is reused for the next round.
+    func take(into pending: inout [QueuedCommand], spare: inout [QueuedCommand]) -> Status {
+        let status = state.withLock { state in
+            if !state.incoming.isEmpty { swap(&state.incoming, &spare) }
+            return state.status
+        }
+        if !spare.isEmpty {
+            if pending.isEmpty {
+                swap(&pending, &spare)
+            } else {
+                pending.append(contentsOf: spare)
+                spare.removeAll(keepingCapacity: true)
+            }
+        }
+        return status
+    }
+
+    /// The writer sent `count` commands: they no longer count against capacity.
+    func markSent(_ count: Int) {
+        state.withLock { $0.waiting -= count }
+    }
+
+    /// Sets the status; when refusing, also takes the queued commands so the
+    /// caller can fail them (none can slip in between).
+    func setStatus(_ status: Status) -> [QueuedCommand] {
+        let taken = state.withLock { state -> [QueuedCommand] in
+            if state.status != .stopped { state.status = status }
+            guard state.status != .accepting else { return [] }
+            let taken = state.incoming
+            state.incoming = []
+            state.waiting -= taken.count
+            return taken
+        }
+        return taken
+    }
+
+    /// The writer dropped `count` commands it held (failed them): uncount them.
+    func forget(_ count: Int) { markSent(count) }
+
+    func stop() {
+        state.withLock { $0.status = .stopped }
+        signal()
+    }
+
+    var status: Status { state.withLock { $0.status } }
+    var depth: Int { state.withLock { $0.waiting } }
+
+    func signal() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
+    }
+
+    /// Resets the eventfd counter before the writer looks at the queue, so a
+    /// submit that lands after the look wakes the next poll.
+    func drainWakeups() {
+        var value: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, 8) }
+    }
+}

@@ -1,0 +1,69 @@
+/// A stored message as PostgreSQL returned it after the commit.
+public struct StoredMessage: Sendable, Equatable {
+    /// The row's id (UUID text).
+    public var id: String
+    public var sessionID: String
+    /// The message's place in its session: 1, 2, 3, ... with no gaps.
+    public var seq: Int64
+    /// `created_at` in PostgreSQL's text form for timestamptz.
+    public var createdAt: String
+    public var clientMessageID: String
+    public var senderRole: String
+    public var senderID: String
+    public var senderName: String?
+    public var kind: String
+    public var body: String
+
+    public init(
+        id: String, sessionID: String, seq: Int64, createdAt: String, clientMessageID: String, senderRole: String,
+        senderID: String, senderName: String?, kind: String, body: String
+    ) {
+        self.id = id
+        self.sessionID = sessionID
+        self.seq = seq
+        self.createdAt = createdAt
+        self.clientMessageID = clientMessageID
+        self.senderRole = senderRole
+        self.senderID = senderID
+        self.senderName = senderName
+        self.kind = kind
+        self.body = body
+    }
+}
+
+/// The fate of one accepted command.
+public enum WriteOutcome: Sendable, Equatable {
+    /// Committed as a new message.
+    case stored(StoredMessage)
+    /// The session already holds this client_msg_id: the original row (nothing new stored).
+    case duplicate(StoredMessage)
+    /// The session does not exist or was deleted (protocol `not_found`).
+    case noSession
+    /// The connection was lost or the writer stopped before a commit was seen.
+    /// The message may or may not be stored; a retry with the same
+    /// client_msg_id is safe (it returns the row as a duplicate if it was).
+    case unavailable
+    /// The server refused the batch (a bug or a broken schema, not the client's doing).
+    case failed(String)
+}
+
+/// One command's result, addressed back to its submitter.
+public struct WriteResult: Sendable, Equatable {
+    public var origin: Int
+    public var token: UInt64
+    public var outcome: WriteOutcome
+
+    public init(origin: Int, token: UInt64, outcome: WriteOutcome) {
+        self.origin = origin
+        self.token = token
+        self.outcome = outcome
+    }
+}
+
+/// Everything one batch produced, delivered to the sink in one call so the
+/// gateway can group results per loop instead of waking loops per message.
+public struct WriterBatchResult: Sendable {
+    public var results: [WriteResult]
+
+    public init(results: [WriteResult]) { self.results = results }
+}

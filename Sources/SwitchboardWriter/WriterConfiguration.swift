@@ -1,0 +1,48 @@
+/// How a `BatchWriter` batches, queues and reconnects.
+///
+/// A batch is flushed when `maxBatchMessages` commands wait or when the oldest
+/// waiting command has waited `maxBatchDelayMilliseconds`, whichever comes
+/// first. Up to `pipelineDepth` batches are on the wire at once, so the next
+/// batch is sent while the server commits the previous one.
+public struct WriterConfiguration: Sendable {
+    /// libpq URL or key/value string of the database to write to.
+    public var databaseURL: String
+    /// Largest batch: one statement, one commit.
+    public var maxBatchMessages: Int
+    /// Longest a command waits for company before its batch is sent.
+    public var maxBatchDelayMilliseconds: Int
+    /// Commands waiting to be sent, over which `submit` answers `.overloaded`.
+    public var queueCapacity: Int
+    /// Batches sent and not yet committed at any time.
+    public var pipelineDepth: Int
+    /// First wait before reconnecting after the connection is lost.
+    public var reconnectBackoffMinimumMilliseconds: Int
+    /// The wait doubles after each failed attempt, up to this.
+    public var reconnectBackoffMaximumMilliseconds: Int
+
+    public init(
+        databaseURL: String,
+        maxBatchMessages: Int = 512,
+        maxBatchDelayMilliseconds: Int = 2,
+        queueCapacity: Int = 65536,
+        pipelineDepth: Int = 2,
+        reconnectBackoffMinimumMilliseconds: Int = 50,
+        reconnectBackoffMaximumMilliseconds: Int = 5000
+    ) {
+        precondition(maxBatchMessages >= 1, "maxBatchMessages must be at least 1")
+        precondition(maxBatchDelayMilliseconds >= 0, "maxBatchDelayMilliseconds must not be negative")
+        precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
+        precondition(pipelineDepth >= 1, "pipelineDepth must be at least 1")
+        precondition(
+            reconnectBackoffMinimumMilliseconds >= 1
+                && reconnectBackoffMaximumMilliseconds >= reconnectBackoffMinimumMilliseconds,
+            "reconnect backoff must satisfy 1 <= minimum <= maximum")
+        self.databaseURL = databaseURL
+        self.maxBatchMessages = maxBatchMessages
+        self.maxBatchDelayMilliseconds = maxBatchDelayMilliseconds
+        self.queueCapacity = queueCapacity
+        self.pipelineDepth = pipelineDepth
+        self.reconnectBackoffMinimumMilliseconds = reconnectBackoffMinimumMilliseconds
+        self.reconnectBackoffMaximumMilliseconds = reconnectBackoffMaximumMilliseconds
+    }
+}

@@ -1,0 +1,245 @@
+import CSystem
+import SwitchboardPostgres
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The writer thread's body: connect, then batch, send, and collect results
+/// on one pipelined connection, waiting in poll() on the database socket and
+/// the submit queue's eventfd; on a lost connection fail what is unresolved
+/// and reconnect with backoff.
+///
+/// Threading: everything here belongs to the writer thread alone (it is
+/// created by `BatchWriter.start` and handed to the new thread once, hence
+/// @unchecked Sendable). It shares only `queue` and `metrics`, both thread-safe.
+final class WriterLoop: @unchecked Sendable {
+    private let configuration: WriterConfiguration
+    private let queue: SubmitQueue
+    private let metrics: WriterMetrics
+    private let sink: @Sendable (WriterBatchResult) -> Void
+    private let delayNanoseconds: UInt64
+
+    /// Commands taken from the queue and not yet sent; `pending[pendingStart...]`.
+    private var pending: [QueuedCommand] = []
+    private var pendingStart = 0
+    private var spare: [QueuedCommand] = []
+    /// Sent batches in the order the server answers them (at most pipelineDepth).
+    private var inFlight: [InFlightBatch] = []
+    private var encoder = BatchEncoder()
+
+    /// How long `stop` waits for batches already sent before calling them unavailable.
+    private static let stopGraceNanoseconds: UInt64 = 2_000_000_000
+
+    init(
+        configuration: WriterConfiguration, queue: SubmitQueue, metrics: WriterMetrics,
+        sink: @escaping @Sendable (WriterBatchResult) -> Void
+    ) {
+        self.configuration = configuration
+        self.queue = queue
+        self.metrics = metrics
+        self.sink = sink
+        delayNanoseconds = UInt64(configuration.maxBatchDelayMilliseconds) * 1_000_000
+    }
+
+    private var pendingCount: Int { pending.count - pendingStart }
+
+    func run() {
+        var backoff = configuration.reconnectBackoffMinimumMilliseconds
+        var connections = 0
+        while queue.status != .stopped {
+            guard let connection = connect() else {
+                failUnresolved()
+                pause(milliseconds: backoff)
+                backoff = min(backoff * 2, configuration.reconnectBackoffMaximumMilliseconds)
+                continue
+            }
+            if connections > 0 { metrics.recordReconnect() }
+            connections += 1
+            backoff = configuration.reconnectBackoffMinimumMilliseconds
+            _ = queue.setStatus(.accepting)
+            metrics.connected.store(true, ordering: .relaxed)
+            let stopped = serve(connection)
+            metrics.connected.store(false, ordering: .relaxed)
+            failUnresolved()
+            if stopped { break }
+            pause(milliseconds: backoff)
+        }
+        failUnresolved()
+    }
+
+    private func connect() -> PostgresConnection? {
+        do {
+            let connection = try PostgresConnection(configuration.databaseURL)
+            // An ack promises durability: never let a server default of
+            // synchronous_commit=off weaken it (stricter settings are kept).
+            try connection.execute(
+                """
+                SET application_name = 'switchboard-writer';
+                SELECT set_config('synchronous_commit', 'on', false)
+                 WHERE current_setting('synchronous_commit') = 'off'
+                """)
+            try connection.enterPipelineMode()
+            return connection
+        } catch {
+            return nil
+        }
+    }
+
+    /// Runs one connection until it is lost (false) or the writer stops (true).
+    private func serve(_ connection: PostgresConnection) -> Bool {
+        let socket = connection.socket
+        var wantsWrite = false
+        var stopDeadline: UInt64?
+        do {
+            while true {
+                queue.drainWakeups()
+                let status = queue.take(into: &pending, spare: &spare)
+                let now = MonotonicClock.nanoseconds()
+                if status == .stopped && stopDeadline == nil {
+                    // Nothing new is sent once stopping; what waits is failed now.
+                    stopDeadline = now + Self.stopGraceNanoseconds
+                    failPending()
+                }
+                if let stopDeadline, inFlight.isEmpty || now >= stopDeadline { return true }
+
+                var sent = false
+                while stopDeadline == nil, inFlight.count < configuration.pipelineDepth, pendingCount > 0,
+                    pendingCount >= configuration.maxBatchMessages
+                        || now >= pending[pendingStart].acceptedAt + delayNanoseconds
+                {
+                    try send(on: connection, at: now)
+                    sent = true
+                }
+                if sent || wantsWrite { wantsWrite = try !connection.flush() }
+
+                var fds = [
+                    pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
+                ]
+                let ready = poll(&fds, 2, pollTimeout(now: now, stopDeadline: stopDeadline))
+                if ready < 0 && csystem_errno() != EINTR { return false }
+                if ready <= 0 { continue }
+                if fds[1].revents & Int16(POLLOUT) != 0 { wantsWrite = try !connection.flush() }
+                if fds[1].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+                    try connection.consumeInput()
+                    try collectResults(from: connection)
+                }
+            }
+        } catch {
+            return false
+        }
+    }
+
+    /// Milliseconds until the oldest pending command's flush deadline when a
+    /// batch could be sent, else until something happens (-1), rounded up.
+    private func pollTimeout(now: UInt64, stopDeadline: UInt64?) -> Int32 {
+        var deadline: UInt64? = stopDeadline
+        if stopDeadline == nil, pendingCount > 0, inFlight.count < configuration.pipelineDepth {
+            deadline = pending[pendingStart].acceptedAt + delayNanoseconds
+        }
+        guard let deadline else { return -1 }
+        if deadline <= now { return 0 }
+        return Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
+    }
+
+    /// Sends the oldest pending commands (up to a batch) as one statement.
+    private func send(on connection: PostgresConnection, at now: UInt64) throws(PostgresError) {
+        let count = min(pendingCount, configuration.maxBatchMessages)
+        let slice = pending[pendingStart..<(pendingStart + count)]
+        let parameters = encoder.encode(slice)
+        // In flight before sending: if the send fails, the loss handling answers it.
+        inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now))
+        metrics.batchesInFlight.store(inFlight.count, ordering: .relaxed)
+        pendingStart += count
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+        } else if pendingStart >= 4096 && pendingStart * 2 >= pending.count {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        queue.markSent(count)
+        try connection.sendStatement(BatchEncoder.statement, parameters)
+    }
+
+    /// Handles every pipeline event that has fully arrived. A batch's outcome
+    /// is final only at its sync: the implicit transaction commits there, so
+    /// `.stored` is never reported before the commit.
+    private func collectResults(from connection: PostgresConnection) throws(PostgresError) {
+        while let event = connection.nextPipelineEvent() {
+            guard !inFlight.isEmpty else {
+                throw PostgresError(kind: .connection, message: "a pipeline event arrived with nothing in flight")
+            }
+            switch event {
+            case .result(let result):
+                inFlight[0].result = result
+            case .failure(let error):
+                if error.isConnectionLoss { throw error }
+                inFlight[0].error = error
+            case .sync:
+                complete(inFlight.removeFirst())
+                metrics.batchesInFlight.store(inFlight.count, ordering: .relaxed)
+            }
+        }
+    }
+
+    private func complete(_ batch: InFlightBatch) {
+        let results: [WriteResult]
+        if let error = batch.error {
+            results = InFlightBatch.results(batch.commands, .failed(error.description))
+            metrics.recordFailed(batch.commands.count)
+        } else if let result = batch.result {
+            let decoded = InFlightBatch.decode(result, commands: batch.commands)
+            let latency = Int((MonotonicClock.nanoseconds() - batch.sentAt) / 1000)
+            metrics.recordCommitted(
+                size: batch.commands.count, latencyMicroseconds: latency, stored: decoded.stored,
+                duplicates: decoded.duplicates, noSession: decoded.noSession)
+            let failed = batch.commands.count - decoded.stored - decoded.duplicates - decoded.noSession
+            if failed > 0 { metrics.recordFailed(failed) }
+            results = decoded.results
+        } else {
+            results = InFlightBatch.results(batch.commands, .failed("the server sent no result for the batch"))
+            metrics.recordFailed(batch.commands.count)
+        }
+        sink(WriterBatchResult(results: results))
+    }
+
+    /// Answers `.unavailable` to every command not yet sent.
+    private func failPending() {
+        let queued = queue.setStatus(.unavailable)
+        var failed = InFlightBatch.results(pending[pendingStart...], .unavailable)
+        queue.forget(pendingCount)
+        pending.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        failed.append(contentsOf: InFlightBatch.results(queued, .unavailable))
+        if failed.isEmpty { return }
+        metrics.recordUnavailable(failed.count)
+        sink(WriterBatchResult(results: failed))
+    }
+
+    /// After a lost connection: batches in flight may or may not have
+    /// committed, so they are answered `.unavailable` (a retry with the same
+    /// client_msg_id is safe); so is everything waiting.
+    private func failUnresolved() {
+        for batch in inFlight {
+            metrics.recordUnavailable(batch.commands.count)
+            sink(WriterBatchResult(results: InFlightBatch.results(batch.commands, .unavailable)))
+        }
+        inFlight.removeAll()
+        metrics.batchesInFlight.store(0, ordering: .relaxed)
+        failPending()
+    }
+
+    /// Sleeps for the reconnect backoff, waking early when the writer stops.
+    private func pause(milliseconds: Int) {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(milliseconds) * 1_000_000
+        while queue.status != .stopped {
+            let now = MonotonicClock.nanoseconds()
+            if now >= deadline { return }
+            var fd = pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, Int32((deadline - now + 999_999) / 1_000_000))
+            queue.drainWakeups()
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// A snapshot of the writer's counters, for /metrics.
+public struct WriterStatistics: Sendable, Equatable {
+    /// Commands accepted and not yet sent to the database.
+    public var queueDepth: Int
+    /// Batches sent and not yet committed.
+    public var batchesInFlight: Int
+    public var batchesCommitted: Int
+    public var messagesStored: Int
+    public var duplicates: Int
+    public var noSession: Int
+    /// Commands answered `.failed` (the server refused their batch).
+    public var failures: Int
+    /// Commands answered `.unavailable` after being accepted.
+    public var unavailable: Int
+    /// Submissions refused with `.overloaded`.
+    public var overloaded: Int
+    /// Connections re-established after a loss or a failed attempt.
+    public var reconnects: Int
+    public var connected: Bool
+    public var batchSize: WriterHistogram
+    /// Microseconds from sending a batch to its commit.
+    public var commitLatencyMicroseconds: WriterHistogram
+}

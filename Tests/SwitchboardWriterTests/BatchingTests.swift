@@ -1,0 +1,96 @@
+import Foundation
+import SwitchboardTestSupport
+import SwitchboardWriter
+import Testing
+
+@Suite struct BatchingTests {
+    @Test func numbersEachSessionInSubmissionOrder() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let sessions = try makeSessions(db, count: 10)
+        let collector = ResultCollector()
+        let writer = try startedWriter(WriterConfiguration(databaseURL: db.url), collector)
+        defer { writer.stop() }
+
+        let total = 10_000
+        for index in 0..<total {
+            let outcome = submitRetrying(
+                writer, command(session: sessions[index % 10], clientID: "m-\(index)", token: UInt64(index)))
+            #expect(outcome == .accepted)
+        }
+        _ = try collector.wait(for: total)
+        let results = try collector.byToken()
+        var nextSeq = Array(repeating: Int64(1), count: 10)
+        for index in 0..<total {
+            let message = try #require(results[UInt64(index)]?.outcome.message)
+            #expect(results[UInt64(index)]!.outcome.isStored)
+            #expect(message.seq == nextSeq[index % 10], "message \(index)")
+            #expect(message.sessionID == sessions[index % 10])
+            #expect(message.body == "message \(index)")
+            nextSeq[index % 10] += 1
+        }
+        #expect(try checkGapFree(db).values.sorted() == Array(repeating: 1000, count: 10))
+
+        // Batches never exceed maxBatchMessages, and one sink call carries one batch.
+        let statistics = writer.statistics
+        #expect(statistics.messagesStored == total)
+        #expect(statistics.batchesCommitted >= total / 512)
+        #expect(collector.batchSizes.allSatisfy { $0 <= 512 })
+        #expect(collector.batchSizes.count == statistics.batchesCommitted)
+        let bucket512 = try #require(statistics.batchSize.bounds.firstIndex(of: 512))
+        #expect(statistics.batchSize.counts[(bucket512 + 1)...].allSatisfy { $0 == 0 })
+        #expect(statistics.queueDepth == 0)
+        #expect(statistics.commitLatencyMicroseconds.count == statistics.batchesCommitted)
+    }
+
+    @Test func aLoneMessageWaitsForTheDelayOnly() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let session = try makeSessions(db, count: 1)[0]
+        let collector = ResultCollector()
+        let delay = 20
+        let writer = try startedWriter(
+            WriterConfiguration(databaseURL: db.url, maxBatchDelayMilliseconds: delay), collector)
+        defer { writer.stop() }
+
+        let submitted = ContinuousClock.now
+        #expect(writer.submit(command(session: session, clientID: "alone", token: 1)) == .accepted)
+        _ = try collector.wait(for: 1)
+        let elapsed = try #require(collector.arrival(of: 1)) - submitted
+        #expect(elapsed >= .milliseconds(delay - 1), "flushed before the delay: \(elapsed)")
+        // The rest is one round trip and a commit; generous for a loaded CI machine.
+        #expect(elapsed < .milliseconds(delay + 250), "took \(elapsed)")
+        #expect(writer.statistics.batchSize.counts[0] == 1)
+    }
+
+    @Test func aFullBatchGoesWithoutWaitingForTheDelay() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let session = try makeSessions(db, count: 1)[0]
+        let collector = ResultCollector()
+        let writer = try startedWriter(
+            WriterConfiguration(databaseURL: db.url, maxBatchMessages: 100, maxBatchDelayMilliseconds: 60_000),
+            collector)
+        defer { writer.stop() }
+
+        let submitted = ContinuousClock.now
+        for index in 0..<250 {
+            #expect(
+                writer.submit(command(session: session, clientID: "full-\(index)", token: UInt64(index))) == .accepted)
+        }
+        // Two full batches go at once; the last 50 wait for company (or the delay).
+        _ = try collector.wait(for: 200, timeout: 10)
+        #expect(ContinuousClock.now - submitted < .seconds(10))
+        #expect(collector.batchSizes == [100, 100])
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(collector.count == 200)
+        #expect(writer.statistics.queueDepth == 50)
+
+        // stop() answers what still waits.
+        writer.stop()
+        let results = try collector.wait(for: 250)
+        #expect(results.filter { $0.outcome == .unavailable }.count == 50)
+        #expect(results.filter { $0.outcome.isStored }.count == 200)
+        #expect(writer.submit(command(session: session, clientID: "late", token: 999)) == .unavailable)
+    }
+}
