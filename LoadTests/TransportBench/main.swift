@@ -7,11 +7,14 @@ import Glibc
 
 // transport-bench: measures a WebSocket echo server from outside.
 //
-//   transport-bench echo --port P --pid PID [--connections 50] [--payload 64] [--seconds 10] [--path /v1/echo]
-//     Each connection sends one masked text frame and waits for its echo
-//     (closed loop), for the given time after a one-second warm-up. Reports
-//     round trips per second and the server's CPU time per round trip, read
-//     from /proc/PID/stat (user + system).
+//   transport-bench echo --port P --pid PID [--connections 50] [--payload 64] [--seconds 10] [--rate R]
+//     Each connection sends one masked text frame and waits for its echo,
+//     for the given time after a one-second warm-up. Without --rate the loop
+//     is closed (send again as soon as the echo arrives: the server's
+//     saturated cost); with --rate the connections together send R messages
+//     per second, spread evenly (each still waits for its echo), which is how
+//     a chat gateway is actually loaded. Reports round trips per second and the
+//     server's CPU time per round trip from /proc/PID/stat (user + system).
 //   transport-bench idle --port P --pid PID [--connections 10000]
 //     Opens and upgrades the connections, holds them, and reports the growth
 //     of the server's resident memory per connection (/proc/PID/status VmRSS).
@@ -25,6 +28,8 @@ struct Options {
     var seconds = 10.0
     var path = "/v1/echo"
     var label = "server"
+    /// Total messages per second across all connections; 0 = closed loop.
+    var rate = 0.0
 
     init(_ arguments: [String]) {
         guard arguments.count > 1 else { Self.usage() }
@@ -40,6 +45,7 @@ struct Options {
             case "--seconds": seconds = Double(value) ?? seconds
             case "--path": path = value
             case "--label": label = value
+            case "--rate": rate = Double(value) ?? 0
             default: Self.usage()
             }
             i += 2
@@ -49,7 +55,7 @@ struct Options {
 
     static func usage() -> Never {
         print(
-            "usage: transport-bench echo|idle --port P --pid PID [--connections N] [--payload B] [--seconds S] [--path P] [--label L]"
+            "usage: transport-bench echo|idle --port P --pid PID [--connections N] [--payload B] [--seconds S] [--rate R] [--path P] [--label L]"
         )
         exit(2)
     }
@@ -149,28 +155,46 @@ func runEcho(_ options: Options) {
         event.data.u64 = UInt64(index)
         epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
     }
-    for fd in fds { _ = frame.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+    // Paced: connection i may send at start + k * interval (offset by i), and only after its last echo.
+    let paced = options.rate > 0
+    let interval = paced ? Double(options.connections) / options.rate : 0
+    let start = monotonicSeconds()
+    var nextSend = (0..<options.connections).map { start + interval * Double($0) / Double(options.connections) }
+    var awaiting = [Bool](repeating: false, count: options.connections)
+    func send(_ index: Int) {
+        _ = frame.withUnsafeBytes { write(fds[index], $0.baseAddress, $0.count) }
+        awaiting[index] = true
+        if paced { nextSend[index] += interval }
+    }
+    if !paced { for index in 0..<options.connections { send(index) } }
     var events = [epoll_event](repeating: epoll_event(), count: 256)
     var buffer = [UInt8](repeating: 0, count: 65536)
     var roundTrips = 0
-    let warmUpEnd = monotonicSeconds() + 1
+    let warmUpEnd = start + 1
     var measuring = false
     var startCPU = 0.0
     var startTime = 0.0
     var endTime = 0.0
     while true {
-        let n = epoll_wait(epfd, &events, Int32(events.count), 1000)
+        var timeout: Int32 = 1000
+        if paced {
+            let now = monotonicSeconds()
+            for index in 0..<options.connections where !awaiting[index] && nextSend[index] <= now { send(index) }
+            let soonest = zip(nextSend, awaiting).filter { !$0.1 }.map(\.0).min() ?? now + 0.001
+            timeout = Int32(max(0, min(1000, (soonest - now) * 1000)))
+        }
+        let n = epoll_wait(epfd, &events, Int32(events.count), timeout)
         if n < 0 && errno == EINTR { continue }
         for i in 0..<Int(max(n, 0)) {
             let index = Int(events[i].data.u64)
-            let fd = fds[index]
-            let got = read(fd, &buffer, buffer.count)
+            let got = read(fds[index], &buffer, buffer.count)
             if got <= 0 { fail("connection \(index) closed by the server") }
             pending[index] += got
             while pending[index] >= echoLength {
                 pending[index] -= echoLength
                 roundTrips += 1
-                _ = frame.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                awaiting[index] = false
+                if !paced { send(index) }
             }
         }
         let now = monotonicSeconds()
@@ -190,6 +214,7 @@ func runEcho(_ options: Options) {
     let microseconds = cpu / Double(roundTrips) * 1e6
     print(
         "echo \(options.label): connections=\(options.connections) payload=\(options.payload) "
+            + "offered=\(paced ? String(Int(options.rate)) : "closed-loop") "
             + "seconds=\(format(elapsed)) round_trips=\(roundTrips) round_trips_per_s=\(Int(rate)) "
             + "server_cpu_s=\(format(cpu)) server_cpu_us_per_round_trip=\(format(microseconds))")
     for fd in fds { close(fd) }

@@ -35,6 +35,7 @@ def machine():
 
 
 def parse(path):
+    """Rows keyed by server label: {"echo": {offered: values}, "idle": values}."""
     rows = {}
     for line in open(path):
         m = re.match(r"(echo|idle) (\S+): (.*)", line.strip())
@@ -42,8 +43,15 @@ def parse(path):
             continue
         kind, label, rest = m.groups()
         values = dict(item.split("=", 1) for item in rest.split())
-        rows.setdefault(label, {})[kind] = values
+        entry = rows.setdefault(label, {"echo": {}})
+        if kind == "echo":
+            entry["echo"][values.get("offered", "closed-loop")] = values
+        else:
+            entry["idle"] = values
     return rows
+
+
+REGIMES = [("closed-loop", "closed loop"), ("20000", "paced 20,000/s"), ("5000", "paced 5,000/s")]
 
 
 def transport_section(rows, seconds, connections, idle):
@@ -53,31 +61,47 @@ def transport_section(rows, seconds, connections, idle):
         "",
         f"Run {now} on {machine()}.",
         f"Command: `scripts/bench-transport --seconds {seconds} --connections {connections} --idle {idle}`."
-        " Each server pinned to core 0 (`taskset -c 0`), the client (`transport-bench`) to core 1.",
-        f"Echo: {connections} connections, 64-byte text messages, each connection waits for its echo before"
-        f" sending again, {seconds} s after a 1 s warm-up; server CPU is user + system time from /proc/PID/stat."
-        f" Idle: RSS growth per upgraded WebSocket connection at {idle} connections (no TLS, no deflate).",
+        " Each server pinned to core 0 (`taskset -c 0`), the client (`transport-bench`) to core 1; the gateway"
+        " runs one event loop (`--threads 1`).",
         "",
-        "| server | round trips/s | server CPU per round trip | RSS per idle connection |",
-        "| --- | ---: | ---: | ---: |",
+        f"Echo: {connections} connections, 64-byte text messages, each connection waits for its echo before"
+        f" sending again; {seconds} s per regime after a 1 s warm-up. Closed loop sends again at once (the"
+        " saturated cost, where one wake-up serves many messages); paced sends a fixed total rate spread"
+        " over the connections, so each message wakes the server. Server CPU is user + system time from"
+        f" /proc/PID/stat. Idle: RSS growth per upgraded WebSocket connection at {idle} connections"
+        " (no TLS, no deflate).",
+        "",
+        "| server | round trips/s (closed loop) | CPU per round trip: closed loop | paced 20,000/s | paced 5,000/s"
+        " | RSS per idle connection |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    base = rows.get("switchboard", {})
     for label, data in rows.items():
-        echo = data.get("echo", {})
-        idle_row = data.get("idle", {})
-        rate = echo.get("round_trips_per_s", "n/a")
-        cpu = echo.get("server_cpu_us_per_round_trip", "n/a")
-        per = idle_row.get("bytes_per_connection", "n/a")
-        per_text = f"{int(per) / 1024:.2f} KiB" if per != "n/a" else per
-        lines.append(f"| {label} | {rate} | {cpu} µs | {per_text} |")
-    if "echo" in base:
-        ours = float(base["echo"]["server_cpu_us_per_round_trip"])
+        echo = data["echo"]
+        rate = echo.get("closed-loop", {}).get("round_trips_per_s", "n/a")
+        cpus = [echo.get(key, {}).get("server_cpu_us_per_round_trip") for key, _ in REGIMES]
+        cpu_text = [f"{c} µs" if c else "n/a" for c in cpus]
+        per = data.get("idle", {}).get("bytes_per_connection")
+        per_text = f"{int(per) / 1024:.2f} KiB" if per else "n/a"
+        lines.append(f"| {label} | {rate} | " + " | ".join(cpu_text) + f" | {per_text} |")
+    ours = rows.get("switchboard")
+    if ours:
         lines.append("")
         for label, data in rows.items():
-            if label == "switchboard" or "echo" not in data:
+            if label == "switchboard":
                 continue
-            theirs = float(data["echo"]["server_cpu_us_per_round_trip"])
-            lines.append(f"- {label} spends {theirs / ours:.1f}x the server CPU per round trip that switchboard does.")
+            parts = []
+            for key, name in REGIMES:
+                mine = ours["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
+                theirs = data["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
+                if mine and theirs:
+                    parts.append(f"{float(theirs) / float(mine):.1f}x ({name})")
+            mem_ours = ours.get("idle", {}).get("bytes_per_connection")
+            mem_theirs = data.get("idle", {}).get("bytes_per_connection")
+            memory = ""
+            if mem_ours and mem_theirs:
+                memory = f"; {int(mem_theirs) / int(mem_ours):.0f}x the memory per idle connection"
+            lines.append(f"- {label} spends " + ", ".join(parts) + " the server CPU per round trip that"
+                         f" switchboard does{memory}.")
     lines.append("")
     lines.append("Raw output:")
     lines.append("")
