@@ -52,6 +52,10 @@ public final class Connection: EventSource {
     }
 
     public var isOpen: Bool { state == .open }
+
+    /// True while this connection's writes are being gathered into one send
+    /// (it is handling its input): consecutive writes cost one system call.
+    public var isCorked: Bool { loop.corkOwner === self && pendingOutboundBytes == 0 }
     public var pendingOutboundBytes: Int { outbound.count - outboundStart }
 
     // MARK: Timers

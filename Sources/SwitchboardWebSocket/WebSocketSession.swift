@@ -231,9 +231,7 @@ public final class WebSocketSession {
     /// One unfragmented server frame for a message: compressed (RSV1 set) when
     /// deflate was negotiated and the payload is at least `minimumCompressSize`.
     public func encodeMessage(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) -> [UInt8] {
-        if deflate != nil, !opcode.isControl, payload.count >= deflateConfiguration.minimumCompressSize,
-            let deflater = obtainDeflater()
-        {
+        if compresses(opcode, payloadCount: payload.count), let deflater = obtainDeflater() {
             // Leave room for the longest unmasked header in front, then slide the
             // frame start to where the actual header begins.
             let reserve = 10
@@ -256,6 +254,13 @@ public final class WebSocketSession {
             }
         }
         return FrameEncoder.encode(opcode: opcode, payload: payload)
+    }
+
+    /// Whether `encodeMessage` compresses a message of this size. Callers that
+    /// send uncompressed messages may write the header and payload themselves
+    /// (`FrameEncoder.writeHeader`) and skip building a frame.
+    public func compresses(_ opcode: WebSocketOpcode, payloadCount: Int) -> Bool {
+        deflate != nil && !opcode.isControl && payloadCount >= deflateConfiguration.minimumCompressSize
     }
 
     public func encodeMessage(opcode: WebSocketOpcode, payload: [UInt8]) -> [UInt8] {

@@ -26,8 +26,18 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// Sends one data message; a peer too slow to take it is closed with 1008.
     func send(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard let connection, connection.isOpen, !session.isClosing else { return }
-        let frame = session.encodeMessage(opcode: opcode, payload: payload)
-        if connection.write(frame) == .overLimit {
+        let outcome: WriteOutcome
+        if connection.isCorked && !session.compresses(opcode, payloadCount: payload.count) {
+            // Both writes land in the same send, so the frame needs no buffer of its own.
+            outcome = withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderLength, alignment: 8) { header in
+                let length = FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, into: header)
+                connection.write(UnsafeRawBufferPointer(rebasing: header[0..<length]))
+                return connection.write(payload)
+            }
+        } else {
+            outcome = connection.write(session.encodeMessage(opcode: opcode, payload: payload))
+        }
+        if outcome == .overLimit {
             close(code: 1008, reason: "outgoing buffer limit exceeded")
         }
     }
