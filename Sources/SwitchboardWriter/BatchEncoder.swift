@@ -10,15 +10,10 @@ struct BatchEncoder {
     private var buffers: [[UInt8]] = Array(repeating: [], count: 7)
 
     /// The statement the parameters are for. The casts turn the text literals
-    /// into arrays server-side. Columns that equal the input for a stored row
-    /// are returned only for duplicates, whose original row may differ.
+    /// into arrays server-side. The function returns the sender columns, kind
+    /// and body only for duplicates (a stored row's equal the input's).
     static let statement = """
-        SELECT ord, status, id, seq, created_at,
-               CASE WHEN status = 'duplicate' THEN sender_role END,
-               CASE WHEN status = 'duplicate' THEN sender_id END,
-               CASE WHEN status = 'duplicate' THEN sender_name END,
-               CASE WHEN status = 'duplicate' THEN kind END,
-               CASE WHEN status = 'duplicate' THEN body END
+        SELECT ord, status, id, seq, created_at, sender_role, sender_id, sender_name, kind, body
           FROM switchboard_append_messages($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                            $6::text[], $7::text[])
         """

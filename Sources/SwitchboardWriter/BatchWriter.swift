@@ -5,69 +5,96 @@ import Synchronization
 import Glibc
 #endif
 
-/// The batched message writer: a dedicated thread with its own PostgreSQL
-/// connection that stores `send` commands from every event loop in batches,
-/// one statement and one commit per batch, and reports each batch's results
-/// through `sink` only after its commit.
+/// The batched message writer: `configuration.connections` shards, each a
+/// dedicated thread with its own PostgreSQL connection and queue, that store
+/// `send` commands from every event loop in batches, one statement and one
+/// commit per batch, and report each batch's results through `sink` only
+/// after its commit.
 ///
-/// `submit` may be called from any thread; it takes one short mutex and never
-/// waits for the database. `sink` runs on the writer thread, once per batch:
-/// it must hand the results on (e.g. post them to the loops) and return.
+/// A session's commands always go to the same shard (a stable hash of the
+/// session id), so they are stored and numbered in submission order. The
+/// shards need no coordination beyond that: the function takes each batch's
+/// session rows under lock, which keeps `seq` gap-free even between
+/// connections and gateway nodes that write the same session.
+///
+/// `submit` may be called from any thread; it takes one short mutex (its
+/// shard's) and never waits for the database. `sink` runs on the shards'
+/// threads, once per batch, possibly on several threads at once: it must be
+/// thread-safe, hand the results on (e.g. post them to the loops) and return.
 public final class BatchWriter: Sendable {
     public let configuration: WriterConfiguration
-    private let queue: SubmitQueue
-    private let metrics = WriterMetrics()
+    private let queues: [SubmitQueue]
+    private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
-    private let thread = Mutex<pthread_t?>(nil)
+    private let threads = Mutex<[pthread_t]>([])
 
     public init(configuration: WriterConfiguration, sink: @escaping @Sendable (WriterBatchResult) -> Void) {
         self.configuration = configuration
         self.sink = sink
-        queue = SubmitQueue(capacity: configuration.queueCapacity)
+        metrics = WriterMetrics(shards: configuration.connections)
+        queues = (0..<configuration.connections).map { _ in SubmitQueue(capacity: configuration.queueCapacity) }
     }
 
     deinit { stop() }
 
-    /// Starts the writer thread, which connects (and keeps reconnecting).
-    /// Commands submitted before the first connection wait in the queue.
+    /// Starts the shards' threads, which connect (and keep reconnecting).
+    /// Commands submitted before a shard's first connection wait in its queue.
     public func start() {
-        thread.withLock { thread in
-            guard thread == nil, queue.status != .stopped else { return }
-            let loop = WriterLoop(configuration: configuration, queue: queue, metrics: metrics, sink: sink)
-            let context = Unmanaged.passRetained(loop).toOpaque()
-            var handle = pthread_t()
-            let rc = pthread_create(
-                &handle, nil,
-                { raw in
-                    let loop = Unmanaged<WriterLoop>.fromOpaque(raw!).takeRetainedValue()
-                    loop.run()
-                    return nil
-                }, context)
-            precondition(rc == 0, "pthread_create failed: \(rc)")
-            _ = pthread_setname_np(handle, "sb-writer")
-            thread = handle
+        threads.withLock { threads in
+            guard threads.isEmpty, queues[0].status != .stopped else { return }
+            for queue in queues {
+                let loop = WriterLoop(configuration: configuration, queue: queue, metrics: metrics, sink: sink)
+                let context = Unmanaged.passRetained(loop).toOpaque()
+                var handle = pthread_t()
+                let rc = pthread_create(
+                    &handle, nil,
+                    { raw in
+                        let loop = Unmanaged<WriterLoop>.fromOpaque(raw!).takeRetainedValue()
+                        loop.run()
+                        return nil
+                    }, context)
+                precondition(rc == 0, "pthread_create failed: \(rc)")
+                _ = pthread_setname_np(handle, "sb-writer-\(threads.count)")
+                threads.append(handle)
+            }
         }
     }
 
     /// Refuses new commands, fails the queued ones with `.unavailable`, waits
-    /// briefly for batches already sent to commit, and joins the thread.
+    /// briefly for batches already sent to commit, and joins the threads.
     public func stop() {
-        queue.stop()
-        let handle = thread.withLock { thread -> pthread_t? in
-            defer { thread = nil }
-            return thread
+        for queue in queues { queue.stop() }
+        let handles = threads.withLock { threads -> [pthread_t] in
+            defer { threads = [] }
+            return threads
         }
-        if let handle { _ = pthread_join(handle, nil) }
+        for handle in handles { _ = pthread_join(handle, nil) }
     }
 
-    /// Queues one command. Never blocks beyond a short mutex.
+    /// Queues one command on its session's shard. Never blocks beyond a short mutex.
     public func submit(_ command: WriteCommand) -> SubmitOutcome {
         if let reason = command.invalidReason { return .invalid(reason) }
+        let queue = queues.count == 1 ? queues[0] : queues[Self.shard(of: command.sessionID, among: queues.count)]
         return queue.submit(command, metrics: metrics)
     }
 
-    /// True while the writer holds a working connection.
-    public var isConnected: Bool { metrics.connected.load(ordering: .relaxed) }
+    /// True while every shard holds a working connection.
+    public var isConnected: Bool { metrics.connectedShards.load(ordering: .relaxed) == queues.count }
 
-    public var statistics: WriterStatistics { metrics.snapshot(queueDepth: queue.depth) }
+    /// Counters summed over the shards.
+    public var statistics: WriterStatistics {
+        metrics.snapshot(queueDepth: queues.reduce(0) { $0 + $1.depth })
+    }
+
+    /// The shard of a session: FNV-1a over the id's hex digits, case-folded
+    /// and without dashes, so every spelling of a UUID (which `submit` has
+    /// validated) lands on the same shard, in every process and run.
+    static func shard(of sessionID: String, among count: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in sessionID.utf8 where byte != UInt8(ascii: "-") {
+            // ASCII letters: setting bit 5 lower-cases; digits already have it set.
+            hash = (hash ^ UInt64(byte | 0x20)) &* 0x0000_0100_0000_01b3
+        }
+        return Int(hash % UInt64(count))
+    }
 }

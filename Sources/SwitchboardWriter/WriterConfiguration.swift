@@ -1,9 +1,12 @@
-/// How a `BatchWriter` batches, queues and reconnects.
+/// How a `BatchWriter` batches, queues, shards and reconnects.
 ///
-/// A batch is flushed when `maxBatchMessages` commands wait or when the oldest
-/// waiting command has waited `maxBatchDelayMilliseconds`, whichever comes
-/// first. Up to `pipelineDepth` batches are on the wire at once, so the next
-/// batch is sent while the server commits the previous one.
+/// The writer runs `connections` shards, each a thread with its own
+/// connection and queue; a session's commands always go to the same shard.
+/// In each shard, a batch is flushed when `maxBatchMessages` commands wait or
+/// when the oldest waiting command has waited `maxBatchDelayMilliseconds`,
+/// whichever comes first. Up to `pipelineDepth` batches per connection are on
+/// the wire at once, so the next batch is sent while the server commits the
+/// previous one.
 public struct WriterConfiguration: Sendable {
     /// libpq URL or key/value string of the database to write to.
     public var databaseURL: String
@@ -11,10 +14,17 @@ public struct WriterConfiguration: Sendable {
     public var maxBatchMessages: Int
     /// Longest a command waits for company before its batch is sent.
     public var maxBatchDelayMilliseconds: Int
-    /// Commands waiting to be sent, over which `submit` answers `.overloaded`.
+    /// Commands waiting to be sent in one shard, over which `submit` answers
+    /// `.overloaded` for that shard's sessions (so the writer holds at most
+    /// `connections * queueCapacity`).
     public var queueCapacity: Int
-    /// Batches sent and not yet committed at any time.
+    /// Batches sent and not yet committed at any time, per connection.
     public var pipelineDepth: Int
+    /// Writer threads, each with its own PostgreSQL connection (and backend):
+    /// one backend saturates one core, so a second one roughly doubles what
+    /// the database can store. Sessions are spread over them by a stable
+    /// hash of the session id.
+    public var connections: Int
     /// First wait before reconnecting after the connection is lost.
     public var reconnectBackoffMinimumMilliseconds: Int
     /// The wait doubles after each failed attempt, up to this.
@@ -22,10 +32,11 @@ public struct WriterConfiguration: Sendable {
 
     public init(
         databaseURL: String,
-        maxBatchMessages: Int = 512,
+        maxBatchMessages: Int = 1024,
         maxBatchDelayMilliseconds: Int = 2,
         queueCapacity: Int = 65536,
         pipelineDepth: Int = 2,
+        connections: Int = 2,
         reconnectBackoffMinimumMilliseconds: Int = 50,
         reconnectBackoffMaximumMilliseconds: Int = 5000
     ) {
@@ -33,6 +44,7 @@ public struct WriterConfiguration: Sendable {
         precondition(maxBatchDelayMilliseconds >= 0, "maxBatchDelayMilliseconds must not be negative")
         precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
         precondition(pipelineDepth >= 1, "pipelineDepth must be at least 1")
+        precondition(connections >= 1, "connections must be at least 1")
         precondition(
             reconnectBackoffMinimumMilliseconds >= 1
                 && reconnectBackoffMaximumMilliseconds >= reconnectBackoffMinimumMilliseconds,
@@ -42,6 +54,7 @@ public struct WriterConfiguration: Sendable {
         self.maxBatchDelayMilliseconds = maxBatchDelayMilliseconds
         self.queueCapacity = queueCapacity
         self.pipelineDepth = pipelineDepth
+        self.connections = connections
         self.reconnectBackoffMinimumMilliseconds = reconnectBackoffMinimumMilliseconds
         self.reconnectBackoffMaximumMilliseconds = reconnectBackoffMaximumMilliseconds
     }

@@ -5,14 +5,15 @@ import SwitchboardPostgres
 import Glibc
 #endif
 
-/// The writer thread's body: connect, then batch, send, and collect results
+/// One shard's thread body: connect, then batch, send, and collect results
 /// on one pipelined connection, waiting in poll() on the database socket and
-/// the submit queue's eventfd; on a lost connection fail what is unresolved
-/// and reconnect with backoff.
+/// the shard's submit queue's eventfd; on a lost connection fail what is
+/// unresolved and reconnect with backoff. Shards share nothing but `metrics`.
 ///
-/// Threading: everything here belongs to the writer thread alone (it is
+/// Threading: everything here belongs to the shard's thread alone (it is
 /// created by `BatchWriter.start` and handed to the new thread once, hence
-/// @unchecked Sendable). It shares only `queue` and `metrics`, both thread-safe.
+/// @unchecked Sendable). It shares only `queue` (with submitters) and
+/// `metrics` (with the other shards), both thread-safe.
 final class WriterLoop: @unchecked Sendable {
     private let configuration: WriterConfiguration
     private let queue: SubmitQueue
@@ -58,9 +59,9 @@ final class WriterLoop: @unchecked Sendable {
             connections += 1
             backoff = configuration.reconnectBackoffMinimumMilliseconds
             _ = queue.setStatus(.accepting)
-            metrics.connected.store(true, ordering: .relaxed)
+            metrics.connectedShards.add(1, ordering: .relaxed)
             let stopped = serve(connection)
-            metrics.connected.store(false, ordering: .relaxed)
+            metrics.connectedShards.subtract(1, ordering: .relaxed)
             failUnresolved()
             if stopped { break }
             pause(milliseconds: backoff)
@@ -150,7 +151,7 @@ final class WriterLoop: @unchecked Sendable {
         let parameters = encoder.encode(slice)
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now))
-        metrics.batchesInFlight.store(inFlight.count, ordering: .relaxed)
+        metrics.batchesInFlight.add(1, ordering: .relaxed)
         pendingStart += count
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: true)
@@ -178,8 +179,8 @@ final class WriterLoop: @unchecked Sendable {
                 if error.isConnectionLoss { throw error }
                 inFlight[0].error = error
             case .sync:
+                metrics.batchesInFlight.subtract(1, ordering: .relaxed)
                 complete(inFlight.removeFirst())
-                metrics.batchesInFlight.store(inFlight.count, ordering: .relaxed)
             }
         }
     }
@@ -226,8 +227,8 @@ final class WriterLoop: @unchecked Sendable {
             metrics.recordUnavailable(batch.commands.count)
             sink(WriterBatchResult(results: InFlightBatch.results(batch.commands, .unavailable)))
         }
+        metrics.batchesInFlight.subtract(inFlight.count, ordering: .relaxed)
         inFlight.removeAll()
-        metrics.batchesInFlight.store(0, ordering: .relaxed)
         failPending()
     }
 

@@ -1,12 +1,18 @@
 import Synchronization
 
-/// The writer's counters. Counters that `submit` touches are atomics; the
-/// rest change once per batch on the writer thread, where one short lock per
-/// batch costs nothing.
+/// The writer's counters, shared by its shards. Counters that `submit`
+/// touches are atomics; the rest change once per batch on a writer thread,
+/// where one short lock per batch costs nothing.
 final class WriterMetrics: Sendable {
     let overloaded = Atomic<Int>(0)
-    let connected = Atomic<Bool>(false)
+    /// Shards holding a working connection.
+    let connectedShards = Atomic<Int>(0)
+    /// Batches sent and not yet answered, over every shard (each shard adds
+    /// and removes its own).
     let batchesInFlight = Atomic<Int>(0)
+    let shards: Int
+
+    init(shards: Int) { self.shards = shards }
 
     private struct PerBatch {
         var batchesCommitted = 0
@@ -50,7 +56,7 @@ final class WriterMetrics: Sendable {
                 unavailable: $0.unavailable,
                 overloaded: overloaded.load(ordering: .relaxed),
                 reconnects: $0.reconnects,
-                connected: connected.load(ordering: .relaxed),
+                connected: connectedShards.load(ordering: .relaxed) == shards,
                 batchSize: $0.batchSize,
                 commitLatencyMicroseconds: $0.commitLatency)
         }

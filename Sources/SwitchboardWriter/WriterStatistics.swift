@@ -1,8 +1,8 @@
 /// A snapshot of the writer's counters, for /metrics.
 public struct WriterStatistics: Sendable, Equatable {
-    /// Commands accepted and not yet sent to the database.
+    /// Commands accepted and not yet sent to the database (every shard).
     public var queueDepth: Int
-    /// Batches sent and not yet committed.
+    /// Batches sent and not yet committed (every connection).
     public var batchesInFlight: Int
     public var batchesCommitted: Int
     public var messagesStored: Int
@@ -16,6 +16,7 @@ public struct WriterStatistics: Sendable, Equatable {
     public var overloaded: Int
     /// Connections re-established after a loss or a failed attempt.
     public var reconnects: Int
+    /// Every connection of the writer is up.
     public var connected: Bool
     public var batchSize: WriterHistogram
     /// Microseconds from sending a batch to its commit.

@@ -34,11 +34,12 @@ import Testing
         // Batches never exceed maxBatchMessages, and one sink call carries one batch.
         let statistics = writer.statistics
         #expect(statistics.messagesStored == total)
-        #expect(statistics.batchesCommitted >= total / 512)
-        #expect(collector.batchSizes.allSatisfy { $0 <= 512 })
+        let limit = writer.configuration.maxBatchMessages
+        #expect(statistics.batchesCommitted >= total / limit)
+        #expect(collector.batchSizes.allSatisfy { $0 <= limit })
         #expect(collector.batchSizes.count == statistics.batchesCommitted)
-        let bucket512 = try #require(statistics.batchSize.bounds.firstIndex(of: 512))
-        #expect(statistics.batchSize.counts[(bucket512 + 1)...].allSatisfy { $0 == 0 })
+        let bucket = try #require(statistics.batchSize.bounds.firstIndex(of: limit))
+        #expect(statistics.batchSize.counts[(bucket + 1)...].allSatisfy { $0 == 0 })
         #expect(statistics.queueDepth == 0)
         #expect(statistics.commitLatencyMicroseconds.count == statistics.batchesCommitted)
     }

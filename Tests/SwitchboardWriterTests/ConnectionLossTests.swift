@@ -38,7 +38,8 @@ import Testing
         }
         producer.start()
         #expect(waitUntil(timeout: 60) { collector.count >= 3_000 })
-        #expect(try terminateWriterBackends(db) == 1)
+        // Every connection of the writer at once (one per shard).
+        #expect(try terminateWriterBackends(db) == writer.configuration.connections)
         #expect(waitUntil(timeout: 60) { producer.isFinished })
         #expect(waitUntil(timeout: 30) { writer.isConnected })
         _ = try collector.wait(for: accepted.load(ordering: .relaxed))
@@ -100,7 +101,7 @@ import Testing
             #expect(writer.submit(command(session: session, clientID: "m-\(index)", token: UInt64(index))) == .accepted)
         }
         #expect(waitUntil(timeout: 10) { writer.statistics.batchesInFlight == 2 })
-        #expect(try terminateWriterBackends(db) == 1)
+        #expect(try terminateWriterBackends(db) == writer.configuration.connections)
         let results = try collector.wait(for: 30)
         #expect(results.allSatisfy { $0.outcome == .unavailable })
         #expect(writer.statistics.unavailable == 30)

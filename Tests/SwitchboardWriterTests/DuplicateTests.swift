@@ -9,9 +9,11 @@ import Testing
         let sessions = try makeSessions(db, count: 2)
         let first = ResultCollector()
         let second = ResultCollector()
-        // A long delay keeps the first three submissions in one batch.
+        // A long delay keeps the first three submissions in one batch (on one
+        // connection: with several, the two sessions could go to different shards).
         let writer = try startedWriter(
-            WriterConfiguration(databaseURL: db.url, maxBatchMessages: 3, maxBatchDelayMilliseconds: 60_000), first)
+            WriterConfiguration(
+                databaseURL: db.url, maxBatchMessages: 3, maxBatchDelayMilliseconds: 60_000, connections: 1), first)
         defer { writer.stop() }
         let other = try startedWriter(WriterConfiguration(databaseURL: db.url, maxBatchDelayMilliseconds: 1), second)
         defer { other.stop() }

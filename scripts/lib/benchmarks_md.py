@@ -134,13 +134,16 @@ def writer_section(rows, path, command):
         f"Run {now} on {machine()}.",
         f"Command: `{command}`. A fresh private PostgreSQL {settings.get('server_version', '?')} with durable"
         f" settings (fsync={settings.get('fsync', '?')}, synchronous_commit={settings.get('synchronous_commit', '?')},"
-        f" full_page_writes={settings.get('full_page_writes', '?')}, wal_sync_method={settings.get('wal_sync_method', '?')});"
+        f" full_page_writes={settings.get('full_page_writes', '?')}, wal_sync_method={settings.get('wal_sync_method', '?')},"
+        f" shared_buffers={settings.get('shared_buffers', '?')});"
         " `writer-bench` pinned to core 1, PostgreSQL not pinned (it shares both cores).",
         "Naive: one connection, one autocommitted `INSERT INTO chats` per message, seq counted client-side."
-        f" Batched: `BatchWriter` (batches of up to {batched.get('batch', '?')} messages or {batched.get('delay_ms', '?')} ms,"
-        f" {batched.get('depth', '?')} batches in flight), each batch one call of `switchboard_append_messages`"
-        " (row locks, dedup, gap-free seq) and one commit; submitted as fast as the queue takes them."
-        " Both runs start on the same database with new sessions, messages spread round-robin over them.",
+        f" Batched: `BatchWriter` ({batched.get('connections', '1')} connections, sessions sharded over them; batches of up to"
+        f" {batched.get('batch', '?')} messages or {batched.get('delay_ms', '?')} ms,"
+        f" {batched.get('depth', '?')} batches in flight per connection), each batch one call of `switchboard_append_messages`"
+        " (row locks, dedup, gap-free seq) and one commit; submitted as fast as the queues take them."
+        " Both ways build their messages before the clock starts."
+        " Both runs start on the same database with new sessions, messages spread round-robin over them; the database is vacuumed and analyzed before each run (batched, then latency), so neither pays for the autovacuum the previous run's rows call for.",
         "",
         "| way | messages | seconds | stored messages/s |",
         "| --- | ---: | ---: | ---: |",

@@ -318,6 +318,9 @@ ensure_postgres() {
     if [ "$fast" = --fast ]; then
       opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     fi
+    # Extra server settings, space-separated name=value (e.g. SB_PG_SETTINGS=shared_buffers=2GB).
+    local setting
+    for setting in ${SB_PG_SETTINGS:-}; do opts="$opts -c $setting"; done
     sb_log "starting PostgreSQL ($cdir/data, 127.0.0.1:$port, socket $sockdir)"
     if ! pg_as_owner "$SB_PG_BIN/pg_ctl" start -D "$cdir/data" -w -t 60 -s \
       -l "$cdir/postgres.log" -o "$opts"; then

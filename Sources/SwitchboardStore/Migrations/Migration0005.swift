@@ -10,9 +10,21 @@
 /// `last_seq` without collisions. Called as one autocommitted statement, a
 /// batch costs one round trip and one commit.
 ///
-/// Result status: 'stored', 'duplicate' (same session and client_msg_id as an
-/// earlier message, whose row is returned), or 'no_session' (the session does
-/// not exist or was deleted).
+/// Two paths. The fast one, for a batch whose sessions all exist and hold none
+/// of its client_msg_ids (nearly every batch), numbers and inserts at once and
+/// lets the unique index on (session_id, client_msg_id) find duplicates: it
+/// runs in a subtransaction, and a unique_violation undoes it and falls back
+/// to the general path, which probes for each key first, answers repeats and
+/// missing sessions, and stores the rest. The fast path also makes the ids
+/// (time-ordered: cheaper for chats_pkey than random ones) and so needs no
+/// RETURNING to report them.
+///
+/// Result: one row per input row, in input order: `ord` (1-based), `status`
+/// ('stored', 'duplicate': same session and client_msg_id as an earlier
+/// message, or 'no_session': the session does not exist or was deleted), and
+/// the stored or original row's `id`, `seq`, `created_at`; for duplicates only,
+/// the original's sender role, id and name, kind and body (a stored row's equal
+/// the input's, so they are not sent back).
 enum Migration0005 {
     static let migration = Migration(
         version: 5, name: "append_messages_function",
@@ -21,15 +33,90 @@ enum Migration0005 {
                 p_session_ids uuid[], p_client_msg_ids text[], p_sender_roles text[], p_sender_ids text[],
                 p_sender_names text[], p_kinds text[], p_bodies text[])
             RETURNS TABLE (
-                ord bigint, status text, id uuid, session_id uuid, seq bigint, created_at timestamptz,
-                client_msg_id text, sender_role text, sender_id text, sender_name text, kind text, body text)
+                ord bigint, status text, id uuid, seq bigint, created_at timestamptz,
+                sender_role text, sender_id text, sender_name text, kind text, body text)
             LANGUAGE plpgsql AS $$
+            DECLARE
+                v_sessions int;
+                v_live int;
+                v_random text;
+                v_prefix text;
+                v_tail bigint;
             BEGIN
-                PERFORM 1 FROM chat_sessions s
-                 WHERE s.id = ANY (p_session_ids)
-                 ORDER BY s.id
-                 FOR UPDATE;
+                SELECT count(*) INTO v_live
+                  FROM (SELECT s.deleted_at FROM chat_sessions s
+                         WHERE s.id = ANY (p_session_ids) ORDER BY s.id FOR UPDATE) l
+                 WHERE l.deleted_at IS NULL;
+                SELECT count(DISTINCT u) INTO v_sessions FROM unnest(p_session_ids) u;
 
+                IF v_live = v_sessions THEN
+                    -- Time-ordered ids (the UUID version 7 layout: 48-bit Unix milliseconds, then
+                    -- random bits; within the batch the low bits count up): new rows go to the
+                    -- right edge of chats_pkey instead of random leaves.
+                    v_random := replace(gen_random_uuid()::text, '-', '');
+                    v_prefix := lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+                                || '7' || substr(v_random, 1, 3) || substr(v_random, 17, 4);
+                    v_tail := ('x' || substr(v_random, 21, 12))::bit(48)::bigint & 140737488355327;
+                    BEGIN
+                        RETURN QUERY
+                        WITH input AS (
+                            SELECT t.*, row_number() OVER (PARTITION BY t.session_id ORDER BY t.ord) AS n
+                              FROM unnest(p_session_ids, p_client_msg_ids, p_sender_roles, p_sender_ids,
+                                          p_sender_names, p_kinds, p_bodies)
+                                   WITH ORDINALITY AS t(session_id, client_msg_id, sender_role, sender_id,
+                                                        sender_name, kind, body, ord)
+                        ),
+                        counts AS (
+                            SELECT i.session_id, count(*) AS added,
+                                   bool_or(i.sender_role = 'visitor') AS has_visitor,
+                                   bool_or(i.sender_role IN ('operator', 'admin')) AS has_operator
+                              FROM input i GROUP BY i.session_id
+                        ),
+                        bumped AS (
+                            UPDATE chat_sessions s
+                               SET last_seq = s.last_seq + c.added,
+                                   first_visitor_message_at = CASE
+                                       WHEN s.first_visitor_message_at IS NULL AND c.has_visitor THEN now()
+                                       ELSE s.first_visitor_message_at END,
+                                   first_operator_reply_at = CASE
+                                       WHEN s.first_operator_reply_at IS NULL AND c.has_operator
+                                            AND (s.first_visitor_message_at IS NOT NULL OR c.has_visitor) THEN now()
+                                       ELSE s.first_operator_reply_at END
+                              FROM counts c
+                             WHERE s.id = c.session_id
+                            RETURNING s.id, s.workspace_id, s.last_seq - c.added AS base
+                        ),
+                        rows AS MATERIALIZED (
+                            SELECT i.ord, (v_prefix || lpad(to_hex(v_tail + i.ord), 12, '0'))::uuid AS id,
+                                   i.session_id, b.workspace_id, b.base + i.n AS seq, i.client_msg_id, i.sender_role, i.sender_id, i.sender_name, i.kind, i.body
+                              FROM input i JOIN bumped b ON b.id = i.session_id
+                        ),
+                        inserted AS (
+                            INSERT INTO chats (id, session_id, workspace_id, seq, client_msg_id, role, sender_id,
+                                               sender_name, kind, content, created_at)
+                            SELECT r.id, r.session_id, r.workspace_id, r.seq, r.client_msg_id, r.sender_role,
+                                   r.sender_id, r.sender_name, r.kind, r.body, now()
+                              FROM rows r
+                            RETURNING chats.id
+                        )
+                        -- RETURN QUERY keeps rows as the query yields them, and an unreferenced
+                        -- INSERT in WITH would run only after the last one: the count makes the
+                        -- INSERT finish (or raise) before the first row is returned.
+                        SELECT r.ord, 'stored'::text, r.id, r.seq, now(), NULL::text, NULL::text, NULL::text,
+                               NULL::text, NULL::text
+                          FROM rows r
+                         WHERE (SELECT count(*) FROM inserted) > 0
+                         ORDER BY r.ord;
+                        RETURN;
+                    EXCEPTION WHEN unique_violation THEN
+                        -- A (session_id, client_msg_id) stored before or repeated in the batch:
+                        -- everything the block did is undone (the row locks stay); the general
+                        -- path below sorts it out.
+                        NULL;
+                    END;
+                END IF;
+
+                -- The general path: a duplicate or a missing session somewhere in the batch.
                 RETURN QUERY
                 WITH input AS (
                     SELECT t.* FROM unnest(p_session_ids, p_client_msg_ids, p_sender_roles, p_sender_ids,
@@ -90,19 +177,20 @@ enum Migration0005 {
                     SELECT n.session_id, n.workspace_id, b.base + n.n, n.client_msg_id, n.sender_role,
                            n.sender_id, n.sender_name, n.kind, n.body
                       FROM numbered n JOIN bumped b ON b.id = n.session_id
-                    RETURNING chats.id, chats.session_id, chats.seq, chats.created_at, chats.client_msg_id,
-                              chats.role, chats.sender_id, chats.sender_name, chats.kind, chats.content
+                    RETURNING chats.id, chats.session_id, chats.seq, chats.created_at, chats.client_msg_id
                 )
                 SELECT i.ord,
                        CASE WHEN l.id IS NULL THEN 'no_session'
                             WHEN e.id IS NOT NULL THEN 'duplicate'
                             WHEN n.ord = i.ord THEN 'stored'
                             ELSE 'duplicate' END,
-                       COALESCE(e.id, ins.id), i.session_id, COALESCE(e.seq, ins.seq),
-                       COALESCE(e.created_at, ins.created_at), i.client_msg_id,
-                       COALESCE(e.role, ins.role), COALESCE(e.sender_id, ins.sender_id),
-                       COALESCE(e.sender_name, ins.sender_name), COALESCE(e.kind, ins.kind),
-                       COALESCE(e.content, ins.content)
+                       COALESCE(e.id, ins.id), COALESCE(e.seq, ins.seq), COALESCE(e.created_at, ins.created_at),
+                       -- The original of a duplicate: stored before (e), or earlier in the batch (n).
+                       CASE WHEN e.id IS NOT NULL THEN e.role WHEN n.ord <> i.ord THEN n.sender_role END,
+                       CASE WHEN e.id IS NOT NULL THEN e.sender_id WHEN n.ord <> i.ord THEN n.sender_id END,
+                       CASE WHEN e.id IS NOT NULL THEN e.sender_name WHEN n.ord <> i.ord THEN n.sender_name END,
+                       CASE WHEN e.id IS NOT NULL THEN e.kind WHEN n.ord <> i.ord THEN n.kind END,
+                       CASE WHEN e.id IS NOT NULL THEN e.content WHEN n.ord <> i.ord THEN n.body END
                   FROM input i
                   LEFT JOIN live l ON l.id = i.session_id
                   LEFT JOIN existing e ON e.session_id = i.session_id AND e.client_msg_id = i.client_msg_id
