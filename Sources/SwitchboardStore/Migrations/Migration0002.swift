@@ -38,6 +38,8 @@ enum Migration0002 {
                 created_at timestamptz NOT NULL DEFAULT now(),
                 updated_at timestamptz NOT NULL DEFAULT now(),
                 deleted_at timestamptz,
+                -- Target of chats' (session_id, workspace_id) key (migration 3).
+                CONSTRAINT chat_sessions_id_workspace_key UNIQUE (id, workspace_id),
                 CHECK (user_id IS NULL OR octet_length(user_id) <= 128)
             ) WITH (fillfactor = 70);
 

@@ -5,12 +5,15 @@
 /// workspace and in their original order (created_at, then id), into one
 /// closed 'Legacy Chat' session; only then do the new columns become NOT NULL.
 /// Legacy columns stay: `content` is the message body, `role` the sender's role,
-/// `user_id` the legacy sender. Nothing is dropped.
+/// `user_id` the legacy sender. No data is dropped; the legacy
+/// workspace_id -> workspaces key is replaced by the stricter
+/// (session_id, workspace_id) -> chat_sessions key (see below), and
+/// migrating down restores it.
 enum Migration0003 {
     static let migration = Migration(
         version: 3, name: "add_session_id_to_chats",
         sql: #"""
-            ALTER TABLE chats ADD COLUMN session_id uuid REFERENCES chat_sessions (id) ON DELETE CASCADE;
+            ALTER TABLE chats ADD COLUMN session_id uuid;
             ALTER TABLE chats ADD COLUMN seq bigint;
             ALTER TABLE chats ADD COLUMN client_msg_id text;
             ALTER TABLE chats ADD COLUMN sender_id text;
@@ -59,6 +62,28 @@ enum Migration0003 {
             ALTER TABLE chats ADD CONSTRAINT chats_session_client_msg_id_key UNIQUE (session_id, client_msg_id);
             ALTER TABLE chats ADD CONSTRAINT chats_seq_positive CHECK (seq >= 1);
 
+            -- One key where the legacy layout had workspace_id -> workspaces: a
+            -- message's session must exist and belong to the message's workspace,
+            -- which exists through chat_sessions' own key. Stricter than the two
+            -- single-column keys, and half the per-row checks on the writer's hot
+            -- path. NO ACTION on delete keeps the legacy protection: a session or
+            -- workspace that still has messages cannot be deleted out from under them.
+            ALTER TABLE chats ADD CONSTRAINT chats_session_workspace_fkey
+                FOREIGN KEY (session_id, workspace_id) REFERENCES chat_sessions (id, workspace_id)
+                ON UPDATE CASCADE;
+            DO $$
+            DECLARE
+                legacy_key record;
+            BEGIN
+                FOR legacy_key IN
+                    SELECT conname FROM pg_constraint
+                     WHERE conrelid = 'chats'::regclass AND contype = 'f'
+                       AND confrelid = 'workspaces'::regclass
+                LOOP
+                    EXECUTE format('ALTER TABLE chats DROP CONSTRAINT %I', legacy_key.conname);
+                END LOOP;
+            END $$;
+
             CREATE INDEX idx_chats_session_id ON chats (session_id);
             CREATE INDEX idx_chats_session_created ON chats (session_id, created_at);
             """#,
@@ -80,6 +105,9 @@ enum Migration0003 {
                 DROP COLUMN IF EXISTS sender_id,
                 DROP COLUMN IF EXISTS sender_name,
                 DROP COLUMN IF EXISTS kind;
+            -- Dropping session_id dropped the combined key; restore the legacy one.
+            ALTER TABLE chats ADD CONSTRAINT chats_workspace_id_fkey
+                FOREIGN KEY (workspace_id) REFERENCES workspaces (id);
             DELETE FROM chat_sessions;
             """#)
 }

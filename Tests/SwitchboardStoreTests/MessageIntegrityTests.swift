@@ -1,0 +1,64 @@
+import SwitchboardPostgres
+import SwitchboardStore
+import SwitchboardTestSupport
+import Testing
+
+/// What the (session_id, workspace_id) key on chats guarantees.
+@Suite struct MessageIntegrityTests {
+    private func insertMessage(
+        _ db: PostgresConnection, session: String, workspace: String, seq: Int
+    ) throws {
+        try db.query(
+            """
+            INSERT INTO chats (session_id, workspace_id, seq, client_msg_id, role, sender_id, content)
+            VALUES ($1, $2, $3, $4, 'visitor', 'v1', 'hello')
+            """, [session, workspace, String(seq), "m\(seq)"])
+    }
+
+    @Test func aMessageMustBelongToItsSessionsWorkspace() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let (w1, w2, session) = (newUUID(), newUUID(), newUUID())
+        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'one'), ($2, 'two')", [w1, w2])
+        try db.query("INSERT INTO chat_sessions (id, workspace_id) VALUES ($1, $2)", [session, w1])
+        try insertMessage(db, session: session, workspace: w1, seq: 1)
+        let wrongWorkspace = #expect(throws: PostgresError.self) {
+            try insertMessage(db, session: session, workspace: w2, seq: 2)
+        }
+        #expect(wrongWorkspace?.sqlState == "23503")
+        let noSession = #expect(throws: PostgresError.self) {
+            try insertMessage(db, session: newUUID(), workspace: w1, seq: 1)
+        }
+        #expect(noSession?.sqlState == "23503")
+    }
+
+    @Test func historyIsNeverDeletedByACascade() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let (workspace, session) = (newUUID(), newUUID())
+        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
+        try db.query("INSERT INTO chat_sessions (id, workspace_id) VALUES ($1, $2)", [session, workspace])
+        try insertMessage(db, session: session, workspace: workspace, seq: 1)
+        let deleteSession = #expect(throws: PostgresError.self) {
+            try db.query("DELETE FROM chat_sessions WHERE id = $1", [session])
+        }
+        #expect(deleteSession?.sqlState == "23503")
+        let deleteWorkspace = #expect(throws: PostgresError.self) {
+            try db.query("DELETE FROM workspaces WHERE id = $1", [workspace])
+        }
+        #expect(deleteWorkspace?.sqlState == "23503")
+        #expect(try db.count("SELECT count(*) FROM chats") == 1)
+    }
+
+    @Test func migratingDownRestoresTheLegacyWorkspaceKey() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let keys = "SELECT conname FROM pg_constraint WHERE conrelid = 'chats'::regclass AND contype = 'f' ORDER BY 1"
+        #expect(try db.column(keys) == ["chats_session_workspace_fkey"])
+        try MigrationRunner(connection: db).migrateDown(to: 2)
+        #expect(try db.column(keys) == ["chats_workspace_id_fkey"])
+    }
+}
