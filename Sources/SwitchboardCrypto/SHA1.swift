@@ -6,13 +6,6 @@ public enum SHA1 {
     public static let digestLength = 20
 
     public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: digestLength)
-        let input = Array(bytes)
-        input.withUnsafeBufferPointer { source in
-            digest.withUnsafeMutableBufferPointer { out in
-                _ = COpenSSL.SHA1(source.baseAddress, source.count, out.baseAddress)
-            }
-        }
-        return digest
+        OneShotDigest.compute(bytes, length: digestLength, with: COpenSSL.SHA1)
     }
 }

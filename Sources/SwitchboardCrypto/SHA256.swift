@@ -6,14 +6,7 @@ public enum SHA256 {
     public static let digestLength = 32
 
     public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: digestLength)
-        let input = Array(bytes)
-        input.withUnsafeBufferPointer { source in
-            digest.withUnsafeMutableBufferPointer { out in
-                _ = COpenSSL.SHA256(source.baseAddress, source.count, out.baseAddress)
-            }
-        }
-        return digest
+        OneShotDigest.compute(bytes, length: digestLength, with: COpenSSL.SHA256)
     }
 
     /// The digest of the UTF-8 bytes of `text`, as lowercase hex (64 characters).
