@@ -66,18 +66,9 @@ func prepareDatabase(_ url: String) throws -> String {
     let admin = try PostgresConnection(url)
     try admin.execute("DROP DATABASE IF EXISTS writer_bench")
     try admin.execute("CREATE DATABASE writer_bench")
-    var base = url
-    var query = ""
-    if let mark = url.firstIndex(of: "?") {
-        base = String(url[..<mark])
-        query = String(url[mark...])
-    }
-    if let scheme = base.range(of: "://"), let slash = base[scheme.upperBound...].firstIndex(of: "/") {
-        base = String(base[..<slash])
-    }
-    let benchURL = base + "/writer_bench" + query
+    let benchURL = PostgresURL.replacingDatabase(in: url, with: "writer_bench")
     let connection = try PostgresConnection(benchURL)
-    for migration in Migrations.all { try connection.execute("BEGIN;\n\(migration.sql)\nCOMMIT;") }
+    try MigrationRunner(connection: connection).up()
     return benchURL
 }
 

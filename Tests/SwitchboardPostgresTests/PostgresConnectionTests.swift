@@ -72,3 +72,15 @@ private func connectToTestServer() throws -> PostgresConnection {
         #expect(try db.query("SELECT count(*) FROM p").int(0, 0) == 2)
     }
 }
+
+@Suite struct PostgresURLTests {
+    @Test(arguments: [
+        ("postgresql://postgres@127.0.0.1:5432/switchboard", "postgresql://postgres@127.0.0.1:5432/other"),
+        ("postgresql://u@h:1/db?sslmode=disable&x=/y", "postgresql://u@h:1/other?sslmode=disable&x=/y"),
+        ("postgresql://u@h:1", "postgresql://u@h:1/other"),
+        ("postgresql://u@h:1?host=/tmp/s", "postgresql://u@h:1/other?host=/tmp/s"),
+    ])
+    func replacesOnlyTheDatabase(url: String, expected: String) {
+        #expect(PostgresURL.replacingDatabase(in: url, with: "other") == expected)
+    }
+}

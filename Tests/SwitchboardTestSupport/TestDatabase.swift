@@ -29,7 +29,7 @@ public final class TestDatabase: @unchecked Sendable {
         name = "sbtest_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try PostgresConnection(adminURL)
         try admin.execute("CREATE DATABASE \(name)")
-        url = Self.replacingDatabase(in: adminURL, with: name)
+        url = PostgresURL.replacingDatabase(in: adminURL, with: name)
         if migrated {
             // Through the runner, as production does; a failure leaves no database behind.
             do {
@@ -48,19 +48,5 @@ public final class TestDatabase: @unchecked Sendable {
         guard let admin = try? PostgresConnection(adminURL) else { return }
         _ = try? admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
         try? admin.execute("DROP DATABASE IF EXISTS \(name)")
-    }
-
-    /// Swaps the database name of a postgresql:// URL (keeping any ?query).
-    static func replacingDatabase(in url: String, with database: String) -> String {
-        var base = url
-        var query = ""
-        if let mark = url.firstIndex(of: "?") {
-            base = String(url[..<mark])
-            query = String(url[mark...])
-        }
-        if let scheme = base.range(of: "://"), let slash = base[scheme.upperBound...].firstIndex(of: "/") {
-            base = String(base[..<slash])
-        }
-        return base + "/" + database + query
     }
 }
