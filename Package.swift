@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
         .library(name: "SwitchboardDeflate", targets: ["SwitchboardDeflate"]),
         .library(name: "SwitchboardSystem", targets: ["SwitchboardSystem"]),
+        .library(name: "SwitchboardJSON", targets: ["SwitchboardJSON"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardTLS", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardHTTP"),
+        .target(name: "SwitchboardJSON"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardStore", "CSystem"]),
@@ -68,6 +70,7 @@ let package = Package(
             path: "Tests/SwitchboardTestSupport"),
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
+        .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate"]),
         .testTarget(
             name: "SwitchboardWebSocketTests",

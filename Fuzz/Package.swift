@@ -43,6 +43,12 @@ let package = Package(
             path: "FuzzInflate",
             exclude: nonSources("FuzzInflate")
         ),
+        .executableTarget(
+            name: "FuzzJSON",
+            dependencies: [.product(name: "SwitchboardJSON", package: "Switchboard")],
+            path: "FuzzJSON",
+            exclude: nonSources("FuzzJSON")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
