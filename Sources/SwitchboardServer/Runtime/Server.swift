@@ -1,7 +1,6 @@
 import Logging
 import SwitchboardLoop
 import SwitchboardSystem
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -99,12 +98,9 @@ public final class Server: @unchecked Sendable {
     /// stops the loops once they are empty or the grace period has passed.
     public func shutdown() {
         let grace = UInt64(context.configuration.shutdownGraceSeconds) * 1000
-        let remaining = Atomic<Int>(loops.count)
-        let done = Mutex<Bool>(false)
         for (index, loop) in loops.enumerated() {
-            let loopListeners = listeners[index]
-            nonisolated(unsafe) let owned = loopListeners
-            loop.execute {
+            nonisolated(unsafe) let owned = listeners[index]
+            let task: @Sendable () -> Void = {
                 for listener in owned { listener.close() }
                 loop.forEachConnection { connection in
                     if let handler = connection.handler as? GracefulShutdown {
@@ -113,23 +109,20 @@ public final class Server: @unchecked Sendable {
                         connection.closeAfterFlush()
                     }
                 }
-                Self.stopWhenDrained(loop, deadline: LoopClock.nowMilliseconds() + grace) {
-                    if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-                        done.withLock { $0 = true }
-                    }
-                }
+                Self.stopWhenDrained(loop, deadline: LoopClock.nowMilliseconds() + grace)
             }
+            // A full queue must not drop the shutdown, or wait() would never return.
+            while !loop.execute(task) { usleep(1000) }
         }
     }
 
-    private static func stopWhenDrained(_ loop: EventLoop, deadline: UInt64, then finished: @escaping () -> Void) {
+    private static func stopWhenDrained(_ loop: EventLoop, deadline: UInt64) {
         if loop.connectionCount == 0 || LoopClock.nowMilliseconds() >= deadline {
             loop.forEachConnection { $0.closeNow() }
-            finished()
             loop.stop()
             return
         }
-        loop.after(milliseconds: 50) { stopWhenDrained(loop, deadline: deadline, then: finished) }
+        loop.after(milliseconds: 50) { stopWhenDrained(loop, deadline: deadline) }
     }
 
     /// Blocks until every loop has stopped.
