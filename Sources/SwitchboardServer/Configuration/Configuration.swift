@@ -88,10 +88,5 @@ public struct Configuration: Sendable {
                 throw ConfigError(key: "tls.private_key", message: "required when tls.listen is set")
             }
         }
-        if maxMessageBytes < maxBodyBytesForChat {
-            throw ConfigError(key: "websocket.max_message_bytes", message: "must be at least 1024")
-        }
     }
-
-    private var maxBodyBytesForChat: Int { 1024 }
 }

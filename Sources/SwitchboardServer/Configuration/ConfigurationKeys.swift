@@ -139,7 +139,7 @@ enum ConfigurationKeys {
         integer("http.max_body_bytes", 0...1 << 30, \.maxBodyBytes),
         integer("http.header_timeout_s", 1...3600, \.headerTimeoutSeconds),
         integer("http.keep_alive_timeout_s", 1...86400, \.keepAliveTimeoutSeconds),
-        integer("websocket.max_message_bytes", 125...1 << 30, \.maxMessageBytes),
+        integer("websocket.max_message_bytes", 1024...1 << 30, \.maxMessageBytes),
         integer("websocket.echo_max_message_bytes", 125...1 << 30, \.echoMaxMessageBytes),
         strings("websocket.allowed_origins", \.allowedOrigins),
         integer("websocket.heartbeat_s", 1...3600, \.heartbeatSeconds),
