@@ -37,6 +37,11 @@ let package = Package(
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardStore", "CSystem"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
+        .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
+        .target(name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth"]),
+        .target(
+            name: "SwitchboardReaders",
+            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardAuth", "CSystem"]),
         .target(
             name: "SwitchboardWebSocket",
             dependencies: ["SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
@@ -45,14 +50,15 @@ let package = Package(
             name: "SwitchboardServer",
             dependencies: [
                 "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
-                "SwitchboardWebSocket", "SwitchboardDeflate",
+                "SwitchboardWebSocket", "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardAuth", "SwitchboardChat",
+                "SwitchboardReaders", "SwitchboardWriter",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "switchboard",
             dependencies: [
-                "SwitchboardServer", "SwitchboardCrypto", "SwitchboardStore", "SwitchboardPostgres",
+                "SwitchboardServer", "SwitchboardCrypto", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -71,6 +77,16 @@ let package = Package(
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
+        .testTarget(
+            name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON"]),
+        .testTarget(
+            name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON"]),
+        .testTarget(
+            name: "SwitchboardReadersTests",
+            dependencies: [
+                "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
+                "SwitchboardTestSupport",
+            ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate"]),
         .testTarget(
             name: "SwitchboardWebSocketTests",
@@ -85,7 +101,12 @@ let package = Package(
             dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
-        .testTarget(name: "SwitchboardServerTests", dependencies: ["SwitchboardServer"]),
+        .testTarget(
+            name: "SwitchboardServerTests",
+            dependencies: [
+                "SwitchboardServer", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore", "SwitchboardPostgres",
+                "SwitchboardTestSupport", "SwitchboardSystem",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

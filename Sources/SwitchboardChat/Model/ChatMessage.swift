@@ -1,0 +1,27 @@
+/// One stored message, as the `message` frame and history replies carry it.
+public struct ChatMessage: Sendable, Equatable {
+    /// The row's id (UUID text).
+    public var id: String
+    public var sessionID: String
+    public var seq: Int64
+    public var clientMessageID: String
+    public var kind: String
+    public var body: String
+    public var sender: Participant
+    /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-22T08:00:01.234Z`.
+    public var createdAt: String
+
+    public init(
+        id: String, sessionID: String, seq: Int64, clientMessageID: String, kind: String, body: String,
+        sender: Participant, createdAt: String
+    ) {
+        self.id = id
+        self.sessionID = sessionID
+        self.seq = seq
+        self.clientMessageID = clientMessageID
+        self.kind = kind
+        self.body = body
+        self.sender = sender
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,67 @@
+/// A session's lifecycle (chat_sessions.status).
+public enum SessionStatus: String, Sendable, Equatable, CaseIterable {
+    case open
+    case assigned
+    case closed
+}
+
+/// The operator a session is assigned to.
+public struct AssignedOperator: Sendable, Equatable {
+    public var id: String
+    public var name: String?
+
+    public init(id: String, name: String?) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// The newest message of a session, as inbox rows and `session.updated` show it.
+public struct LastMessage: Sendable, Equatable {
+    public var seq: Int64
+    public var body: String
+    public var senderRole: String
+    /// RFC 3339 in UTC with milliseconds.
+    public var createdAt: String
+
+    public init(seq: Int64, body: String, senderRole: String, createdAt: String) {
+        self.seq = seq
+        self.body = body
+        self.senderRole = senderRole
+        self.createdAt = createdAt
+    }
+}
+
+/// One session (a conversation), as `session`, `inbox` and `session.updated` frames carry it.
+public struct SessionInfo: Sendable, Equatable {
+    /// UUID text, lower case.
+    public var id: String
+    public var workspaceID: String
+    /// The visitor who opened it (chat_sessions.user_id); nil for adopted legacy sessions.
+    public var visitorID: String?
+    public var title: String
+    public var status: SessionStatus
+    public var assignedOperator: AssignedOperator?
+    public var lastSeq: Int64
+    public var lastMessage: LastMessage?
+    /// RFC 3339 in UTC with milliseconds.
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(
+        id: String, workspaceID: String, visitorID: String?, title: String, status: SessionStatus,
+        assignedOperator: AssignedOperator?, lastSeq: Int64, lastMessage: LastMessage?, createdAt: String,
+        updatedAt: String
+    ) {
+        self.id = id
+        self.workspaceID = workspaceID
+        self.visitorID = visitorID
+        self.title = title
+        self.status = status
+        self.assignedOperator = assignedOperator
+        self.lastSeq = lastSeq
+        self.lastMessage = lastMessage
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
