@@ -1,0 +1,37 @@
+/// One client-to-server frame (PROTOCOL.md, "Client to server"), validated: ids are
+/// canonical, strings are within their limits and hold no U+0000.
+public enum ClientFrame: Sendable, Equatable {
+    case hello(token: String)
+    case sessionCreate(title: String?)
+    case join(sessionID: String, sinceSeq: Int64?)
+    case leave(sessionID: String)
+    case send(sessionID: String, clientMessageID: String, body: String, kind: String)
+    case typing(sessionID: String, state: Bool)
+    case read(sessionID: String, seq: Int64)
+    case inboxSubscribe
+    case sessionAssign(sessionID: String, operatorID: String?)
+    case sessionClose(sessionID: String)
+    case ping
+}
+
+/// A decoded frame with the `ref` the reply must echo.
+public struct ClientRequest: Sendable, Equatable {
+    public var ref: String?
+    public var frame: ClientFrame
+
+    public init(ref: String?, frame: ClientFrame) {
+        self.ref = ref
+        self.frame = frame
+    }
+}
+
+/// Per-deployment bounds the decoder enforces. The frame as a whole is already bounded by
+/// the WebSocket layer (`max_message_bytes`, close 1009), so only the body needs a limit here.
+public struct ChatLimits: Sendable {
+    /// UTF-8 bytes of a `send` body; more is refused with `too_large`.
+    public var maxBodyBytes: Int
+
+    public init(maxBodyBytes: Int) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+}

@@ -1,0 +1,93 @@
+import SwitchboardJSON
+
+/// Turns one WebSocket text message into a `ClientRequest`, or the `ChatError` to send back.
+public enum ClientFrameDecoder {
+    /// One text message's payload (UTF-8 already validated by the WebSocket layer).
+    public static func decode(_ payload: UnsafeRawBufferPointer, limits: ChatLimits) -> Result<ClientRequest, ChatError>
+    {
+        do {
+            return .success(try request(payload, limits: limits))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public static func decode(_ payload: [UInt8], limits: ChatLimits) -> Result<ClientRequest, ChatError> {
+        payload.withUnsafeBytes { decode($0, limits: limits) }
+    }
+
+    /// Parser bounds for a chat frame. Frames are flat objects (depth 1), so a little slack for
+    /// future nested fields is enough; the member cap keeps duplicate-key checks and lookups cheap.
+    /// Strings are not capped below the payload size: a decoded string is never longer than its
+    /// source text, and an oversized body must reach the `too_large` check rather than fail parsing.
+    static func jsonLimits(payloadBytes: Int) -> JSONLimits {
+        JSONLimits(maxDepth: 6, maxStringBytes: payloadBytes, maxMembers: 64, maxTotalBytes: payloadBytes)
+    }
+
+    static func request(_ payload: UnsafeRawBufferPointer, limits: ChatLimits) throws(ChatError) -> ClientRequest {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(payload, limits: jsonLimits(payloadBytes: payload.count))
+        } catch {
+            throw ChatError(.badRequest, "malformed JSON: \(error)")
+        }
+        guard case .object(let object) = document else {
+            throw ChatError(.badRequest, "a frame must be a JSON object")
+        }
+        // The ref first, so that every later refusal can carry it.
+        let ref = try readRef(object)
+        let fields = FrameFields(object: object, ref: ref)
+        let type = try fields.requiredString("type", maxBytes: Int.max)
+        return ClientRequest(ref: ref, frame: try frame(type: type, fields, limits: limits))
+    }
+
+    static func readRef(_ object: JSONObject) throws(ChatError) -> String? {
+        switch object["ref"] {
+        case nil, .null?:
+            return nil
+        case .string(let ref)?:
+            guard ref.utf8.count <= 128 else { throw ChatError(.badRequest, "\"ref\" must be at most 128 bytes") }
+            guard !ref.utf8.contains(0) else { throw ChatError(.badRequest, "\"ref\" must not contain U+0000") }
+            return ref
+        case _?:
+            throw ChatError(.badRequest, "\"ref\" must be a string")
+        }
+    }
+
+    static func frame(type: String, _ fields: FrameFields, limits: ChatLimits) throws(ChatError) -> ClientFrame {
+        switch type {
+        case "hello":
+            return .hello(token: try fields.requiredString("token", maxBytes: Int.max))
+        case "session.create":
+            return .sessionCreate(title: try fields.optionalString("title", maxBytes: 200, allowEmpty: true))
+        case "join":
+            return .join(sessionID: try fields.sessionID(), sinceSeq: try fields.optionalSeq("since_seq"))
+        case "leave":
+            return .leave(sessionID: try fields.sessionID())
+        case "send":
+            return .send(
+                sessionID: try fields.sessionID(),
+                clientMessageID: try fields.requiredString("client_msg_id", maxBytes: 128),
+                body: try fields.body(maxBytes: limits.maxBodyBytes),
+                kind: try fields.kind())
+        case "typing":
+            return .typing(sessionID: try fields.sessionID(), state: try fields.requiredBool("state"))
+        case "read":
+            return .read(sessionID: try fields.sessionID(), seq: try fields.requiredSeq("seq"))
+        case "inbox.subscribe":
+            return .inboxSubscribe
+        case "session.assign":
+            return .sessionAssign(
+                sessionID: try fields.sessionID(),
+                operatorID: try fields.optionalString("operator_id", maxBytes: 128, allowEmpty: false))
+        case "session.close":
+            return .sessionClose(sessionID: try fields.sessionID())
+        case "ping":
+            return .ping
+        default:
+            // Echo short names only: the reply should not amplify whatever the client sent.
+            let shown = type.utf8.count <= 64 ? " \"\(type)\"" : ""
+            throw fields.invalid("unknown type\(shown)")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Canonical UUID text (RFC 9562 section 4: 8-4-4-4-12 hex digits), as PostgreSQL's `uuid` prints it.
+enum UUIDText {
+    /// `text` lower-cased when it is a canonical UUID in either case; nil otherwise.
+    static func canonical(_ text: String) -> String? {
+        let utf8 = text.utf8
+        guard utf8.count == 36 else { return nil }
+        var hasUpper = false
+        for (index, byte) in utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return nil }
+            default:
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
+                    break
+                case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    hasUpper = true
+                default:
+                    return nil
+                }
+            }
+        }
+        // Clients almost always send lower case already; only then is a copy made.
+        guard hasUpper else { return text }
+        return String(
+            decoding: utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// ASCII case-insensitive equality, for UUID text that may come from a token in either case.
+    static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return false }
+        return zip(left, right).allSatisfy { lowered($0) == lowered($1) }
+    }
+
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+}
