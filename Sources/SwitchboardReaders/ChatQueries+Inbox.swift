@@ -1,0 +1,62 @@
+import SwitchboardChat
+import SwitchboardPostgres
+
+/// One page of the inbox; `nextCursor` is nil on the last page.
+public struct InboxPage: Sendable, Equatable {
+    public var sessions: [SessionInfo]
+    public var nextCursor: String?
+
+    public init(sessions: [SessionInfo], nextCursor: String?) {
+        self.sessions = sessions
+        self.nextCursor = nextCursor
+    }
+}
+
+extension ChatQueries {
+    /// Non-deleted sessions of a workspace, newest first (created_at DESC, id DESC), keyset-paginated.
+    /// `statuses` empty = all statuses. `cursor` is the previous page's nextCursor; a malformed cursor throws
+    /// `QueryError.invalidCursor`. A `limit` below 1 gives an empty last page.
+    ///
+    /// Fetches one row more than asked so the last page has no cursor (no
+    /// extra empty round trip for the client). The cursor's timestamp goes back
+    /// to the server as microseconds, exactly as it came out.
+    public func inbox(
+        workspaceID: String, statuses: [SessionStatus], limit: Int, cursor: String?
+    ) throws(QueryError)
+        -> InboxPage
+    {
+        var position: InboxCursor?
+        if let cursor {
+            guard let parsed = InboxCursor(cursor) else { throw .invalidCursor }
+            position = parsed
+        }
+        guard limit > 0 else { return InboxPage(sessions: [], nextCursor: nil) }
+        // Statuses come from the enum, never from raw client text, so the array literal needs no quoting.
+        let statusArray = statuses.isEmpty ? nil : "{" + statuses.map(\.rawValue).joined(separator: ",") + "}"
+        let result = try run(
+            """
+            SELECT \(RowDecoding.sessionColumns)
+              FROM chat_sessions s \(RowDecoding.lastMessageJoin)
+             WHERE s.workspace_id = $1::uuid AND s.deleted_at IS NULL
+               AND ($2::text[] IS NULL OR s.status = ANY ($2::text[]))
+               AND ($3::bigint IS NULL
+                    OR (s.created_at, s.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
+             ORDER BY s.created_at DESC, s.id DESC
+             LIMIT $5::bigint
+            """,
+            [
+                workspaceID, statusArray, position.map { String($0.createdAtMicroseconds) }, position?.id,
+                String(limit < Int.max ? limit + 1 : limit),
+            ], retryable: true)
+        let count = min(result.rowCount, limit)
+        var sessions: [SessionInfo] = []
+        sessions.reserveCapacity(count)
+        for row in 0..<count { sessions.append(try RowDecoding.session(result, row)) }
+        var nextCursor: String?
+        if result.rowCount > limit, let last = sessions.last {
+            let micros = try RowDecoding.int64(result, count - 1, RowDecoding.sessionCursorColumn)
+            nextCursor = InboxCursor(createdAtMicroseconds: micros, id: last.id).text
+        }
+        return InboxPage(sessions: sessions, nextCursor: nextCursor)
+    }
+}

@@ -1,0 +1,58 @@
+import SwitchboardChat
+import SwitchboardPostgres
+
+/// History replay and read positions.
+extension ChatQueries {
+    /// Messages with seq > afterSeq, ascending, at most `limit` (none when `limit` < 1).
+    /// Served by the unique index on (session_id, seq).
+    public func messages(sessionID: String, afterSeq: Int64, limit: Int) throws(QueryError) -> [ChatMessage] {
+        guard limit > 0 else { return [] }
+        let result = try run(
+            """
+            SELECT \(RowDecoding.messageColumns)
+              FROM chats c
+             WHERE c.session_id = $1::uuid AND c.seq > $2::bigint
+             ORDER BY c.seq
+             LIMIT $3::bigint
+            """, [sessionID, String(afterSeq), String(limit)], retryable: true)
+        var messages: [ChatMessage] = []
+        messages.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount { messages.append(try RowDecoding.message(result, row)) }
+        return messages
+    }
+
+    /// Stores the reader's highest seq (never moves backwards; clamped to the session's last_seq); returns the stored
+    /// value. nil when the session is missing/deleted.
+    ///
+    /// One statement. The upsert writes only when the position moves forward
+    /// (reads arrive often and mostly repeat); otherwise the stored row is read
+    /// from the statement's snapshot. Should that row have been inserted by a
+    /// concurrent reader after the snapshot, the clamped request stands in.
+    public func recordRead(
+        sessionID: String, readerID: String, readerRole: String, seq: Int64
+    ) throws(QueryError)
+        -> Int64?
+    {
+        let result = try run(
+            """
+            WITH s AS (
+                SELECT id, least(greatest($4::bigint, 0), last_seq) AS seq
+                  FROM chat_sessions WHERE id = $1::uuid AND deleted_at IS NULL
+            ),
+            stored AS (
+                INSERT INTO chat_read_positions AS p (session_id, reader_id, reader_role, seq)
+                SELECT s.id, $2, $3, s.seq FROM s
+                ON CONFLICT (session_id, reader_id) DO UPDATE
+                   SET seq = excluded.seq, reader_role = excluded.reader_role, updated_at = now()
+                 WHERE p.seq < excluded.seq
+                RETURNING p.seq
+            )
+            SELECT coalesce(
+                       (SELECT seq FROM stored),
+                       (SELECT p.seq FROM chat_read_positions p WHERE p.session_id = s.id AND p.reader_id = $2),
+                       s.seq)
+              FROM s
+            """, [sessionID, readerID, readerRole, String(seq)], retryable: true)
+        return result.rowCount == 0 ? nil : try RowDecoding.int64(result, 0, 0)
+    }
+}

@@ -1,0 +1,89 @@
+import SwitchboardChat
+import SwitchboardPostgres
+
+/// Session lifecycle: create, look up, assign, close. Each write is one
+/// statement whose RETURNING row is joined to the last message, so the caller
+/// gets the session exactly as the write left it (updated_at included: the
+/// trigger runs before RETURNING) without a second round trip.
+extension ChatQueries {
+    /// Creates the workspace row if missing (INSERT ... ON CONFLICT DO NOTHING, name "Workspace <id>"),
+    /// then the session (title default "New chat"), status open, last_seq 0.
+    ///
+    /// One statement: the foreign key check on chat_sessions runs at its end and
+    /// sees the workspace the CTE inserted. Not retried after a lost connection:
+    /// the session may already exist, and a retry would open a second one.
+    public func createSession(
+        workspaceID: String, visitorID: String, title: String?
+    ) throws(QueryError)
+        -> SessionInfo
+    {
+        let result = try run(
+            """
+            WITH workspace AS (
+                INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'Workspace ' || $1::uuid::text)
+                ON CONFLICT (id) DO NOTHING
+            ),
+            s AS (
+                INSERT INTO chat_sessions (workspace_id, user_id, title, status, last_seq)
+                VALUES ($1::uuid, $2, coalesce($3, 'New chat'), 'open', 0)
+                RETURNING *
+            )
+            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
+            """, [workspaceID, visitorID, title], retryable: false)
+        guard result.rowCount == 1 else { throw .failed("creating a session returned \(result.rowCount) rows") }
+        return try RowDecoding.session(result, 0)
+    }
+
+    /// nil when no such session or it is soft-deleted. Includes lastMessage (the row with seq = last_seq, if any).
+    public func session(id: String) throws(QueryError) -> SessionInfo? {
+        let result = try run(
+            """
+            SELECT \(RowDecoding.sessionColumns)
+              FROM chat_sessions s \(RowDecoding.lastMessageJoin)
+             WHERE s.id = $1::uuid AND s.deleted_at IS NULL
+            """, [id], retryable: true)
+        return result.rowCount == 0 ? nil : try RowDecoding.session(result, 0)
+    }
+
+    /// Sets status 'assigned' and the operator; nil when missing/deleted. Re-opens a closed session
+    /// (closed_at is cleared: the session is no longer closed).
+    ///
+    /// Retryable: repeating it leaves the same state.
+    public func assign(
+        sessionID: String, operatorID: String, operatorName: String?
+    ) throws(QueryError)
+        -> SessionInfo?
+    {
+        let result = try run(
+            """
+            WITH s AS (
+                UPDATE chat_sessions
+                   SET status = 'assigned', assigned_operator_id = $2, assigned_operator_name = $3, closed_at = NULL
+                 WHERE id = $1::uuid AND deleted_at IS NULL
+                RETURNING *
+            )
+            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
+            """, [sessionID, operatorID, operatorName], retryable: true)
+        return result.rowCount == 0 ? nil : try RowDecoding.session(result, 0)
+    }
+
+    /// Sets status 'closed' and closed_at = now(); nil when missing/deleted. Closing a closed session is a no-op
+    /// returning it.
+    ///
+    /// The update skips closed sessions, so a repeated close keeps the first
+    /// closed_at and updated_at; when it changed nothing, the session is read as
+    /// it stands (the rare second round trip, only for a repeated close).
+    public func close(sessionID: String) throws(QueryError) -> SessionInfo? {
+        let result = try run(
+            """
+            WITH s AS (
+                UPDATE chat_sessions SET status = 'closed', closed_at = now()
+                 WHERE id = $1::uuid AND deleted_at IS NULL AND status <> 'closed'
+                RETURNING *
+            )
+            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
+            """, [sessionID], retryable: true)
+        if result.rowCount == 0 { return try session(id: sessionID) }
+        return try RowDecoding.session(result, 0)
+    }
+}

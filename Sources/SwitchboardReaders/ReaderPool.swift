@@ -1,0 +1,89 @@
+import CSystem
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fixed set of threads, each with its own ChatQueries, taking jobs from one bounded queue.
+///
+/// Why threads and not the event loops: libpq calls block, and these queries
+/// (sessions, history, inbox, read positions) are off the hot path, so a few
+/// blocking threads serve them without stalling any socket. One shared queue
+/// rather than one per thread: any idle reader takes the next job, so a slow
+/// query delays only the jobs behind it on its own thread.
+public final class ReaderPool: Sendable {
+    private let databaseURL: String
+    private let threadCount: Int
+    private let queue: JobQueue
+    private let threads = Mutex<[pthread_t]>([])
+
+    public init(databaseURL: String, threads: Int, queueCapacity: Int) {
+        self.databaseURL = databaseURL
+        threadCount = max(1, threads)
+        queue = JobQueue(capacity: queueCapacity)
+    }
+
+    deinit { stop() }
+
+    /// Starts the threads, named `sb-reader-N`; each connects on its first job.
+    /// Jobs submitted before `start` wait in the queue. A stopped pool does not restart.
+    public func start() {
+        threads.withLock { threads in
+            guard threads.isEmpty, !queue.isStopped else { return }
+            for index in 0..<threadCount {
+                let reader = ReaderThread(databaseURL: databaseURL, queue: queue)
+                let context = Unmanaged.passRetained(reader).toOpaque()
+                var handle = pthread_t()
+                let rc = pthread_create(
+                    &handle, nil,
+                    { raw in
+                        let reader = Unmanaged<ReaderThread>.fromOpaque(raw!).takeRetainedValue()
+                        reader.run()
+                        return nil
+                    }, context)
+                precondition(rc == 0, "pthread_create failed: \(rc)")
+                _ = pthread_setname_np(handle, "sb-reader-\(index)")
+                threads.append(handle)
+            }
+        }
+    }
+
+    /// Refuses new jobs, lets the threads finish the queued ones, joins them.
+    public func stop() {
+        queue.stop(readers: threadCount)
+        let handles = threads.withLock { threads -> [pthread_t] in
+            defer { threads = [] }
+            return threads
+        }
+        let current = pthread_self()
+        // A job that held the last reference to the pool runs deinit on a
+        // reader thread: that thread cannot join itself (it exits on its own).
+        for handle in handles where pthread_equal(handle, current) == 0 { _ = pthread_join(handle, nil) }
+    }
+
+    /// Runs `job` on a reader thread. Returns false at once (never blocks) when the queue is full or the pool is stopped.
+    public func submit(_ job: @escaping @Sendable (ChatQueries) -> Void) -> Bool {
+        queue.submit(job)
+    }
+
+    /// Jobs accepted and not yet taken by a reader.
+    public var queueDepth: Int { queue.depth }
+}
+
+/// One reader thread's body. Its ChatQueries (and so its connection) is made
+/// on the thread and never leaves it; the only shared state is the queue.
+final class ReaderThread: Sendable {
+    private let databaseURL: String
+    private let queue: JobQueue
+
+    init(databaseURL: String, queue: JobQueue) {
+        self.databaseURL = databaseURL
+        self.queue = queue
+    }
+
+    func run() {
+        let queries = ChatQueries(databaseURL: databaseURL)
+        while let job = queue.take() { job(queries) }
+    }
+}

@@ -1,0 +1,80 @@
+import SwitchboardChat
+import SwitchboardPostgres
+
+/// The select lists the queries share and the code that turns their rows into
+/// model values. Lists and decoders live side by side because column positions
+/// are the contract between them.
+enum RowDecoding {
+    /// RFC 3339 in UTC with milliseconds, formatted by the server so every
+    /// reply spells time the same way whatever the session's TimeZone.
+    static func timestamp(_ expression: String) -> String {
+        #"to_char(\#(expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
+    }
+
+    /// A session row `s` with its last message `m` joined by
+    /// `LEFT JOIN chats m ON m.session_id = s.id AND m.seq = s.last_seq`, and
+    /// the inbox cursor's key (created_at in microseconds since the epoch).
+    static let sessionColumns = """
+        s.id::text, s.workspace_id::text, s.user_id, s.title, s.status, s.assigned_operator_id,
+        s.assigned_operator_name, s.last_seq, \(timestamp("s.created_at")), \(timestamp("s.updated_at")),
+        m.seq, m.content, m.role, \(timestamp("m.created_at")),
+        (extract(epoch FROM s.created_at) * 1000000)::bigint
+        """
+
+    /// The join that finds a session's last message (unique index on (session_id, seq)).
+    static let lastMessageJoin = "LEFT JOIN chats m ON m.session_id = s.id AND m.seq = s.last_seq"
+
+    static let sessionCursorColumn = 14
+
+    static func session(_ result: PostgresResult, _ row: Int) throws(QueryError) -> SessionInfo {
+        let statusText = try required(result, row, 4)
+        guard let status = SessionStatus(rawValue: statusText) else {
+            throw .failed("unexpected session status \(statusText)")
+        }
+        var lastMessage: LastMessage?
+        if !result.isNull(row, 10) {
+            lastMessage = LastMessage(
+                seq: try int64(result, row, 10), body: try required(result, row, 11),
+                senderRole: try required(result, row, 12), createdAt: try required(result, row, 13))
+        }
+        return SessionInfo(
+            id: try required(result, row, 0), workspaceID: try required(result, row, 1),
+            visitorID: result.string(row, 2), title: try required(result, row, 3), status: status,
+            assignedOperator: result.string(row, 5).map { AssignedOperator(id: $0, name: result.string(row, 6)) },
+            lastSeq: try int64(result, row, 7), lastMessage: lastMessage, createdAt: try required(result, row, 8),
+            updatedAt: try required(result, row, 9))
+    }
+
+    /// A message row `c` of chats. The sender falls back to the legacy
+    /// `user_id` for rows adopted from before sessions existed.
+    static let messageColumns = """
+        c.id::text, c.session_id::text, c.seq, c.client_msg_id, c.kind, c.content,
+        coalesce(c.sender_id, c.user_id::text, ''), c.role, c.sender_name, \(timestamp("c.created_at"))
+        """
+
+    static func message(_ result: PostgresResult, _ row: Int) throws(QueryError) -> ChatMessage {
+        ChatMessage(
+            id: try required(result, row, 0), sessionID: try required(result, row, 1), seq: try int64(result, row, 2),
+            clientMessageID: try required(result, row, 3), kind: try required(result, row, 4),
+            body: try required(result, row, 5),
+            sender: Participant(
+                id: try required(result, row, 6), role: try required(result, row, 7), name: result.string(row, 8)),
+            createdAt: try required(result, row, 9))
+    }
+
+    /// A NOT NULL column; NULL means the schema is not the one this build expects.
+    static func required(_ result: PostgresResult, _ row: Int, _ column: Int) throws(QueryError) -> String {
+        guard let value = result.string(row, column) else {
+            throw .failed("unexpected NULL in column \(result.columnName(column))")
+        }
+        return value
+    }
+
+    static func int64(_ result: PostgresResult, _ row: Int, _ column: Int) throws(QueryError) -> Int64 {
+        let text = try required(result, row, column)
+        guard let value = Int64(text) else {
+            throw .failed("column \(result.columnName(column)) is not an integer: \(text)")
+        }
+        return value
+    }
+}

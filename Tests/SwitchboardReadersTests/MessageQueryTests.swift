@@ -1,0 +1,106 @@
+import Foundation
+import SwitchboardChat
+import SwitchboardReaders
+import Testing
+
+@Suite struct MessageQueryTests {
+    @Test func messagesComeInOrderAfterSeqUpToLimit() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        for index in 1...5 { try fixture.append(session: session.id, body: "m\(index)") }
+
+        #expect(
+            try fixture.queries.messages(sessionID: session.id, afterSeq: 0, limit: 10).map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(try fixture.queries.messages(sessionID: session.id, afterSeq: 2, limit: 2).map(\.body) == ["m3", "m4"])
+        #expect(try fixture.queries.messages(sessionID: session.id, afterSeq: 5, limit: 10).isEmpty)
+        #expect(try fixture.queries.messages(sessionID: session.id, afterSeq: 0, limit: 0).isEmpty)
+        #expect(try fixture.queries.messages(sessionID: UUID().uuidString, afterSeq: 0, limit: 10).isEmpty)
+    }
+
+    @Test func messageFieldsAreMapped() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        try fixture.append(
+            session: session.id, clientID: "c-1", role: "operator", senderID: "op-7", senderName: "Ken", kind: "note",
+            body: "Hello, \"world\"")
+
+        let message = try #require(try fixture.queries.messages(sessionID: session.id, afterSeq: 0, limit: 10).first)
+        #expect(isLowerUUID(message.id))
+        #expect(message.sessionID == session.id)
+        #expect(message.seq == 1)
+        #expect(message.clientMessageID == "c-1")
+        #expect(message.kind == "note")
+        #expect(message.body == "Hello, \"world\"")
+        #expect(message.sender == Participant(id: "op-7", role: "operator", name: "Ken"))
+        #expect(isProtocolTimestamp(message.createdAt))
+
+        let stored = try fixture.admin.query(
+            """
+            SELECT id::text, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+              FROM chats WHERE session_id = $1::uuid
+            """, [session.id])
+        #expect(stored.rows == [[message.id, message.createdAt]])
+    }
+
+    @Test func legacyRowsFallBackToTheLegacySender() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        let legacyUser = UUID().uuidString.lowercased()
+        try fixture.admin.query(
+            """
+            INSERT INTO chats (workspace_id, user_id, role, content, session_id, seq, client_msg_id, created_at)
+            VALUES ($1::uuid, $2::uuid, 'user', 'old', $3::uuid, 1, 'legacy-1', '2024-02-03 04:05:06.789+00'),
+                   ($1::uuid, NULL, 'assistant', 'older', $3::uuid, 2, 'legacy-2', '2024-02-03 04:05:07+00')
+            """, [fixture.workspaceID, legacyUser, session.id])
+        try fixture.admin.query("UPDATE chat_sessions SET last_seq = 2 WHERE id = $1::uuid", [session.id])
+
+        let messages = try fixture.queries.messages(sessionID: session.id, afterSeq: 0, limit: 10)
+        #expect(
+            messages.map(\.sender) == [
+                Participant(id: legacyUser, role: "user", name: nil), Participant(id: "", role: "assistant", name: nil),
+            ])
+        #expect(messages.map(\.kind) == ["text", "text"])
+        #expect(messages.map(\.createdAt) == ["2024-02-03T04:05:06.789Z", "2024-02-03T04:05:07.000Z"])
+        let last = try #require(try fixture.queries.session(id: session.id)?.lastMessage)
+        #expect(
+            last == LastMessage(seq: 2, body: "older", senderRole: "assistant", createdAt: "2024-02-03T04:05:07.000Z"))
+    }
+
+    @Test func recordReadIsMonotonicAndClamped() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        for index in 1...5 { try fixture.append(session: session.id, body: "m\(index)") }
+        let read = { (reader: String, seq: Int64) throws(QueryError) -> Int64? in
+            try fixture.queries.recordRead(sessionID: session.id, readerID: reader, readerRole: "operator", seq: seq)
+        }
+
+        #expect(try read("op-7", 3) == 3)
+        #expect(try read("op-7", 2) == 3)  // never backwards
+        #expect(try read("op-7", 4) == 4)
+        #expect(try read("op-7", 99) == 5)  // clamped to last_seq
+        #expect(try read("op-8", -4) == 0)
+        #expect(try read("op-8", 1) == 1)  // readers are independent
+
+        let stored = try fixture.admin.query(
+            "SELECT reader_id, seq FROM chat_read_positions WHERE session_id = $1::uuid ORDER BY reader_id",
+            [session.id])
+        #expect(stored.rows == [["op-7", "5"], ["op-8", "1"]])
+    }
+
+    @Test func recordReadIsNilForMissingOrDeletedSessions() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        #expect(
+            try fixture.queries.recordRead(
+                sessionID: UUID().uuidString, readerID: "v-1", readerRole: "visitor", seq: 1) == nil)
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        try fixture.softDelete(session: session.id)
+        #expect(
+            try fixture.queries.recordRead(sessionID: session.id, readerID: "v-1", readerRole: "visitor", seq: 1) == nil
+        )
+    }
+}

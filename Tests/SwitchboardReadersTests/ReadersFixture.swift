@@ -1,0 +1,77 @@
+import Foundation
+import SwitchboardPostgres
+import SwitchboardReaders
+import SwitchboardTestSupport
+
+/// A migrated throwaway database, an owner connection for arranging rows, and
+/// the ChatQueries under test. Call `drop()` (defer) when the test ends.
+final class ReadersFixture {
+    let database: TestDatabase
+    let admin: PostgresConnection
+    let queries: ChatQueries
+    let workspaceID = UUID().uuidString.lowercased()
+
+    init() throws {
+        database = try TestDatabase(migrated: true)
+        do {
+            admin = try database.connect()
+        } catch {
+            database.drop()
+            throw error
+        }
+        queries = ChatQueries(databaseURL: database.url)
+    }
+
+    func drop() { database.drop() }
+
+    /// Stores one message through the writer's function, as the gateway does; returns its seq.
+    @discardableResult
+    func append(
+        session: String, clientID: String = UUID().uuidString, role: String = "visitor", senderID: String? = "v-1",
+        senderName: String? = nil, kind: String = "text", body: String
+    ) throws -> Int64 {
+        let result = try admin.query(
+            """
+            SELECT status, seq FROM switchboard_append_messages(
+                ARRAY[$1::uuid], ARRAY[$2::text], ARRAY[$3::text], ARRAY[$4::text], ARRAY[$5::text],
+                ARRAY[$6::text], ARRAY[$7::text])
+            """, [session, clientID, role, senderID, senderName, kind, body])
+        guard result.string(0, 0) == "stored", let seq = result.string(0, 1).flatMap({ Int64($0) }) else {
+            throw FixtureError("append returned \(result.rows)")
+        }
+        return seq
+    }
+
+    func softDelete(session: String) throws {
+        try admin.query("UPDATE chat_sessions SET deleted_at = now() WHERE id = $1::uuid", [session])
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// RFC 3339 UTC with milliseconds, as every timestamp in the protocol.
+func isProtocolTimestamp(_ text: String) -> Bool {
+    text.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/#) != nil
+}
+
+/// Lower-case canonical UUID text.
+func isLowerUUID(_ text: String) -> Bool {
+    text.wholeMatch(of: #/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/#) != nil
+}
+
+/// The outcome of a query as a value, so tests can match the typed error.
+func capture<T>(_ body: () throws(QueryError) -> T) -> Result<T, QueryError> {
+    do {
+        return .success(try body())
+    } catch {
+        return .failure(error)
+    }
+}
+
+func isUnavailable<T>(_ result: Result<T, QueryError>) -> Bool {
+    if case .failure(.unavailable) = result { return true }
+    return false
+}
