@@ -54,7 +54,8 @@ struct Serve: ParsableCommand {
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
         // Never answer requests against a schema that is behind or diverged.
         if configuration.databaseURL.isEmpty {
-            logger.warning("no database configured (--database-url or SWITCHBOARD_DATABASE_URL): chat needs one")
+            logger.warning(
+                "no database configured (--database-url or SWITCHBOARD_DATABASE_URL): the chat endpoint /v1/ws is off")
         } else {
             do {
                 let version = try SchemaCheck.require(url: configuration.databaseURL)

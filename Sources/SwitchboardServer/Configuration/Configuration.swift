@@ -46,7 +46,25 @@ public struct Configuration: Sendable {
     public var databaseURL = ""
     public var jwtSecret = ""
     public var authTimeoutSeconds = 10
+    public var authClockSkewSeconds = 60
     public var logLevel = "info"
+
+    // [chat]
+    public var chatMaxBodyBytes = 8192
+    public var chatReplayLimit = 500
+    public var chatMaxJoinedSessions = 100
+    public var chatInboxPageSize = 50
+    public var chatRatePerSecond = 20
+    public var chatRateBurst = 40
+    public var chatRateStrikes = 10
+
+    // [readers], [writer]
+    public var readerThreads = 4
+    public var readerQueueCapacity = 4096
+    public var writerConnections = 2
+    public var writerMaxBatchMessages = 1024
+    public var writerMaxBatchDelayMilliseconds = 2
+    public var writerQueueCapacity = 65536
 
     public init() {}
 
@@ -79,6 +97,19 @@ public struct Configuration: Sendable {
     public func validate() throws(ConfigError) {
         if listen.isEmpty && tlsListen.isEmpty {
             throw ConfigError(key: "server.listen", message: "no address to listen on (and no tls.listen either)")
+        }
+        if chatMaxBodyBytes + 1024 > maxMessageBytes {
+            throw ConfigError(
+                key: "chat.max_body_bytes",
+                message: "\(chatMaxBodyBytes) leaves no room for the frame around it: keep it at least 1024 below "
+                    + "websocket.max_message_bytes (\(maxMessageBytes))")
+        }
+        if !databaseURL.isEmpty && jwtSecret.utf8.count < 32 {
+            throw ConfigError(
+                key: "auth.jwt_secret",
+                message: jwtSecret.isEmpty
+                    ? "required when database.url is set (or SWITCHBOARD_JWT_SECRET / --jwt-secret)"
+                    : "must be at least 32 bytes (RFC 7518 3.2: an HS256 key as long as the hash)")
         }
         if !tlsListen.isEmpty {
             if tlsCertificate.isEmpty {

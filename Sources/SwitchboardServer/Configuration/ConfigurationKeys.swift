@@ -153,6 +153,20 @@ enum ConfigurationKeys {
         string("database.url", env: ["SWITCHBOARD_DATABASE_URL"], \.databaseURL),
         string("auth.jwt_secret", env: ["SWITCHBOARD_JWT_SECRET"], \.jwtSecret),
         integer("auth.timeout_s", 1...3600, \.authTimeoutSeconds),
+        integer("auth.clock_skew_s", 0...3600, \.authClockSkewSeconds),
+        integer("chat.max_body_bytes", 1...1 << 24, \.chatMaxBodyBytes),
+        integer("chat.replay_limit", 1...100_000, \.chatReplayLimit),
+        integer("chat.max_joined_sessions", 1...100_000, \.chatMaxJoinedSessions),
+        integer("chat.inbox_page_size", 1...1000, \.chatInboxPageSize),
+        integer("chat.rate_per_second", 1...1_000_000, \.chatRatePerSecond),
+        integer("chat.rate_burst", 1...1_000_000, \.chatRateBurst),
+        integer("chat.rate_strikes", 1...1_000_000, \.chatRateStrikes),
+        integer("readers.threads", 1...256, \.readerThreads),
+        integer("readers.queue_capacity", 1...1 << 22, \.readerQueueCapacity),
+        integer("writer.connections", 1...64, \.writerConnections),
+        integer("writer.max_batch_messages", 1...100_000, \.writerMaxBatchMessages),
+        integer("writer.max_batch_delay_ms", 0...10_000, \.writerMaxBatchDelayMilliseconds),
+        integer("writer.queue_capacity", 1...1 << 24, \.writerQueueCapacity),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")

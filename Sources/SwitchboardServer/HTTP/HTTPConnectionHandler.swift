@@ -83,6 +83,12 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                 upgrade(
                     request, configuration: context.echoWebSocket, application: EchoApplication(),
                     leftover: leftover, on: connection)
+            case .chat:
+                guard let chat = context.chat else { return }
+                upgrade(
+                    request, configuration: context.chatWebSocket,
+                    application: ChatConnection(hub: chat.hubs[connection.loop.index]), leftover: leftover,
+                    on: connection)
             }
         }
     }

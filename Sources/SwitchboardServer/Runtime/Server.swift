@@ -59,6 +59,7 @@ public final class Server: @unchecked Sendable {
             }
             boundAddresses.append((address, tls))
         }
+        context.chat?.attach(loops: loops)
         for loop in loops {
             threads.append(LoopThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
         }
@@ -129,6 +130,7 @@ public final class Server: @unchecked Sendable {
     public func wait() {
         for thread in threads { thread.join() }
         threads.removeAll()
+        context.chat?.stop()
         logger.info("stopped")
     }
 

@@ -8,6 +8,7 @@ import SwitchboardWebSocket
 enum Route: Sendable {
     case health
     case echo
+    case chat
 }
 
 /// The settings every connection handler needs, derived once from the
@@ -16,6 +17,9 @@ final class ServerContext: Sendable {
     let configuration: Configuration
     let httpLimits: HTTPLimits
     let echoWebSocket: WebSocketConfiguration
+    let chatWebSocket: WebSocketConfiguration
+    /// The chat protocol; nil when no database is configured.
+    let chat: ChatService?
     let deflate: DeflateConfiguration
     let tls: TLSContext?
     let router: HTTPRouter<Route>
@@ -34,6 +38,8 @@ final class ServerContext: Sendable {
             maxHeaderBytes: configuration.maxHeaderBytes,
             maxBodyBytes: configuration.maxBodyBytes)
         echoWebSocket = WebSocketConfiguration(maxMessageBytes: configuration.echoMaxMessageBytes)
+        chatWebSocket = WebSocketConfiguration(maxMessageBytes: configuration.maxMessageBytes)
+        chat = configuration.databaseURL.isEmpty ? nil : ChatService(configuration: configuration, logger: logger)
         deflate = DeflateConfiguration(
             enabled: configuration.deflateEnabled,
             serverNoContextTakeover: configuration.deflateServerNoContextTakeover,
@@ -51,6 +57,7 @@ final class ServerContext: Sendable {
         var router = HTTPRouter<Route>()
         router.add(.get, "/healthz", .health)
         if configuration.echoEndpoint { router.add(.get, "/v1/echo", .echo) }
+        if chat != nil { router.add(.get, "/v1/ws", .chat) }
         self.router = router
     }
 }

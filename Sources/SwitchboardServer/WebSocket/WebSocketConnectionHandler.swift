@@ -20,7 +20,32 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     func start(on connection: Connection) {
         self.connection = connection
-        connection.setTimer(afterMilliseconds: heartbeatMilliseconds)
+        connection.setTimer(afterMilliseconds: min(heartbeatMilliseconds, application.firstTickMilliseconds ?? .max))
+        application.opened(self)
+    }
+
+    /// The loop this connection belongs to, while it is open.
+    var loop: EventLoop? { connection?.loop }
+
+    /// Sends a frame encoded once for every subscriber: the prebuilt
+    /// uncompressed frame as is, or compressed for this connection when it
+    /// negotiated deflate and the message is worth compressing.
+    func send(_ shared: SharedFrame) {
+        guard let connection, connection.isOpen, !session.isClosing else { return }
+        let outcome: WriteOutcome
+        if session.compresses(.text, payloadCount: shared.payload.count) {
+            outcome = connection.write(session.encodeMessage(opcode: .text, payload: shared.payload))
+        } else {
+            outcome = connection.write(shared.frame)
+        }
+        if outcome == .overLimit {
+            close(code: 1008, reason: "outgoing buffer limit exceeded")
+        }
+    }
+
+    /// Sends one text message built for this connection only (replies, errors).
+    func sendText(_ payload: [UInt8]) {
+        payload.withUnsafeBytes { send(.text, $0) }
     }
 
     /// Sends one data message; a peer too slow to take it is closed with 1008.
@@ -60,6 +85,8 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     /// Every heartbeat interval: ping; a peer silent for two intervals is dead.
     func timerFired(on connection: Connection) {
+        application.tick(self, nowMilliseconds: connection.loop.now)
+        guard connection.isOpen, !session.isClosing else { return }
         if receivedSinceTick {
             silentIntervals = 0
         } else {

@@ -5,8 +5,12 @@ import Foundation
 final class RawClient {
     let fd: Int32
 
-    init(port: UInt16, timeoutSeconds: Int = 5) throws {
+    init(port: UInt16, timeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            // Before connect, so the window the server sees stays small (slow-reader tests).
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian

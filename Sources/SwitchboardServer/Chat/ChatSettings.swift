@@ -1,0 +1,34 @@
+import SwitchboardChat
+
+/// The chat protocol's limits, read once from the configuration.
+struct ChatSettings: Sendable {
+    let authTimeoutMilliseconds: UInt64
+    let clockSkewSeconds: Int64
+    let heartbeatSeconds: Int
+    let maxMessageBytes: Int
+    let limits: ChatLimits
+    let replayLimit: Int
+    let maxJoinedSessions: Int
+    let inboxPageSize: Int
+    let ratePerSecond: Double
+    let rateBurst: Int
+    let rateStrikes: Int
+    /// Live frames a connection may hold back while its join replay is read;
+    /// past it the connection cannot keep up and is closed (1008).
+    let maxReplayBuffer: Int
+
+    init(_ configuration: Configuration) {
+        authTimeoutMilliseconds = UInt64(configuration.authTimeoutSeconds) * 1000
+        clockSkewSeconds = Int64(configuration.authClockSkewSeconds)
+        heartbeatSeconds = configuration.heartbeatSeconds
+        maxMessageBytes = configuration.maxMessageBytes
+        limits = ChatLimits(maxBodyBytes: configuration.chatMaxBodyBytes)
+        replayLimit = configuration.chatReplayLimit
+        maxJoinedSessions = configuration.chatMaxJoinedSessions
+        inboxPageSize = configuration.chatInboxPageSize
+        ratePerSecond = Double(configuration.chatRatePerSecond)
+        rateBurst = configuration.chatRateBurst
+        rateStrikes = configuration.chatRateStrikes
+        maxReplayBuffer = 10_000
+    }
+}

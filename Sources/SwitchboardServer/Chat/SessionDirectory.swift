@@ -1,0 +1,42 @@
+import SwitchboardChat
+import Synchronization
+
+/// What this node knows of recently used sessions, so that a committed
+/// message can be announced to the inbox (`session.updated`) without a query.
+/// Filled by every create, join, assign and close; bounded, and a miss only
+/// costs a query.
+final class SessionDirectory: Sendable {
+    private let entries = Mutex<[String: SessionInfo]>([:])
+    private let capacity: Int
+
+    init(capacity: Int = 100_000) {
+        self.capacity = capacity
+    }
+
+    func remember(_ session: SessionInfo) {
+        entries.withLock { entries in
+            if entries.count >= capacity && entries[session.id] == nil {
+                // Rare: forget an arbitrary half rather than track recency on every message.
+                let keep = entries.keys.prefix(capacity / 2)
+                entries = Dictionary(uniqueKeysWithValues: keep.map { ($0, entries[$0]!) })
+            }
+            entries[session.id] = session
+        }
+    }
+
+    /// Folds a committed message into the session's summary; nil when unknown here.
+    func apply(_ message: ChatMessage) -> SessionInfo? {
+        entries.withLock { entries -> SessionInfo? in
+            guard var session = entries[message.sessionID] else { return nil }
+            if message.seq > session.lastSeq || session.lastMessage == nil {
+                session.lastSeq = max(session.lastSeq, message.seq)
+                session.lastMessage = LastMessage(
+                    seq: message.seq, body: message.body, senderRole: message.sender.role,
+                    createdAt: message.createdAt)
+                session.updatedAt = message.createdAt
+            }
+            entries[message.sessionID] = session
+            return session
+        }
+    }
+}

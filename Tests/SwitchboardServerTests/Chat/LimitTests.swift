@@ -1,0 +1,82 @@
+import Foundation
+import SwitchboardAuth
+import Testing
+
+/// Frame kinds, sizes, rates and slow readers.
+@Suite(.serialized) struct LimitTests {
+    @Test func aBinaryFrameClosesWith1003() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let client = try fixture.client(.visitor, "v-1")
+        client.raw.send(RawClient.maskedFrame(opcode: 2, payload: [1, 2, 3]))
+        #expect(client.waitForClose() == 1003)
+    }
+
+    @Test func anOversizeMessageClosesWith1009() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let client = try fixture.client(.visitor, "v-1")
+        client.sendText(#"{"type":"ping","pad":""# + String(repeating: "x", count: 70_000) + #""}"#)
+        #expect(client.waitForClose() == 1009)
+    }
+
+    @Test func floodingIsRateLimitedThenClosedWith4008() throws {
+        let fixture = try ChatFixture {
+            $0.chatRatePerSecond = 1
+            $0.chatRateBurst = 5
+            $0.chatRateStrikes = 3
+        }
+        defer { fixture.stop() }
+        let client = try fixture.client(.visitor, "v-1")  // hello took one token
+        for _ in 0..<4 { client.send(["type": "ping"]) }
+        for _ in 0..<4 { #expect(try client.next().type == "pong") }
+        client.send(["type": "ping"])
+        client.send(["type": "ping"])
+        #expect(try client.next().code == "rate_limited")
+        #expect(try client.next().code == "rate_limited")
+        client.send(["type": "ping"])
+        #expect(client.waitForClose() == 4008)
+    }
+
+    @Test func aJoinedSessionCapIsEnforced() throws {
+        let fixture = try ChatFixture { $0.chatMaxJoinedSessions = 2 }
+        defer { fixture.stop() }
+        let visitor = try fixture.client(.visitor, "v-1")
+        _ = try fixture.createSession(visitor)
+        _ = try fixture.createSession(visitor)
+        #expect(try visitor.request(["type": "session.create"]).code == "bad_request")
+    }
+
+    @Test func aSlowSubscriberIsClosedWith1008WhileOthersKeepReceiving() throws {
+        let fixture = try ChatFixture {
+            $0.maxOutboundBytes = 65536
+            $0.chatRatePerSecond = 100_000
+            $0.chatRateBurst = 100_000
+        }
+        defer { fixture.stop() }
+        let visitor = try fixture.client(.visitor, "v-1")
+        let sessionID = try fixture.createSession(visitor)
+        let fast = try fixture.client(.operator, "op-fast")
+        try fixture.join(fast, sessionID)
+        let slow = try ChatClient(
+            port: fixture.port, token: TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-slow"),
+            receiveBuffer: 4096)
+        try fixture.join(slow, sessionID)
+        // The slow one never reads while about 12 MiB go out to each subscriber.
+        let body = String(repeating: "z", count: 6000)
+        let total = 2000
+        var acked = 0
+        var seen = 0
+        for i in 0..<total {
+            visitor.send(["type": "send", "session_id": sessionID, "client_msg_id": "f\(i)", "body": body])
+            if i % 50 == 49 {
+                while acked < i + 1 {
+                    if try visitor.next().type == "ack" { acked += 1 }
+                }
+                while seen < acked { if try fast.next().type == "message" { seen += 1 } }
+            }
+        }
+        #expect(acked == total && seen == total)
+        #expect(slow.waitForClose() == 1008)
+    }
+}
