@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "SwitchboardDeflate", targets: ["SwitchboardDeflate"]),
         .library(name: "SwitchboardSystem", targets: ["SwitchboardSystem"]),
         .library(name: "SwitchboardJSON", targets: ["SwitchboardJSON"]),
+        .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
+        .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
+        .library(name: "SwitchboardCrypto", targets: ["SwitchboardCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

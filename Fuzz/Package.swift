@@ -49,6 +49,21 @@ let package = Package(
             path: "FuzzJSON",
             exclude: nonSources("FuzzJSON")
         ),
+        .executableTarget(
+            name: "FuzzChatFrame",
+            dependencies: [.product(name: "SwitchboardChat", package: "Switchboard")],
+            path: "FuzzChatFrame",
+            exclude: nonSources("FuzzChatFrame")
+        ),
+        .executableTarget(
+            name: "FuzzToken",
+            dependencies: [
+                .product(name: "SwitchboardAuth", package: "Switchboard"),
+                .product(name: "SwitchboardCrypto", package: "Switchboard"),
+            ],
+            path: "FuzzToken",
+            exclude: nonSources("FuzzToken")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
