@@ -61,14 +61,37 @@ import Testing
             file: nil,
             environment: [
                 "SWITCHBOARD_SERVER_THREADS": "5", "SWITCHBOARD_DATABASE_URL": "postgresql://env/db",
-                "SWITCHBOARD_JWT_SECRET": "from-env", "SWITCHBOARD_WEBSOCKET_DEFLATE_ENABLED": "off",
+                "SWITCHBOARD_JWT_SECRET": "from-env-and-at-least-32-bytes-long",
+                "SWITCHBOARD_WEBSOCKET_DEFLATE_ENABLED": "off",
             ],
             overrides: ConfigurationOverrides(listen: ["127.0.0.1:0"], threads: 2))
         #expect(c.threads == 2)
         #expect(c.databaseURL == "postgresql://env/db")
-        #expect(c.jwtSecret == "from-env")
+        #expect(c.jwtSecret == "from-env-and-at-least-32-bytes-long")
         #expect(!c.deflateEnabled)
         #expect(c.listen.first?.port == 0)
+    }
+
+    @Test func aDatabaseNeedsAJWTSecretOfAtLeast32Bytes() {
+        for secret in [nil, "short-secret"] {
+            var environment = ["SWITCHBOARD_DATABASE_URL": "postgresql://env/db"]
+            environment["SWITCHBOARD_JWT_SECRET"] = secret
+            let error = #expect(throws: ConfigError.self) {
+                try ConfigurationLoader.load(
+                    file: nil, environment: environment, overrides: ConfigurationOverrides(listen: ["127.0.0.1:0"]))
+            }
+            #expect(error?.key == "auth.jwt_secret")
+        }
+    }
+
+    @Test func chatBodyLimitMustFitInAMessage() {
+        let error = #expect(throws: ConfigError.self) {
+            try ConfigurationLoader.load(
+                file: nil,
+                environment: ["SWITCHBOARD_CHAT_MAX_BODY_BYTES": "65536"],
+                overrides: ConfigurationOverrides(listen: ["127.0.0.1:0"]))
+        }
+        #expect(error?.key == "chat.max_body_bytes")
     }
 
     @Test func invalidEnvironmentValueIsNamed() {
