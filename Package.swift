@@ -54,7 +54,7 @@ let package = Package(
             dependencies: [
                 "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
                 "SwitchboardWebSocket", "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardAuth", "SwitchboardChat",
-                "SwitchboardReaders", "SwitchboardWriter",
+                "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

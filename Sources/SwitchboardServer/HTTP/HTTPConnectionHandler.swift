@@ -1,5 +1,8 @@
+import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardLoop
+import SwitchboardReaders
+import SwitchboardStore
 import SwitchboardWebSocket
 
 /// Serves HTTP/1.1 on one connection until it closes or upgrades to WebSocket.
@@ -8,6 +11,9 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     private var parser: HTTPRequestParser
     private var awaitingRequestStart = true
     private var shuttingDown = false
+    /// A request is being answered by the reader pool; input waits in `held`.
+    private var awaitingResponse = false
+    private var held: [UInt8] = []
 
     init(context: ServerContext) {
         self.context = context
@@ -21,6 +27,10 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {
+        if awaitingResponse {
+            hold(UnsafeRawBufferPointer(bytes), on: connection)
+            return
+        }
         var offset = 0
         while offset < bytes.count, connection.isOpen, connection.handler === self {
             if awaitingRequestStart {
@@ -41,11 +51,20 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                 let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[offset...])
                 handle(request, leftover: rest, on: connection)
                 if connection.handler !== self { return }  // upgraded: the rest was handed over
+                if awaitingResponse {
+                    // Pipelined requests wait until this one is answered, in order.
+                    hold(UnsafeRawBufferPointer(rest), on: connection)
+                    return
+                }
             }
         }
     }
 
     func timerFired(on connection: Connection) {
+        if awaitingResponse {
+            connection.setTimer(afterMilliseconds: context.headerTimeoutMilliseconds)
+            return
+        }
         if parser.hasPartialRequest {
             respondAndClose(
                 .error(.requestTimeout, code: "bad_request", message: "request head not received in time"),
@@ -75,7 +94,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             var response = HTTPResponse.error(.methodNotAllowed, code: "bad_request", message: "method not allowed")
             response.headers.append(("Allow", allowed.map(\.name).joined(separator: ", ")))
             respond(response, to: request, on: connection)
-        case .found(let route, _):
+        case .found(let route, let parameters):
             switch route {
             case .health:
                 respond(.json(.ok, #"{"status":"ok"}"#), to: request, on: connection, headOnly: headOnly)
@@ -83,12 +102,93 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                 upgrade(
                     request, configuration: context.echoWebSocket, application: EchoApplication(),
                     leftover: leftover, on: connection)
+            case .ready:
+                answer(readiness(), to: request, on: connection)
+            case .conversations, .sessionMessages, .sessionPatch, .sessionDelete, .analytics:
+                guard let chat = context.chat else { return }
+                answer(
+                    AdminAPI(chat: chat).handle(route, request, parameters: parameters), to: request, on: connection)
             case .chat:
                 guard let chat = context.chat else { return }
                 upgrade(
                     request, configuration: context.chatWebSocket,
                     application: ChatConnection(hub: chat.hubs[connection.loop.index]), leftover: leftover,
                     on: connection)
+            }
+        }
+    }
+
+    /// Sends an API answer now, or runs its job on the reader pool and sends
+    /// the answer when it comes back (this connection reads nothing meanwhile).
+    private func answer(_ result: APIResult, to request: HTTPRequest, on connection: Connection) {
+        switch result {
+        case .now(let response):
+            respond(response, to: request, on: connection, headOnly: request.method == .head)
+        case .later(let job):
+            guard let chat = context.chat else {
+                respond(.api(ChatError(.unavailable, "no database is configured")), to: request, on: connection)
+                return
+            }
+            awaitingResponse = true
+            let waiting = LoopBound((self, connection))
+            let loopIndex = connection.loop.index
+            let submitted = chat.readers.submit { queries in
+                let response = job(queries)
+                chat.post(toLoop: loopIndex) {
+                    let (handler, connection) = waiting.value
+                    handler.finish(response, to: request, on: connection)
+                }
+            }
+            if !submitted {
+                awaitingResponse = false
+                respond(
+                    .api(ChatError(.overloaded, "too many requests in flight; retry later")), to: request,
+                    on: connection)
+            }
+        }
+    }
+
+    private func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
+        awaitingResponse = false
+        guard connection.isOpen, connection.handler === self else { return }
+        respond(response, to: request, on: connection, headOnly: request.method == .head)
+        guard !held.isEmpty, connection.isOpen else { return }
+        var pending: [UInt8] = []
+        swap(&pending, &held)
+        pending.withUnsafeMutableBytes { received($0, on: connection) }
+    }
+
+    private func hold(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        guard !bytes.isEmpty else { return }
+        // One more whole request at most; a client that sends more without reading is cut off.
+        let limit = context.httpLimits.maxHeaderBytes + context.httpLimits.maxBodyBytes + 8192
+        guard held.count + bytes.count <= limit else {
+            connection.closeNow()
+            return
+        }
+        held.append(contentsOf: bytes)
+    }
+
+    /// GET /readyz: the database answers and its schema is the one this build expects.
+    private func readiness() -> APIResult {
+        guard context.chat != nil else {
+            return .now(.api(ChatError(.unavailable, "no database is configured")))
+        }
+        let expected = Migrations.all.last?.version ?? 0
+        return .later { queries in
+            do throws(QueryError) {
+                guard let version = try queries.appliedSchemaVersion() else {
+                    return .api(ChatError(.unavailable, "the database has no schema; run switchboard migrate up"))
+                }
+                guard version == expected else {
+                    return .api(
+                        ChatError(
+                            .unavailable, "the database schema is at version \(version); this build expects \(expected)"
+                        ))
+                }
+                return .json(.ok, #"{"status":"ready","schema_version":\#(version)}"#)
+            } catch {
+                return .api(ChatError(.unavailable, "the database is unreachable: \(error)"))
             }
         }
     }

@@ -9,6 +9,12 @@ enum Route: Sendable {
     case health
     case echo
     case chat
+    case ready
+    case conversations
+    case sessionMessages
+    case sessionPatch
+    case sessionDelete
+    case analytics
 }
 
 /// The settings every connection handler needs, derived once from the
@@ -57,7 +63,15 @@ final class ServerContext: Sendable {
         var router = HTTPRouter<Route>()
         router.add(.get, "/healthz", .health)
         if configuration.echoEndpoint { router.add(.get, "/v1/echo", .echo) }
-        if chat != nil { router.add(.get, "/v1/ws", .chat) }
+        router.add(.get, "/readyz", .ready)
+        if chat != nil {
+            router.add(.get, "/v1/ws", .chat)
+            router.add(.get, "/api/v1/admin/live-chat/conversations", .conversations)
+            router.add(.get, "/api/v1/sessions/{id}/messages", .sessionMessages)
+            router.add(.patch, "/api/v1/sessions/{id}", .sessionPatch)
+            router.add(.delete, "/api/v1/sessions/{id}", .sessionDelete)
+            router.add(.get, "/api/v1/admin/live-chat/analytics", .analytics)
+        }
         self.router = router
     }
 }

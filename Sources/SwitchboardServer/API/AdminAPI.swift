@@ -1,0 +1,202 @@
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardHTTP
+import SwitchboardJSON
+import SwitchboardReaders
+
+/// The JSON API of PROTOCOL.md "HTTP API": bearer tokens of operators and
+/// admins, scoped to the token's workspace, with the socket's access rules.
+/// Validation happens on the loop; every query runs on the reader pool.
+struct AdminAPI {
+    let chat: ChatService
+
+    func handle(_ route: Route, _ request: HTTPRequest, parameters: [String: String]) -> APIResult {
+        let identity: Identity
+        do throws(ChatError) {
+            identity = try authenticate(request)
+        } catch {
+            return .now(.api(error))
+        }
+        do throws(ChatError) {
+            switch route {
+            case .conversations: return try conversations(request, as: identity)
+            case .sessionMessages: return try messages(request, sessionID: parameters["id"], as: identity)
+            case .sessionPatch: return try patch(request, sessionID: parameters["id"], as: identity)
+            case .sessionDelete: return try delete(sessionID: parameters["id"], as: identity)
+            case .analytics: return try analytics(request, as: identity)
+            default: return .now(.api(ChatError(.notFound, "no such path")))
+            }
+        } catch {
+            return .now(.api(error))
+        }
+    }
+
+    /// `Authorization: Bearer <JWT>` with role operator or admin.
+    private func authenticate(_ request: HTTPRequest) throws(ChatError) -> Identity {
+        guard let header = request.headers.first("Authorization") else {
+            throw ChatError(.unauthorized, "an Authorization: Bearer token is required")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw ChatError(.unauthorized, "the Authorization header must be \"Bearer <token>\"")
+        }
+        let identity: Identity
+        do {
+            identity = try chat.verifier.verify(String(parts[1]), now: UnixClock.nowSeconds())
+        } catch {
+            throw ChatError(.unauthorized, "\(error)")
+        }
+        if let denied = Access.requireStaff(identity, action: "the HTTP API", ref: nil) { throw denied }
+        return identity
+    }
+
+    private func sessionID(_ raw: String?) throws(ChatError) -> String {
+        guard let raw, Self.isUUID(raw) else { throw ChatError(.notFound, "no such session") }
+        return raw.lowercased()
+    }
+
+    // MARK: GET /api/v1/admin/live-chat/conversations
+
+    private func conversations(_ request: HTTPRequest, as identity: Identity) throws(ChatError) -> APIResult {
+        let query = APIParameters(request)
+        let statuses = try query.statuses()
+        let assigned = try query.assigned(as: identity.id)
+        let limit = Int(try query.integer("limit", in: 1...200, default: 50))
+        let cursor = query.string("cursor")
+        let workspace = identity.workspaceID
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                let page = try queries.inbox(
+                    workspaceID: workspace, statuses: statuses, assigned: assigned, limit: limit, cursor: cursor)
+                var encoder = ServerFrameEncoder()
+                return .apiJSON(.ok, encoder.sessionsPage(page.sessions, nextCursor: page.nextCursor))
+            }
+        }
+    }
+
+    // MARK: GET /api/v1/sessions/{id}/messages
+
+    private func messages(
+        _ request: HTTPRequest, sessionID raw: String?, as identity: Identity
+    ) throws(ChatError)
+        -> APIResult
+    {
+        let sessionID = try sessionID(raw)
+        let query = APIParameters(request)
+        let afterSeq = try query.integer("after_seq", in: 0...Int64.max, default: 0)
+        let limit = Int(try query.integer("limit", in: 1...1000, default: 100))
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                guard let session = try queries.session(id: sessionID) else {
+                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                }
+                if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
+                let messages = try queries.messages(sessionID: sessionID, afterSeq: afterSeq, limit: limit)
+                let next = messages.count == limit ? messages.last?.seq : nil
+                var encoder = ServerFrameEncoder()
+                return .apiJSON(.ok, encoder.messagesPage(sessionID: sessionID, messages, nextAfterSeq: next))
+            }
+        }
+    }
+
+    // MARK: PATCH /api/v1/sessions/{id}
+
+    private func patch(
+        _ request: HTTPRequest, sessionID raw: String?, as identity: Identity
+    ) throws(ChatError)
+        -> APIResult
+    {
+        let sessionID = try sessionID(raw)
+        let change = try SessionPatch(request)
+        let chat = self.chat
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                guard let session = try queries.session(id: sessionID) else {
+                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                }
+                if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
+                switch try queries.updateSession(sessionID: sessionID, title: change.title, status: change.status) {
+                case .notFound:
+                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                case .conflict(let reason):
+                    return .api(.badRequest(reason))
+                case .updated(let updated):
+                    chat.directory.remember(updated)
+                    chat.announce(updated, excluding: nil)
+                    var encoder = ServerFrameEncoder()
+                    return .apiJSON(.ok, encoder.sessionBody(updated))
+                }
+            }
+        }
+    }
+
+    // MARK: DELETE /api/v1/sessions/{id}
+
+    private func delete(sessionID raw: String?, as identity: Identity) throws(ChatError) -> APIResult {
+        let sessionID = try sessionID(raw)
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                guard let session = try queries.session(id: sessionID) else {
+                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                }
+                if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
+                guard try queries.softDeleteSession(sessionID: sessionID) else {
+                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                }
+                return HTTPResponse(status: .noContent)
+            }
+        }
+    }
+
+    // MARK: GET /api/v1/admin/live-chat/analytics
+
+    private func analytics(_ request: HTTPRequest, as identity: Identity) throws(ChatError) -> APIResult {
+        let query = APIParameters(request)
+        let from = try query.timestamp("from")
+        let to = try query.timestamp("to")
+        let workspace = identity.workspaceID
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                let figures = try queries.analytics(workspaceID: workspace, from: from, to: to)
+                return .apiJSON(.ok, AnalyticsBody.encode(figures, workspaceID: workspace, from: from, to: to))
+            }
+        }
+    }
+
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !byte.isHexDigit {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// Runs a reader job's body; a database failure becomes 503 (or 400 for a bad cursor).
+private func respond(_ body: () throws(QueryError) -> HTTPResponse) -> HTTPResponse {
+    do throws(QueryError) {
+        return try body()
+    } catch {
+        switch error {
+        case .invalidCursor: return .api(.badRequest("\"cursor\" is not a cursor this API returned"))
+        case .unavailable: return .api(ChatError(.unavailable, "the database is unreachable; retry later"))
+        case .failed: return .api(ChatError(.unavailable, "the request could not be completed; retry later"))
+        }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x46) || (self >= 0x61 && self <= 0x66)
+    }
+}
