@@ -25,6 +25,16 @@ extension ChatQueries {
     ) throws(QueryError)
         -> InboxPage
     {
+        try inbox(workspaceID: workspaceID, statuses: statuses, assigned: .any, limit: limit, cursor: cursor)
+    }
+
+    /// As `inbox(workspaceID:statuses:limit:cursor:)`, keeping only the sessions `assigned` selects
+    /// (`.unassigned`: no operator; `.operatorID`: that operator). Cursors are the same keyset positions.
+    public func inbox(
+        workspaceID: String, statuses: [SessionStatus], assigned: AssignedFilter, limit: Int, cursor: String?
+    ) throws(QueryError)
+        -> InboxPage
+    {
         var position: InboxCursor?
         if let cursor {
             guard let parsed = InboxCursor(cursor) else { throw .invalidCursor }
@@ -32,6 +42,7 @@ extension ChatQueries {
         }
         guard limit > 0 else { return InboxPage(sessions: [], nextCursor: nil) }
         // Statuses come from the enum, never from raw client text, so the array literal needs no quoting.
+        let filter = assigned.parameters
         let statusArray = statuses.isEmpty ? nil : "{" + statuses.map(\.rawValue).joined(separator: ",") + "}"
         let result = try run(
             """
@@ -39,6 +50,9 @@ extension ChatQueries {
               FROM chat_sessions s \(RowDecoding.lastMessageJoin)
              WHERE s.workspace_id = $1::uuid AND s.deleted_at IS NULL
                AND ($2::text[] IS NULL OR s.status = ANY ($2::text[]))
+               AND ($6::text IS NULL
+                    OR ($6::text = 'unassigned' AND s.assigned_operator_id IS NULL)
+                    OR ($6::text = 'operator' AND s.assigned_operator_id = $7::text))
                AND ($3::bigint IS NULL
                     OR (s.created_at, s.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
              ORDER BY s.created_at DESC, s.id DESC
@@ -46,7 +60,7 @@ extension ChatQueries {
             """,
             [
                 workspaceID, statusArray, position.map { String($0.createdAtMicroseconds) }, position?.id,
-                String(limit < Int.max ? limit + 1 : limit),
+                String(limit < Int.max ? limit + 1 : limit), filter.mode, filter.operatorID,
             ], retryable: true)
         let count = min(result.rowCount, limit)
         var sessions: [SessionInfo] = []

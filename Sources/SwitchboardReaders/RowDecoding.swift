@@ -70,6 +70,15 @@ enum RowDecoding {
         return value
     }
 
+    /// A nullable float8 column.
+    static func double(_ result: PostgresResult, _ row: Int, _ column: Int) throws(QueryError) -> Double? {
+        guard let text = result.string(row, column) else { return nil }
+        guard let value = Double(text) else {
+            throw .failed("column \(result.columnName(column)) is not a number: \(text)")
+        }
+        return value
+    }
+
     static func int64(_ result: PostgresResult, _ row: Int, _ column: Int) throws(QueryError) -> Int64 {
         let text = try required(result, row, column)
         guard let value = Int64(text) else {

@@ -1,0 +1,28 @@
+/// A workspace's activity over a time window [from, to), for the analytics endpoint.
+public struct Analytics: Sendable, Equatable {
+    /// Sessions (not deleted) created in the window.
+    public var sessionsOpened: Int
+    /// Sessions (not deleted) whose closed_at is in the window.
+    public var sessionsClosed: Int
+    /// Messages of the workspace's non-deleted sessions created in the window, by sender role.
+    public var messagesByRole: [String: Int]
+    /// Sessions created in the window with both a first visitor message and a first operator reply.
+    public var firstResponseCount: Int
+    /// Median seconds from the first visitor message to the first operator reply (interpolated); nil when
+    /// `firstResponseCount` is 0.
+    public var firstResponseMedianSeconds: Double?
+    /// The 90th percentile of the same (interpolated); nil when `firstResponseCount` is 0.
+    public var firstResponseP90Seconds: Double?
+
+    public init(
+        sessionsOpened: Int, sessionsClosed: Int, messagesByRole: [String: Int], firstResponseCount: Int,
+        firstResponseMedianSeconds: Double?, firstResponseP90Seconds: Double?
+    ) {
+        self.sessionsOpened = sessionsOpened
+        self.sessionsClosed = sessionsClosed
+        self.messagesByRole = messagesByRole
+        self.firstResponseCount = firstResponseCount
+        self.firstResponseMedianSeconds = firstResponseMedianSeconds
+        self.firstResponseP90Seconds = firstResponseP90Seconds
+    }
+}

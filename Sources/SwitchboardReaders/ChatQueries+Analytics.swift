@@ -1,0 +1,63 @@
+import SwitchboardPostgres
+
+extension ChatQueries {
+    /// A workspace's figures over [from, to). `from` and `to` are RFC 3339 texts, read by PostgreSQL's
+    /// timestamptz input; one it refuses throws `QueryError.failed`.
+    ///
+    /// One statement, every figure computed by the server. Its first row is
+    /// the summary (role NULL): sessions opened and closed, and the first
+    /// response times of the sessions opened in the window (percentile_cont
+    /// over seconds, so the median of an even count interpolates). Each further
+    /// row is one sender role and its message count.
+    public func analytics(workspaceID: String, from: String, to: String) throws(QueryError) -> Analytics {
+        let result = try run(
+            """
+            WITH live AS (
+                SELECT s.id, s.created_at, s.closed_at, s.first_visitor_message_at, s.first_operator_reply_at
+                  FROM chat_sessions s
+                 WHERE s.workspace_id = $1::uuid AND s.deleted_at IS NULL
+            ),
+            opened AS (
+                SELECT * FROM live WHERE created_at >= $2::timestamptz AND created_at < $3::timestamptz
+            ),
+            responses AS (
+                SELECT extract(epoch FROM first_operator_reply_at - first_visitor_message_at)::float8 AS seconds
+                  FROM opened
+                 WHERE first_visitor_message_at IS NOT NULL AND first_operator_reply_at IS NOT NULL
+            ),
+            summary AS (
+                SELECT NULL::text AS role, NULL::bigint AS messages,
+                       (SELECT count(*) FROM opened) AS opened,
+                       (SELECT count(*) FROM live
+                         WHERE closed_at >= $2::timestamptz AND closed_at < $3::timestamptz) AS closed,
+                       count(*) AS responses,
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS median,
+                       percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) AS p90
+                  FROM responses
+            ),
+            roles AS (
+                SELECT c.role, count(*) AS messages
+                  FROM chats c JOIN live l ON l.id = c.session_id
+                 WHERE c.created_at >= $2::timestamptz AND c.created_at < $3::timestamptz
+                 GROUP BY c.role
+            )
+            SELECT 0 AS part, role, messages, opened, closed, responses, median, p90 FROM summary
+            UNION ALL
+            SELECT 1, role, messages, NULL, NULL, NULL, NULL, NULL FROM roles
+            ORDER BY part, role
+            """, [workspaceID, from, to], retryable: true)
+        guard result.rowCount >= 1, result.isNull(0, 1) else {
+            throw .failed("analytics returned no summary row")
+        }
+        var messagesByRole: [String: Int] = [:]
+        for row in 1..<result.rowCount {
+            messagesByRole[try RowDecoding.required(result, row, 1)] = Int(try RowDecoding.int64(result, row, 2))
+        }
+        return Analytics(
+            sessionsOpened: Int(try RowDecoding.int64(result, 0, 3)),
+            sessionsClosed: Int(try RowDecoding.int64(result, 0, 4)), messagesByRole: messagesByRole,
+            firstResponseCount: Int(try RowDecoding.int64(result, 0, 5)),
+            firstResponseMedianSeconds: try RowDecoding.double(result, 0, 6),
+            firstResponseP90Seconds: try RowDecoding.double(result, 0, 7))
+    }
+}
