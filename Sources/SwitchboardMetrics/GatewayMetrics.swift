@@ -1,0 +1,209 @@
+import Prometheus
+import Synchronization
+
+/// Every metric the gateway exposes at `GET /metrics`. Create one per process at start-up and hand
+/// it to the components; the hot paths use the pre-created handles below and never look anything
+/// up by name. All handles are safe to use from any thread and never block on I/O.
+public final class GatewayMetrics: Sendable {
+    /// The `Content-Type` of ``render()``'s output.
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// `switchboard_batch_size` bucket upper bounds (plus `+Inf`).
+    public static let batchSizeBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096]
+    /// `switchboard_commit_latency_seconds` bucket upper bounds (plus `+Inf`).
+    public static let commitLatencyBuckets: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+    ]
+
+    /// The backing registry. Metrics registered on it directly (or through a
+    /// `PrometheusMetricsFactory(registry:)` given to swift-metrics) render after the gateway's own.
+    public let registry: PrometheusCollectorRegistry
+
+    // Gauges.
+    /// `switchboard_connections{role=...}`, indexed like `ConnectionRole.allCases`.
+    private let connectionsByRole: [GaugeHandle]
+    /// `switchboard_writer_queue_depth`: set it, or attach a pull source with ``setPullSource(for:_:)``.
+    public let writerQueueDepth: GaugeHandle
+
+    // Counters.
+    /// `switchboard_frames_in_total`
+    public let framesIn: CounterHandle
+    /// `switchboard_frames_out_total`
+    public let framesOut: CounterHandle
+    /// `switchboard_messages_stored_total`
+    public let messagesStored: CounterHandle
+    /// `switchboard_messages_duplicate_total`
+    public let messagesDuplicate: CounterHandle
+    /// `switchboard_fanout_deliveries_total`
+    public let fanoutDeliveries: CounterHandle
+    /// `switchboard_closes_total{code=...}`, indexed like `CloseCodeLabel.values`.
+    private let closesByCode: [CounterHandle]
+    /// `switchboard_slow_consumer_closes_total`
+    public let slowConsumerCloses: CounterHandle
+    /// `switchboard_rate_limited_total`
+    public let rateLimited: CounterHandle
+    /// `switchboard_database_errors_total{component=...}`, indexed like `DatabaseComponent.allCases`.
+    private let databaseErrorsByComponent: [CounterHandle]
+    /// `switchboard_database_reconnects_total{component=...}`, indexed like `DatabaseComponent.allCases`.
+    private let databaseReconnectsByComponent: [CounterHandle]
+    private let httpRequests: HTTPRequestCounters
+
+    // Histograms.
+    /// `switchboard_batch_size`: statements per committed writer batch.
+    public let batchSize: HistogramHandle
+    /// `switchboard_commit_latency_seconds`: time from BEGIN to COMMIT acknowledged.
+    public let commitLatency: HistogramHandle
+
+    private struct PullSource: Sendable {
+        let gauge: GaugeHandle
+        let read: @Sendable () -> Double
+    }
+
+    private let pullSources = Mutex<[PullSource]>([])
+    private let families: Mutex<[FamilyDescriptor]>
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        var families: [FamilyDescriptor] = []
+
+        func declare(_ name: String, _ type: String, _ help: String) -> MetricNameDescriptor {
+            families.append(FamilyDescriptor(name: name, help: help, type: type))
+            return MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+        }
+        func counter(_ name: String, _ help: String) -> CounterHandle {
+            CounterHandle(registry.makeCounter(descriptor: declare(name, "counter", help)))
+        }
+        func counters(_ name: String, _ help: String, label: String, values: [String]) -> [CounterHandle] {
+            let descriptor = declare(name, "counter", help)
+            return values.map { CounterHandle(registry.makeCounter(descriptor: descriptor, labels: [(label, $0)])) }
+        }
+        func histogram(_ name: String, _ help: String, buckets: [Double]) -> HistogramHandle {
+            HistogramHandle(registry.makeValueHistogram(descriptor: declare(name, "histogram", help), buckets: buckets))
+        }
+
+        let connections = declare("switchboard_connections", "gauge", "Open client connections, by role.")
+        connectionsByRole = ConnectionRole.allCases.map {
+            GaugeHandle(registry.makeGauge(descriptor: connections, labels: [("role", $0.rawValue)]))
+        }
+        writerQueueDepth = GaugeHandle(
+            registry.makeGauge(
+                descriptor: declare(
+                    "switchboard_writer_queue_depth", "gauge", "Write commands waiting for the batch writer.")))
+
+        framesIn = counter("switchboard_frames_in_total", "WebSocket frames received.")
+        framesOut = counter("switchboard_frames_out_total", "WebSocket frames sent.")
+        messagesStored = counter("switchboard_messages_stored_total", "Chat messages committed to the database.")
+        messagesDuplicate = counter(
+            "switchboard_messages_duplicate_total", "Chat messages dropped as duplicates of a stored message.")
+        fanoutDeliveries = counter(
+            "switchboard_fanout_deliveries_total", "Messages queued to subscribed connections by fan-out.")
+        closesByCode = counters(
+            "switchboard_closes_total", "WebSocket connections closed, by close code.", label: "code",
+            values: CloseCodeLabel.values)
+        slowConsumerCloses = counter(
+            "switchboard_slow_consumer_closes_total", "Connections closed because their send queue overflowed.")
+        rateLimited = counter("switchboard_rate_limited_total", "Requests or messages refused by rate limiting.")
+        let components = DatabaseComponent.allCases.map(\.rawValue)
+        databaseErrorsByComponent = counters(
+            "switchboard_database_errors_total", "Database errors, by component.", label: "component",
+            values: components)
+        databaseReconnectsByComponent = counters(
+            "switchboard_database_reconnects_total", "Database reconnections, by component.", label: "component",
+            values: components)
+        _ = declare(HTTPRequestCounters.name, "counter", HTTPRequestCounters.help)
+        httpRequests = HTTPRequestCounters(registry: registry)
+
+        batchSize = histogram(
+            "switchboard_batch_size", "Write commands per committed writer batch.", buckets: Self.batchSizeBuckets)
+        commitLatency = histogram(
+            "switchboard_commit_latency_seconds", "Time from sending a writer batch to its commit, in seconds.",
+            buckets: Self.commitLatencyBuckets)
+
+        self.families = Mutex(families)
+    }
+
+    // MARK: Labeled handles (array lookups, no locks)
+
+    /// `switchboard_connections{role=...}`
+    public func connections(_ role: ConnectionRole) -> GaugeHandle {
+        switch role {
+        case .visitor: connectionsByRole[0]
+        case .operator: connectionsByRole[1]
+        case .admin: connectionsByRole[2]
+        case .unauthenticated: connectionsByRole[3]
+        }
+    }
+
+    /// `switchboard_closes_total{code=...}`: codes other than 1000, 1001, 1003, 1008, 1009, 4001
+    /// and 4008 count as `code="other"`.
+    public func closes(code: UInt16) -> CounterHandle {
+        closesByCode[CloseCodeLabel.index(of: code)]
+    }
+
+    /// `switchboard_database_errors_total{component=...}`
+    public func databaseErrors(_ component: DatabaseComponent) -> CounterHandle {
+        databaseErrorsByComponent[component == .writer ? 0 : 1]
+    }
+
+    /// `switchboard_database_reconnects_total{component=...}`
+    public func databaseReconnects(_ component: DatabaseComponent) -> CounterHandle {
+        databaseReconnectsByComponent[component == .writer ? 0 : 1]
+    }
+
+    /// `switchboard_http_requests_total{route=...,status=...}`. The first request of a pair
+    /// creates its series under a lock; later ones find it with one atomic load.
+    public func httpRequests(route: HTTPRoute, status: Int) -> CounterHandle {
+        httpRequests.counter(route: route, status: status)
+    }
+
+    /// Counts one answered HTTP request.
+    public func recordHTTPRequest(route: HTTPRoute, status: Int) {
+        httpRequests.counter(route: route, status: status).increment()
+    }
+
+    // MARK: Pull gauges
+
+    /// Makes `gauge` take the value of `read()` each time the exposition is rendered (replacing any
+    /// earlier source for it). `read` runs on the thread that renders: keep it cheap and non-blocking.
+    public func setPullSource(for gauge: GaugeHandle, _ read: @escaping @Sendable () -> Double) {
+        pullSources.withLock { sources in
+            sources.removeAll { $0.gauge.identity == gauge.identity }
+            sources.append(PullSource(gauge: gauge, read: read))
+        }
+    }
+
+    /// Registers a new unlabeled gauge whose value is `read()` at render time. Register each name once,
+    /// at start-up.
+    @discardableResult
+    public func registerPullGauge(
+        name: String, help: String, _ read: @escaping @Sendable () -> Double
+    )
+        -> GaugeHandle
+    {
+        let gauge = GaugeHandle(
+            registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help)))
+        families.withLock { $0.append(FamilyDescriptor(name: name, help: help, type: "gauge")) }
+        setPullSource(for: gauge, read)
+        return gauge
+    }
+
+    // MARK: Exposition
+
+    /// The whole exposition in Prometheus text format 0.0.4 (serve it with ``contentType``).
+    /// Families come in a fixed order; every declared family has HELP and TYPE lines.
+    public func render() -> [UInt8] {
+        for source in pullSources.withLock({ $0 }) {
+            source.gauge.set(source.read())
+        }
+        var raw: [UInt8] = []
+        raw.reserveCapacity(8192)
+        registry.emit(into: &raw)
+        return Exposition.order(raw, families: families.withLock { $0 })
+    }
+
+    /// ``render()`` as a String.
+    public func renderString() -> String {
+        String(decoding: render(), as: UTF8.self)
+    }
+}

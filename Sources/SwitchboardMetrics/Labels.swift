@@ -1,0 +1,62 @@
+/// The `role` label of `switchboard_connections`.
+public enum ConnectionRole: String, Sendable, CaseIterable {
+    case visitor
+    case `operator`
+    case admin
+    case unauthenticated
+}
+
+/// The `component` label of the database counters.
+public enum DatabaseComponent: String, Sendable, CaseIterable {
+    case writer
+    case reader
+}
+
+/// The `route` label of `switchboard_http_requests_total`.
+public enum HTTPRoute: String, Sendable, CaseIterable {
+    case healthz
+    case readyz
+    case metrics
+    case conversations
+    case messages
+    case sessionPatch = "session_patch"
+    case sessionDelete = "session_delete"
+    case analytics
+    case ws
+    case echo
+    case other
+
+    var index: Int {
+        switch self {
+        case .healthz: 0
+        case .readyz: 1
+        case .metrics: 2
+        case .conversations: 3
+        case .messages: 4
+        case .sessionPatch: 5
+        case .sessionDelete: 6
+        case .analytics: 7
+        case .ws: 8
+        case .echo: 9
+        case .other: 10
+        }
+    }
+}
+
+/// The `code` label values of `switchboard_closes_total`, in rendering order.
+enum CloseCodeLabel {
+    static let values = ["1000", "1001", "1003", "1008", "1009", "4001", "4008", "other"]
+
+    static func index(of code: UInt16) -> Int {
+        switch code {
+        case 1000: 0
+        case 1001: 1
+        case 1003: 2
+        case 1008: 3
+        case 1009: 4
+        case 4001: 5
+        case 4008: 6
+        default: 7
+        }
+    }
+}
