@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C modules: headers only, plus static inline shims for macros.
@@ -40,6 +41,7 @@ let package = Package(
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardStore", "CSystem"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
+        .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
         .target(name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth"]),
         .target(
@@ -54,7 +56,7 @@ let package = Package(
             dependencies: [
                 "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
                 "SwitchboardWebSocket", "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardAuth", "SwitchboardChat",
-                "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore",
+                "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -80,6 +82,7 @@ let package = Package(
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
+        .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
         .testTarget(
             name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON"]),
         .testTarget(

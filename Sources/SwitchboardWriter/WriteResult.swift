@@ -64,6 +64,11 @@ public struct WriteResult: Sendable, Equatable {
 /// gateway can group results per loop instead of waking loops per message.
 public struct WriterBatchResult: Sendable {
     public var results: [WriteResult]
+    /// From sending the batch to its commit, for a batch that committed.
+    public var commitLatencyMicroseconds: Int?
 
-    public init(results: [WriteResult]) { self.results = results }
+    public init(results: [WriteResult], commitLatencyMicroseconds: Int? = nil) {
+        self.results = results
+        self.commitLatencyMicroseconds = commitLatencyMicroseconds
+    }
 }

@@ -79,7 +79,7 @@ ensure_packages() {
 
 SB_VENV=${SB_VENV:-$SB_ROOT/.build-venv}
 # Python packages the test suite and the peer checks need.
-SB_VENV_PACKAGES=("websockets>=13,<16")
+SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1")
 
 # ensure_venv: create $SB_VENV (if needed) with SB_VENV_PACKAGES and export
 # SWITCHBOARD_TEST_PYTHON=$SB_VENV/bin/python.
@@ -96,10 +96,12 @@ ensure_venv() {
     fi
     sb_log "created Python venv $SB_VENV ($("$SB_VENV/bin/python" --version 2>&1))"
   fi
-  if ! "$SB_VENV/bin/python" -c 'import websockets' >/dev/null 2>&1; then
+  # The venv records what was installed into it, so a changed package list installs again.
+  if [ "$(cat "$SB_VENV/.switchboard-packages" 2>/dev/null)" != "${SB_VENV_PACKAGES[*]}" ]; then
     sb_log "pip install ${SB_VENV_PACKAGES[*]} into $SB_VENV"
     "$SB_VENV/bin/python" -m pip install -q --disable-pip-version-check "${SB_VENV_PACKAGES[@]}" ||
       sb_die "pip install into $SB_VENV failed"
+    printf '%s' "${SB_VENV_PACKAGES[*]}" >"$SB_VENV/.switchboard-packages"
   fi
   export SWITCHBOARD_TEST_PYTHON="$SB_VENV/bin/python"
 }

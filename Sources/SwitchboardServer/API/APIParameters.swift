@@ -25,7 +25,8 @@ struct APIParameters {
 
     /// `status=open,assigned`: any of the three statuses, comma-separated; absent means all.
     func statuses() throws(ChatError) -> [SessionStatus] {
-        guard let text = string("status"), !text.isEmpty else { return [] }
+        guard let text = string("status") else { return [] }
+        guard !text.isEmpty else { throw .badRequest("\"status\" is empty: give open, assigned or closed") }
         var statuses: [SessionStatus] = []
         for part in text.split(separator: ",") {
             guard let status = SessionStatus(rawValue: String(part)) else {
@@ -44,18 +45,22 @@ struct APIParameters {
         case "none": return .unassigned
         case "me": return .operatorID(identity)
         default:
-            guard text.utf8.count <= 128 else { throw .badRequest("\"assigned\" is longer than 128 bytes") }
+            guard text.unicodeScalars.count <= 128, !text.utf8.contains(0) else {
+                throw .badRequest("\"assigned\" must be me, none, any or an operator id of at most 128 characters")
+            }
             return .operatorID(text)
         }
     }
 
-    /// An RFC 3339 time (`2026-11-22T08:00:00Z`, fraction and offset optional forms).
-    func timestamp(_ name: String) throws(ChatError) -> String {
+    /// An RFC 3339 time (`2026-11-22T08:00:00Z`, fraction and offset optional), as
+    /// given and as UTC text PostgreSQL takes for any valid input (RFC 3339 allows
+    /// offsets up to 23:59 and year 1 minus an offset, which PostgreSQL would refuse as written).
+    func timestamp(_ name: String) throws(ChatError) -> (given: String, utc: String) {
         guard let text = string(name), !text.isEmpty else { throw .badRequest("\"\(name)\" is required") }
-        guard Self.isRFC3339(text) else {
+        guard Self.isRFC3339(text), let utc = RFC3339Time(text)?.postgresUTC else {
             throw .badRequest("\"\(name)\" must be an RFC 3339 time such as 2026-11-22T08:00:00Z")
         }
-        return text
+        return (text, utc)
     }
 
     /// Date, `T`, time, optional fraction, then `Z` or `±HH:MM`: checked here so that
@@ -70,15 +75,17 @@ struct APIParameters {
             digits(17..<19)
         else { return false }
         func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
-        guard (1...12).contains(number(5..<7)), (1...31).contains(number(8..<10)), number(11..<13) < 24,
-            number(14..<16) < 60, number(17..<19) < 60
+        let year = number(0..<4)
+        let month = number(5..<7)
+        guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(number(8..<10)),
+            number(11..<13) < 24, number(14..<16) < 60, number(17..<19) <= 60  // RFC 3339 5.7: leap second
         else { return false }
         var index = 19
         if b[index] == 0x2E {
             index += 1
             let start = index
             while index < b.count, b[index] >= 0x30, b[index] <= 0x39 { index += 1 }
-            guard index > start, index - start <= 9 else { return false }
+            guard index > start else { return false }
         }
         guard index < b.count else { return false }
         if b[index] == 0x5A || b[index] == 0x7A { return index + 1 == b.count }
@@ -86,5 +93,13 @@ struct APIParameters {
             b[index + 3] == 0x3A, digits(index + 4..<index + 6)
         else { return false }
         return number(index + 1..<index + 3) < 24 && number(index + 4..<index + 6) < 60
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }

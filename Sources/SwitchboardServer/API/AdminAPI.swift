@@ -162,8 +162,9 @@ struct AdminAPI {
         return .later { queries in
             respond {
                 () throws(QueryError) in
-                let figures = try queries.analytics(workspaceID: workspace, from: from, to: to)
-                return .apiJSON(.ok, AnalyticsBody.encode(figures, workspaceID: workspace, from: from, to: to))
+                let figures = try queries.analytics(workspaceID: workspace, from: from.utc, to: to.utc)
+                return .apiJSON(
+                    .ok, AnalyticsBody.encode(figures, workspaceID: workspace, from: from.given, to: to.given))
             }
         }
     }

@@ -25,8 +25,11 @@ struct SessionPatch {
             throw ChatError(.badRequest, "unknown field \"\(key)\" (only \"title\" and \"status\" can change)")
         }
         if let raw = object["title"], !raw.isNull {
-            guard let title = raw.stringValue, !title.isEmpty, title.utf8.count <= 200, !title.utf8.contains(0) else {
-                throw ChatError(.badRequest, "\"title\" must be a string of 1 to 200 bytes")
+            // Counted in code points, as JSON Schema's maxLength (docs/openapi.yaml) counts them.
+            guard let title = raw.stringValue, !title.isEmpty, title.unicodeScalars.count <= 200,
+                !title.utf8.contains(0)
+            else {
+                throw ChatError(.badRequest, "\"title\" must be a string of 1 to 200 characters without NUL")
             }
             self.title = title
         }

@@ -20,6 +20,7 @@ extension ChatConnection {
             do throws(ChatError) {
                 result = .success(try query(queries))
             } catch {
+                if error.code == .unavailable { service.metrics.databaseErrors(.reader).increment() }
                 result = .failure(error)
             }
             service.post(toLoop: loopIndex) {

@@ -1,5 +1,6 @@
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardMetrics
 import SwitchboardWebSocket
 
 /// One client of `/v1/ws` (PROTOCOL.md): authentication, rate limits, and
@@ -34,9 +35,11 @@ final class ChatConnection: WebSocketApplication {
         self.socket = socket
         authDeadline = hub.loop.now + settings.authTimeoutMilliseconds
         hub.register(self)
+        service.metrics.connections(.unauthenticated).increment()
     }
 
     func closed(_ socket: WebSocketConnectionHandler) {
+        service.metrics.connections(metricsRole).decrement()
         hub.unregister(self)
         subscriptions.removeAll()
         self.socket = nil
@@ -59,22 +62,33 @@ final class ChatConnection: WebSocketApplication {
 
     func received(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, from socket: WebSocketConnectionHandler)
     {
+        service.metrics.framesIn.increment()
         guard opcode == .text else {
             socket.close(code: 1003, reason: "binary frames are not accepted")
             return
         }
+        // Decoded before the rate check so that a refusal carries the frame's ref.
+        let decoded = ClientFrameDecoder.decode(payload, limits: settings.limits)
+        let ref: String?
+        switch decoded {
+        case .success(let request): ref = request.ref
+        case .failure(let error): ref = error.ref
+        }
         switch limiter.admit(nowMilliseconds: hub.loop.now) {
         case .allowed: break
         case .limited:
-            fail(ChatError(.rateLimited, "slow down: at most \(Int(settings.ratePerSecond)) frames per second"))
+            service.metrics.rateLimited.increment()
+            fail(
+                ChatError(
+                    .rateLimited, "slow down: at most \(Int(settings.ratePerSecond)) frames per second", ref: ref))
             return
         case .abusive:
             socket.close(code: 4008, reason: "repeated rate-limit violations")
             return
         }
         let request: ClientRequest
-        switch ClientFrameDecoder.decode(payload, limits: settings.limits) {
-        case .success(let decoded): request = decoded
+        switch decoded {
+        case .success(let valid): request = valid
         case .failure(let error):
             if identity == nil {
                 refuse(ChatError(.unauthorized, "the first frame must be hello", ref: error.ref))
@@ -102,7 +116,9 @@ final class ChatConnection: WebSocketApplication {
             refuse(ChatError(.unauthorized, "\(error)", ref: request.ref))
             return
         }
+        service.metrics.connections(.unauthenticated).decrement()
         identity = verified
+        service.metrics.connections(metricsRole).increment()
         reply(
             hub.encoder.welcome(
                 connectionID: Self.connectionID(serial), identity: verified,
@@ -119,7 +135,17 @@ final class ChatConnection: WebSocketApplication {
     // MARK: Replies
 
     func reply(_ payload: [UInt8]) {
+        service.metrics.framesOut.increment()
         socket?.sendText(payload)
+    }
+
+    private var metricsRole: ConnectionRole {
+        switch identity?.role {
+        case nil: .unauthenticated
+        case .visitor: .visitor
+        case .operator: .operator
+        case .admin: .admin
+        }
     }
 
     func fail(_ error: ChatError) {

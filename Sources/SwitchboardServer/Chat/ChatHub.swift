@@ -96,6 +96,7 @@ final class ChatHub: @unchecked Sendable {
         for frame in delivery.workspaceFrames {
             guard let watchers = inbox[frame.workspaceID] else { continue }
             for connection in watchers where connection.serial != frame.excludedConnection {
+                service.metrics.fanoutDeliveries.increment()
                 connection.socket?.send(frame.frame)
             }
         }

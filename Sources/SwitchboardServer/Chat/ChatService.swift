@@ -2,6 +2,7 @@ import Logging
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardLoop
+import SwitchboardMetrics
 import SwitchboardReaders
 import SwitchboardWriter
 import Synchronization
@@ -23,12 +24,14 @@ final class ChatService: @unchecked Sendable {
     let readers: ReaderPool
     let directory = SessionDirectory()
     let logger: Logger
+    let metrics: GatewayMetrics
     private(set) var writer: BatchWriter!
     private(set) var loops: [EventLoop] = []
     private(set) var hubs: [ChatHub] = []
     private let counters = ChatCounters()
 
-    init(configuration: Configuration, logger: Logger) {
+    init(configuration: Configuration, logger: Logger, metrics: GatewayMetrics) {
+        self.metrics = metrics
         settings = ChatSettings(configuration)
         verifier = TokenVerifier(secret: configuration.jwtSecret, clockSkewSeconds: settings.clockSkewSeconds)
         readers = ReaderPool(
@@ -46,6 +49,15 @@ final class ChatService: @unchecked Sendable {
     func attach(loops: [EventLoop]) {
         self.loops = loops
         hubs = loops.map { ChatHub(service: self, loop: $0) }
+        // Read at scrape time from the writer's own counters.
+        metrics.setPullSource(for: metrics.writerQueueDepth) { [unowned self] in
+            let statistics = writer.statistics
+            let seen = counters.writerReconnects.exchange(statistics.reconnects, ordering: .relaxed)
+            if statistics.reconnects > seen {
+                metrics.databaseReconnects(.writer).increment(by: statistics.reconnects - seen)
+            }
+            return Double(statistics.queueDepth)
+        }
         readers.start()
         writer.start()
     }
@@ -107,8 +119,26 @@ final class ChatService: @unchecked Sendable {
         var updated: [String: SessionInfo] = [:]
         var unknown: [String] = []
         let announce = hasInboxSubscribers
+        if let latency = batch.commitLatencyMicroseconds {
+            metrics.batchSize.observe(batch.results.count)
+            metrics.commitLatency.observe(Double(latency) / 1_000_000)
+        }
+        var stored = 0
+        var duplicates = 0
+        var failures = 0
+        defer {
+            metrics.messagesStored.increment(by: stored)
+            metrics.messagesDuplicate.increment(by: duplicates)
+            if failures > 0 { metrics.databaseErrors(.writer).increment(by: failures) }
+        }
         for result in batch.results {
             if result.origin >= 0 && result.origin < results.count { results[result.origin].append(result) }
+            switch result.outcome {
+            case .stored: stored += 1
+            case .duplicate: duplicates += 1
+            case .unavailable, .failed: failures += 1
+            case .noSession: break
+            }
             guard case .stored(let stored) = result.outcome else { continue }
             let message = ChatMessage(stored)
             delivery.sessionFrames.append(
@@ -165,6 +195,7 @@ final class ChatService: @unchecked Sendable {
 private final class ChatCounters: Sendable {
     let serial = Atomic<UInt64>(0)
     let inboxSubscribers = Atomic<Int>(0)
+    let writerReconnects = Atomic<Int>(0)
 
     func nextSerial() -> UInt64 { serial.add(1, ordering: .relaxed).newValue }
 }

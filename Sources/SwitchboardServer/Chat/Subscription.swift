@@ -45,6 +45,7 @@ final class Subscription {
                 guard seq > lastSeq else { return }
                 state = .live(lastSeq: seq)
             }
+            connection.hub.service.metrics.fanoutDeliveries.increment()
             connection.socket?.send(frame.frame)
         }
     }

@@ -1,6 +1,7 @@
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardLoop
+import SwitchboardMetrics
 import SwitchboardReaders
 import SwitchboardStore
 import SwitchboardWebSocket
@@ -14,6 +15,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// A request is being answered by the reader pool; input waits in `held`.
     private var awaitingResponse = false
     private var held: [UInt8] = []
+    /// The route of the request being answered, for the request counter.
+    private var route: HTTPRoute = .other
 
     init(context: ServerContext) {
         self.context = context
@@ -87,6 +90,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     private func handle(_ request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer, on connection: Connection) {
         let headOnly = request.method == .head
+        route = .other
         switch context.router.match(method: request.method, path: request.path) {
         case .notFound:
             respond(.error(.notFound, code: "not_found", message: "no such path"), to: request, on: connection)
@@ -94,20 +98,25 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             var response = HTTPResponse.error(.methodNotAllowed, code: "bad_request", message: "method not allowed")
             response.headers.append(("Allow", allowed.map(\.name).joined(separator: ", ")))
             respond(response, to: request, on: connection)
-        case .found(let route, let parameters):
-            switch route {
+        case .found(let found, let parameters):
+            route = Self.metricsRoute(found)
+            switch found {
             case .health:
                 respond(.json(.ok, #"{"status":"ok"}"#), to: request, on: connection, headOnly: headOnly)
             case .echo:
                 upgrade(
                     request, configuration: context.echoWebSocket, application: EchoApplication(),
                     leftover: leftover, on: connection)
+            case .metrics:
+                var response = HTTPResponse(status: .ok, body: context.metrics.render())
+                response.headers.append(("Content-Type", GatewayMetrics.contentType))
+                respond(response, to: request, on: connection, headOnly: headOnly)
             case .ready:
                 answer(readiness(), to: request, on: connection)
             case .conversations, .sessionMessages, .sessionPatch, .sessionDelete, .analytics:
                 guard let chat = context.chat else { return }
                 answer(
-                    AdminAPI(chat: chat).handle(route, request, parameters: parameters), to: request, on: connection)
+                    AdminAPI(chat: chat).handle(found, request, parameters: parameters), to: request, on: connection)
             case .chat:
                 guard let chat = context.chat else { return }
                 upgrade(
@@ -218,6 +227,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                     on: connection)
                 return
             }
+            context.metrics.recordHTTPRequest(route: route, status: 101)
             connection.write(accept.responseHead)
             // The backlog limit exists to cut off slow readers, not to make a
             // legal message unsendable: always leave room for one whole message.
@@ -233,6 +243,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     private func respond(
         _ response: HTTPResponse, to request: HTTPRequest, on connection: Connection, headOnly: Bool = false
     ) {
+        context.metrics.recordHTTPRequest(route: route, status: response.status.code)
         let keepAlive = request.keepAlive && !shuttingDown
         connection.write(response.serialize(keepAlive: keepAlive, headOnly: headOnly))
         if keepAlive {
@@ -243,8 +254,24 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     private func respondAndClose(_ response: HTTPResponse, on connection: Connection) {
+        context.metrics.recordHTTPRequest(route: route, status: response.status.code)
         connection.write(response.serialize(keepAlive: false))
         connection.closeAfterFlush()
+    }
+
+    private static func metricsRoute(_ route: Route) -> HTTPRoute {
+        switch route {
+        case .health: .healthz
+        case .ready: .readyz
+        case .metrics: .metrics
+        case .echo: .echo
+        case .chat: .ws
+        case .conversations: .conversations
+        case .sessionMessages: .messages
+        case .sessionPatch: .sessionPatch
+        case .sessionDelete: .sessionDelete
+        case .analytics: .analytics
+        }
     }
 
     private static func status(_ code: Int) -> HTTPStatus {

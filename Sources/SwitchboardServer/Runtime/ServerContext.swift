@@ -1,6 +1,7 @@
 import Logging
 import SwitchboardDeflate
 import SwitchboardHTTP
+import SwitchboardMetrics
 import SwitchboardTLS
 import SwitchboardWebSocket
 
@@ -10,6 +11,7 @@ enum Route: Sendable {
     case echo
     case chat
     case ready
+    case metrics
     case conversations
     case sessionMessages
     case sessionPatch
@@ -30,6 +32,7 @@ final class ServerContext: Sendable {
     let tls: TLSContext?
     let router: HTTPRouter<Route>
     let logger: Logger
+    let metrics = GatewayMetrics()
 
     var headerTimeoutMilliseconds: UInt64 { UInt64(configuration.headerTimeoutSeconds) * 1000 }
     var keepAliveTimeoutMilliseconds: UInt64 { UInt64(configuration.keepAliveTimeoutSeconds) * 1000 }
@@ -45,7 +48,9 @@ final class ServerContext: Sendable {
             maxBodyBytes: configuration.maxBodyBytes)
         echoWebSocket = WebSocketConfiguration(maxMessageBytes: configuration.echoMaxMessageBytes)
         chatWebSocket = WebSocketConfiguration(maxMessageBytes: configuration.maxMessageBytes)
-        chat = configuration.databaseURL.isEmpty ? nil : ChatService(configuration: configuration, logger: logger)
+        chat =
+            configuration.databaseURL.isEmpty
+            ? nil : ChatService(configuration: configuration, logger: logger, metrics: metrics)
         deflate = DeflateConfiguration(
             enabled: configuration.deflateEnabled,
             serverNoContextTakeover: configuration.deflateServerNoContextTakeover,
@@ -64,6 +69,7 @@ final class ServerContext: Sendable {
         router.add(.get, "/healthz", .health)
         if configuration.echoEndpoint { router.add(.get, "/v1/echo", .echo) }
         router.add(.get, "/readyz", .ready)
+        router.add(.get, "/metrics", .metrics)
         if chat != nil {
             router.add(.get, "/v1/ws", .chat)
             router.add(.get, "/api/v1/admin/live-chat/conversations", .conversations)

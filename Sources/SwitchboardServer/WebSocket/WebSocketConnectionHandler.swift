@@ -1,4 +1,5 @@
 import SwitchboardLoop
+import SwitchboardMetrics
 import SwitchboardWebSocket
 
 /// Runs one WebSocket connection: framing through `WebSocketSession`,
@@ -7,6 +8,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     let session: WebSocketSession
     let application: WebSocketApplication
     private let heartbeatMilliseconds: UInt64
+    private let metrics: GatewayMetrics
     private unowned(unsafe) var connection: Connection?
     /// Heartbeat intervals that passed with nothing received from the peer.
     private var silentIntervals = 0
@@ -16,6 +18,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         self.session = session
         self.application = application
         heartbeatMilliseconds = context.heartbeatMilliseconds
+        metrics = context.metrics
     }
 
     func start(on connection: Connection) {
@@ -39,6 +42,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
             outcome = connection.write(shared.frame)
         }
         if outcome == .overLimit {
+            metrics.slowConsumerCloses.increment()
             close(code: 1008, reason: "outgoing buffer limit exceeded")
         }
     }
@@ -63,6 +67,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
             outcome = connection.write(session.encodeMessage(opcode: opcode, payload: payload))
         }
         if outcome == .overLimit {
+            metrics.slowConsumerCloses.increment()
             close(code: 1008, reason: "outgoing buffer limit exceeded")
         }
     }
@@ -70,6 +75,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// Starts the closing handshake (RFC 6455 5.5.1) and closes once sent.
     func close(code: UInt16, reason: String) {
         guard let connection, connection.isOpen else { return }
+        if !session.isClosing { metrics.closes(code: code).increment() }
         if !session.isClosing { connection.write(session.encodeClose(code: code, reason: reason)) }
         connection.closeAfterFlush()
     }

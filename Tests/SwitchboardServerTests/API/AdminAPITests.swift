@@ -2,6 +2,8 @@ import Foundation
 import SwitchboardAuth
 import Testing
 
+@testable import SwitchboardServer
+
 /// The HTTP API over real sockets against a real PostgreSQL.
 @Suite(.serialized) struct AdminAPITests {
     private func operatorToken(_ fixture: ChatFixture, _ sub: String = "op-ken", workspace: String? = nil) -> String {
@@ -249,5 +251,28 @@ import Testing
         defer { running.stop() }
         let noDatabase = try HTTPTestClient.request(port: running.port, "GET", "/readyz")
         #expect(noDatabase.status == 503 && noDatabase.errorCode == "unavailable")
+    }
+}
+
+@Suite struct RFC3339TimeTests {
+    @Test(arguments: [
+        ("2026-11-22T08:00:00Z", "2026-11-22 08:00:00+00"),
+        ("2026-11-22T08:00:00.123456789+02:00", "2026-11-22 06:00:00.123456+00"),
+        ("0061-04-07T14:07:39.550-16:08", "0061-04-08 06:15:39.550+00"),
+        ("0001-01-01T00:00:00+01:00", "0001-12-31 23:00:00+00 BC"),
+        ("2024-02-29T23:59:60Z", "2024-03-01 00:00:00+00"),
+        ("1969-12-31t23:59:59z", "1969-12-31 23:59:59+00"),
+    ])
+    func convertsToPostgresUTC(input: String, expected: String) {
+        #expect(APIParameters.isRFC3339(input))
+        #expect(RFC3339Time(input)?.postgresUTC == expected)
+    }
+
+    @Test(arguments: [
+        "2026-02-29T00:00:00Z", "0000-01-01T00:00:00Z", "2026-11-22 08:00:00Z", "2026-11-22T08:00Z",
+        "2026-11-22T24:00:00Z", "2026-11-22T08:00:00+2:00", "2026-11-22T08:00:00", "2026-11-22T08:00:00.Z",
+    ])
+    func refusesWhatIsNotRFC3339(input: String) {
+        #expect(!APIParameters.isRFC3339(input))
     }
 }

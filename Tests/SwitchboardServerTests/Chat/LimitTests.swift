@@ -30,10 +30,12 @@ import Testing
         let client = try fixture.client(.visitor, "v-1")  // hello took one token
         for _ in 0..<4 { client.send(["type": "ping"]) }
         for _ in 0..<4 { #expect(try client.next().type == "pong") }
-        client.send(["type": "ping"])
-        client.send(["type": "ping"])
-        #expect(try client.next().code == "rate_limited")
-        #expect(try client.next().code == "rate_limited")
+        client.send(["type": "ping", "ref": "over-1"])
+        client.send(["type": "ping", "ref": "over-2"])
+        let first = try client.next()
+        let second = try client.next()
+        #expect(first.code == "rate_limited" && first["ref"] as? String == "over-1")
+        #expect(second.code == "rate_limited" && second["ref"] as? String == "over-2")
         client.send(["type": "ping"])
         #expect(client.waitForClose() == 4008)
     }
