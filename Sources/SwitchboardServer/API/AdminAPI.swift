@@ -118,6 +118,13 @@ struct AdminAPI {
                     return .api(ChatError(.notFound, "no session \(sessionID)"))
                 }
                 if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
+                if change.status == .assigned && session.assignedOperator == nil {
+                    // "assigned" needs an operator: with none yet, the caller takes the session.
+                    guard
+                        try queries.assign(sessionID: sessionID, operatorID: identity.id, operatorName: identity.name)
+                            != nil
+                    else { return .api(ChatError(.notFound, "no session \(sessionID)")) }
+                }
                 switch try queries.updateSession(sessionID: sessionID, title: change.title, status: change.status) {
                 case .notFound:
                     return .api(ChatError(.notFound, "no session \(sessionID)"))

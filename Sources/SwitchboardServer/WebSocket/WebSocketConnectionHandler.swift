@@ -1,3 +1,4 @@
+import Logging
 import SwitchboardLoop
 import SwitchboardMetrics
 import SwitchboardWebSocket
@@ -9,6 +10,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     let application: WebSocketApplication
     private let heartbeatMilliseconds: UInt64
     private let metrics: GatewayMetrics
+    private let logger: Logger
     private unowned(unsafe) var connection: Connection?
     /// Heartbeat intervals that passed with nothing received from the peer.
     private var silentIntervals = 0
@@ -19,6 +21,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         self.application = application
         heartbeatMilliseconds = context.heartbeatMilliseconds
         metrics = context.metrics
+        logger = context.logger
     }
 
     func start(on connection: Connection) {
@@ -75,7 +78,11 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// Starts the closing handshake (RFC 6455 5.5.1) and closes once sent.
     func close(code: UInt16, reason: String) {
         guard let connection, connection.isOpen else { return }
-        if !session.isClosing { metrics.closes(code: code).increment() }
+        if !session.isClosing {
+            metrics.closes(code: code).increment()
+            // Debug only (off in production): names the code and reason, never a payload.
+            logger.debug("closing websocket", metadata: ["code": "\(code)", "reason": "\(reason)"])
+        }
         if !session.isClosing { connection.write(session.encodeClose(code: code, reason: reason)) }
         connection.closeAfterFlush()
     }

@@ -124,6 +124,12 @@ import Testing
             port: fixture.port, "PATCH", path, token: token, body: #"{"status":"closed"}"#)
         #expect((closed.json["session"] as? [String: Any])?["status"] as? String == "closed")
         #expect(((try ann.next("session.updated"))["session"] as? [String: Any])?["status"] as? String == "closed")
+        // "assigned" without an operator: the caller takes the session.
+        let taken = try HTTPTestClient.request(
+            port: fixture.port, "PATCH", path, token: token, body: #"{"status":"assigned"}"#)
+        let assigned = taken.json["session"] as? [String: Any]
+        #expect(taken.status == 200 && assigned?["status"] as? String == "assigned")
+        #expect((assigned?["assigned_operator"] as? [String: Any])?["id"] as? String == "op-ken")
 
         let refusals: [(String, String?, String)] = [
             ("{not json", "application/json", "JSON"),
@@ -133,7 +139,6 @@ import Testing
             ("{}", "application/json", "nothing to change"),
             (#"[1]"#, "application/json", "object"),
             (#"{"title":"x"}"#, "text/plain", "Content-Type"),
-            (#"{"status":"assigned"}"#, "application/json", "operator"),
         ]
         for (body, type, mention) in refusals {
             let reply = try HTTPTestClient.request(
