@@ -44,9 +44,9 @@ public enum ChatTimestamp {
     }
 
     // Howard Hinnant's proleptic Gregorian day arithmetic (days since 1970-01-01): exact for
-    // leap years and month lengths with no tables.
+    // leap years and month lengths with no tables. Public for the HTTP API's time parameters.
 
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -55,7 +55,7 @@ public enum ChatTimestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -71,7 +71,7 @@ public enum ChatTimestamp {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: return 30

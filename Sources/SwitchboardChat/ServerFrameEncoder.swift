@@ -82,6 +82,12 @@ public struct ServerFrameEncoder: Sendable {
         begin("message", ref: nil)
         writer.key("session_id")
         writer.string(message.sessionID)
+        messageFields(message)
+        return end()
+    }
+
+    /// A message's own fields, shared by the `message` frame and the history page.
+    mutating func messageFields(_ message: ChatMessage) {
         writer.key("seq")
         writer.int(message.seq)
         writer.key("id")
@@ -96,7 +102,6 @@ public struct ServerFrameEncoder: Sendable {
         participant(message.sender)
         writer.key("created_at")
         writer.string(message.createdAt)
-        return end()
     }
 
     public mutating func typing(sessionID: String, sender: Participant, state: Bool) -> [UInt8] {

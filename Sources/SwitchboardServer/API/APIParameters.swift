@@ -77,7 +77,8 @@ struct APIParameters {
         func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
         let year = number(0..<4)
         let month = number(5..<7)
-        guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(number(8..<10)),
+        guard year >= 1, (1...12).contains(month),
+            (1...ChatTimestamp.daysInMonth(year: year, month: month)).contains(number(8..<10)),
             number(11..<13) < 24, number(14..<16) < 60, number(17..<19) <= 60  // RFC 3339 5.7: leap second
         else { return false }
         var index = 19
@@ -93,13 +94,5 @@ struct APIParameters {
             b[index + 3] == 0x3A, digits(index + 4..<index + 6)
         else { return false }
         return number(index + 1..<index + 3) < 24 && number(index + 4..<index + 6) < 60
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }

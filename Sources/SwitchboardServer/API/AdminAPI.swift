@@ -89,10 +89,9 @@ struct AdminAPI {
         return .later { queries in
             respond {
                 () throws(QueryError) in
-                guard let session = try queries.session(id: sessionID) else {
-                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                if case .refused(let refusal) = try visibleSession(sessionID, to: identity, in: queries) {
+                    return refusal
                 }
-                if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
                 let messages = try queries.messages(sessionID: sessionID, afterSeq: afterSeq, limit: limit)
                 let next = messages.count == limit ? messages.last?.seq : nil
                 var encoder = ServerFrameEncoder()
@@ -114,10 +113,11 @@ struct AdminAPI {
         return .later { queries in
             respond {
                 () throws(QueryError) in
-                guard let session = try queries.session(id: sessionID) else {
-                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                let session: SessionInfo
+                switch try visibleSession(sessionID, to: identity, in: queries) {
+                case .refused(let refusal): return refusal
+                case .visible(let found): session = found
                 }
-                if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
                 if change.status == .assigned && session.assignedOperator == nil {
                     // "assigned" needs an operator: with none yet, the caller takes the session.
                     guard
@@ -147,10 +147,9 @@ struct AdminAPI {
         return .later { queries in
             respond {
                 () throws(QueryError) in
-                guard let session = try queries.session(id: sessionID) else {
-                    return .api(ChatError(.notFound, "no session \(sessionID)"))
+                if case .refused(let refusal) = try visibleSession(sessionID, to: identity, in: queries) {
+                    return refusal
                 }
-                if let denied = Access.checkView(identity, session, ref: nil) { return .api(denied) }
                 guard try queries.softDeleteSession(sessionID: sessionID) else {
                     return .api(ChatError(.notFound, "no session \(sessionID)"))
                 }
@@ -188,6 +187,24 @@ struct AdminAPI {
         }
         return true
     }
+}
+
+/// The session if it exists and `identity` may see it; otherwise the 404 or 403 to send.
+private func visibleSession(
+    _ sessionID: String, to identity: Identity, in queries: ChatQueries
+) throws(QueryError)
+    -> SessionLookup
+{
+    guard let session = try queries.session(id: sessionID) else {
+        return .refused(.api(ChatError(.notFound, "no session \(sessionID)")))
+    }
+    if let denied = Access.checkView(identity, session, ref: nil) { return .refused(.api(denied)) }
+    return .visible(session)
+}
+
+private enum SessionLookup {
+    case visible(SessionInfo)
+    case refused(HTTPResponse)
 }
 
 /// Runs a reader job's body; a database failure becomes 503 (or 400 for a bad cursor).
