@@ -52,12 +52,18 @@ public final class ChatQueries {
         }
     }
 
+    /// Longest a reader query may run; answers past it are `failed` (the client gets `unavailable`).
+    static let statementTimeout = "30s"
+
     private func connected() throws(QueryError) -> PostgresConnection {
         if let connection, connection.isConnected { return connection }
         connection = nil
         do {
             let fresh = try PostgresConnection(databaseURL)
-            try fresh.execute("SET application_name = '\(Self.applicationName)'")
+            // A bound on every reader query: a stuck statement must not hold a reader thread
+            // (and the requests queued behind it) forever.
+            try fresh.execute(
+                "SET application_name = '\(Self.applicationName)'; SET statement_timeout = '\(Self.statementTimeout)'")
             connection = fresh
             return fresh
         } catch {

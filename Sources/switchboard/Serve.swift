@@ -52,6 +52,9 @@ struct Serve: ParsableCommand {
             throw ValidationError("\(error)")
         }
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
+        // libpq waits for an unreachable host as long as the kernel does; bound every connection
+        // attempt (writer, readers, schema check) unless the environment or the URL says otherwise.
+        setenv("PGCONNECT_TIMEOUT", "10", 0)
         // Never answer requests against a schema that is behind or diverged.
         if configuration.databaseURL.isEmpty {
             logger.warning(
