@@ -185,16 +185,35 @@ public final class Connection: EventSource {
         return send(bytes)
     }
 
-    private func flushCork() {
-        guard !loop.cork.isEmpty else { return }
+    /// Gathers the writes `body` makes into the loop's cork and sends them with
+    /// one system call (fan-out of a batch, a join's replay). Inside another
+    /// connection's input handling the cork is taken, so the writes go out as usual.
+    /// Returns how the gathered bytes went out (`.overLimit` when the backlog passed the cap).
+    @discardableResult
+    public func batchWrites(_ body: () -> Void) -> WriteOutcome {
+        guard loop.corkOwner == nil, state == .open else {
+            body()
+            return .sent
+        }
+        loop.corkOwner = self
+        body()
+        loop.corkOwner = nil
+        return flushCork()
+    }
+
+    @discardableResult
+    private func flushCork() -> WriteOutcome {
+        guard !loop.cork.isEmpty else { return .sent }
         // Take the cork out of the loop so a re-entrant write cannot touch it mid-send.
         var pending: [UInt8] = []
         swap(&pending, &loop.cork)
+        var outcome = WriteOutcome.dropped
         if state == .open || state == .draining {
-            _ = pending.withUnsafeBytes { send($0) }
+            outcome = pending.withUnsafeBytes { send($0) }
         }
         pending.removeAll(keepingCapacity: true)
         swap(&pending, &loop.cork)
+        return outcome
     }
 
     private func send(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {

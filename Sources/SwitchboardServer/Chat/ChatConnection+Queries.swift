@@ -87,12 +87,15 @@ extension ChatConnection {
         case .success(let replay):
             service.directory.remember(replay.session)
             let newest = replay.messages.last?.seq ?? replay.from
-            reply(
-                hub.encoder.joined(
-                    ref: ref, sessionID: sessionID, lastSeq: max(replay.session.lastSeq, newest),
-                    truncated: replay.truncated))
-            for message in replay.messages { reply(hub.encoder.message(message)) }
-            subscription.goLive(after: newest)
+            // `joined`, up to replay_limit messages and what was held: one send, not hundreds.
+            socket?.batchWrites {
+                reply(
+                    hub.encoder.joined(
+                        ref: ref, sessionID: sessionID, lastSeq: max(replay.session.lastSeq, newest),
+                        truncated: replay.truncated))
+                for message in replay.messages { reply(hub.encoder.message(message)) }
+                subscription.goLive(after: newest)
+            }
         }
     }
 

@@ -87,10 +87,30 @@ final class ChatHub: @unchecked Sendable {
             else { continue }
             connection.committed(result.outcome, for: pending, token: result.token)
         }
-        for frame in delivery.sessionFrames {
-            guard let subscribers = sessions[frame.sessionID] else { continue }
-            for subscription in subscribers where subscription.connection.serial != frame.excludedConnection {
+        if delivery.sessionFrames.count == 1, let frame = delivery.sessionFrames.first {
+            for subscription in sessions[frame.sessionID] ?? []
+            where subscription.connection.serial != frame.excludedConnection {
                 subscription.offer(frame)
+            }
+        } else if !delivery.sessionFrames.isEmpty {
+            // A batch holding several frames for one session reaches each of its subscribers
+            // in one send, in the frames' order.
+            var bySession: [String: [SessionFrame]] = [:]
+            for frame in delivery.sessionFrames where sessions[frame.sessionID] != nil {
+                bySession[frame.sessionID, default: []].append(frame)
+            }
+            for (sessionID, frames) in bySession {
+                for subscription in sessions[sessionID] ?? [] {
+                    let serial = subscription.connection.serial
+                    let deliver = {
+                        for frame in frames where frame.excludedConnection != serial { subscription.offer(frame) }
+                    }
+                    if frames.count > 1, let socket = subscription.connection.socket {
+                        socket.batchWrites(deliver)
+                    } else {
+                        deliver()
+                    }
+                }
             }
         }
         for frame in delivery.workspaceFrames {

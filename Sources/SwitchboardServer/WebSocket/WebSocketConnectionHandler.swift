@@ -50,6 +50,18 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
+    /// Sends what `body` writes with as few system calls as the loop's cork allows.
+    func batchWrites(_ body: () -> Void) {
+        guard let connection else {
+            body()
+            return
+        }
+        if connection.batchWrites(body) == .overLimit {
+            metrics.slowConsumerCloses.increment()
+            close(code: 1008, reason: "outgoing buffer limit exceeded")
+        }
+    }
+
     /// Sends one text message built for this connection only (replies, errors).
     func sendText(_ payload: [UInt8]) {
         payload.withUnsafeBytes { send(.text, $0) }
