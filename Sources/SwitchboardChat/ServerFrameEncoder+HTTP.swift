@@ -7,12 +7,7 @@ extension ServerFrameEncoder {
     public mutating func sessionsPage(_ sessions: [SessionInfo], nextCursor: String?) -> [UInt8] {
         writer.reset()
         writer.beginObject()
-        writer.key("sessions")
-        writer.beginArray()
-        for session in sessions { sessionObject(session) }
-        writer.endArray()
-        writer.key("next_cursor")
-        optionalString(nextCursor)
+        sessionPage(sessions, nextCursor: nextCursor)
         return end()
     }
 

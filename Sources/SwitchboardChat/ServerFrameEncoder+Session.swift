@@ -13,13 +13,18 @@ extension ServerFrameEncoder {
     /// `{"type":"inbox","ref":..,"sessions":[...],"next_cursor":...}`; `next_cursor` is null on the last page.
     public mutating func inbox(ref: String?, sessions: [SessionInfo], nextCursor: String?) -> [UInt8] {
         begin("inbox", ref: ref)
+        sessionPage(sessions, nextCursor: nextCursor)
+        return end()
+    }
+
+    /// `"sessions":[...],"next_cursor":...`: a page of the inbox, on the socket and over HTTP.
+    mutating func sessionPage(_ sessions: [SessionInfo], nextCursor: String?) {
         writer.key("sessions")
         writer.beginArray()
         for session in sessions { sessionObject(session) }
         writer.endArray()
         writer.key("next_cursor")
         optionalString(nextCursor)
-        return end()
     }
 
     /// `{"type":"session.updated","ref":..,"session":{...}}`; the whole session, so a console

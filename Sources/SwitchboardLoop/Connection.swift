@@ -188,32 +188,28 @@ public final class Connection: EventSource {
     /// Gathers the writes `body` makes into the loop's cork and sends them with
     /// one system call (fan-out of a batch, a join's replay). Inside another
     /// connection's input handling the cork is taken, so the writes go out as usual.
-    /// Returns how the gathered bytes went out (`.overLimit` when the backlog passed the cap).
-    @discardableResult
-    public func batchWrites(_ body: () -> Void) -> WriteOutcome {
+    /// A backlog past the cap is reported to the handler (`backlogExceeded`), as for any write.
+    public func batchWrites(_ body: () -> Void) {
         guard loop.corkOwner == nil, state == .open else {
             body()
-            return .sent
+            return
         }
         loop.corkOwner = self
         body()
         loop.corkOwner = nil
-        return flushCork()
+        flushCork()
     }
 
-    @discardableResult
-    private func flushCork() -> WriteOutcome {
-        guard !loop.cork.isEmpty else { return .sent }
+    private func flushCork() {
+        guard !loop.cork.isEmpty else { return }
         // Take the cork out of the loop so a re-entrant write cannot touch it mid-send.
         var pending: [UInt8] = []
         swap(&pending, &loop.cork)
-        var outcome = WriteOutcome.dropped
         if state == .open || state == .draining {
-            outcome = pending.withUnsafeBytes { send($0) }
+            _ = pending.withUnsafeBytes { send($0) }
         }
         pending.removeAll(keepingCapacity: true)
         swap(&pending, &loop.cork)
-        return outcome
     }
 
     private func send(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
@@ -256,8 +252,12 @@ public final class Connection: EventSource {
             outbound.removeAll(keepingCapacity: true)
             outboundStart = 0
         }
+        let wasWithinLimit = pendingOutboundBytes <= maxOutboundBytes
         outbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[written...]))
-        return pendingOutboundBytes > maxOutboundBytes ? .overLimit : .queued
+        guard pendingOutboundBytes > maxOutboundBytes else { return .queued }
+        // One place for every path (corked flushes included) to learn of a slow peer.
+        if wasWithinLimit { handler?.backlogExceeded(on: self) }
+        return .overLimit
     }
 
     private func flushOutbound() {

@@ -10,6 +10,14 @@ public protocol ConnectionHandler: AnyObject {
     func peerClosed(on connection: Connection)
     /// The connection is gone; release what refers to it.
     func closed(_ connection: Connection)
+    /// Unsent bytes have just passed the connection's `maxOutboundBytes`, by
+    /// whichever write (direct, corked or batched): the peer is not keeping up.
+    /// Called once per crossing; the default does nothing.
+    func backlogExceeded(on connection: Connection)
+}
+
+extension ConnectionHandler {
+    public func backlogExceeded(on connection: Connection) {}
 }
 
 /// What became of a write.

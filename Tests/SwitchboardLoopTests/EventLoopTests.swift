@@ -37,6 +37,16 @@ final class Box<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
+/// Counts `backlogExceeded` calls; never reads, so its peer's backlog only grows.
+final class BacklogHandler: ConnectionHandler {
+    let exceeded = Counter()
+    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {}
+    func timerFired(on connection: Connection) {}
+    func peerClosed(on connection: Connection) {}
+    func closed(_ connection: Connection) {}
+    func backlogExceeded(on connection: Connection) { exceeded.increment() }
+}
+
 @Suite struct EventLoopTests {
     private func socketPair() -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
@@ -111,6 +121,37 @@ final class Box<T>: @unchecked Sendable {
         #expect(closed.isSet)
         // The FIN already came, so the close must not wait out the 3 s linger for it.
         #expect(spins < 100, "closed after \(spins * 10) ms")
+        close(client)
+        loop.stop()
+        thread.join()
+    }
+
+    @Test func batchedWritesPastTheCapReachTheHandlerOnce() throws {
+        // The loop keeps flushing the backlog after the peer is gone, as the server does with SIGPIPE ignored.
+        Posix.ignoreSIGPIPE()
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 1024)
+        let (server, client) = socketPair()
+        try Posix.setNonBlocking(server)
+        let handler = BacklogHandler()
+        nonisolated(unsafe) let h = handler
+        let finished = Flag()
+        let outcome = Box<[WriteOutcome]>([])
+        loop.execute {
+            guard
+                let connection = try? Connection.open(
+                    fd: server, loop: loop, cipher: nil, maxOutboundBytes: 64 << 10, handler: h)
+            else { return }
+            let chunk = [UInt8](repeating: 7, count: 16 << 10)
+            // Corked: every write is gathered and "sent"; the crossing shows only at the flush.
+            for _ in 0..<64 {
+                connection.batchWrites { outcome.value.append(connection.write(chunk)) }
+            }
+            finished.set()
+        }
+        let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
+        while !finished.isSet { usleep(1000) }
+        #expect(handler.exceeded.value == 1, "the handler hears of the crossing once, not per write")
+        #expect(outcome.value.contains(.sent))
         close(client)
         loop.stop()
         thread.join()

@@ -87,10 +87,12 @@ final class ChatHub: @unchecked Sendable {
             else { continue }
             connection.committed(result.outcome, for: pending, token: result.token)
         }
+        // Counted once per delivery, not per subscriber: the counter is shared by every loop.
+        var delivered = 0
         if delivery.sessionFrames.count == 1, let frame = delivery.sessionFrames.first {
             for subscription in sessions[frame.sessionID] ?? []
-            where subscription.connection.serial != frame.excludedConnection {
-                subscription.offer(frame)
+            where subscription.connection.serial != frame.excludedConnection && subscription.offer(frame) {
+                delivered += 1
             }
         } else if !delivery.sessionFrames.isEmpty {
             // A batch holding several frames for one session reaches each of its subscribers
@@ -103,7 +105,9 @@ final class ChatHub: @unchecked Sendable {
                 for subscription in sessions[sessionID] ?? [] {
                     let serial = subscription.connection.serial
                     let deliver = {
-                        for frame in frames where frame.excludedConnection != serial { subscription.offer(frame) }
+                        for frame in frames where frame.excludedConnection != serial && subscription.offer(frame) {
+                            delivered += 1
+                        }
                     }
                     if frames.count > 1, let socket = subscription.connection.socket {
                         socket.batchWrites(deliver)
@@ -116,10 +120,11 @@ final class ChatHub: @unchecked Sendable {
         for frame in delivery.workspaceFrames {
             guard let watchers = inbox[frame.workspaceID] else { continue }
             for connection in watchers where connection.serial != frame.excludedConnection {
-                service.metrics.fanoutDeliveries.increment()
+                delivered += 1
                 connection.socket?.send(frame.frame)
             }
         }
+        if delivered > 0 { service.metrics.fanoutDeliveries.increment(by: delivered) }
     }
 }
 

@@ -29,24 +29,27 @@ final class Subscription {
         return false
     }
 
-    /// A live frame for this session.
-    func offer(_ frame: SessionFrame) {
+    /// A live frame for this session. Returns whether it was written now
+    /// (held frames are counted when they are released).
+    @discardableResult
+    func offer(_ frame: SessionFrame) -> Bool {
         switch state {
         case .replaying(var held):
             guard held.count < connection.settings.maxReplayBuffer else {
                 connection.socket?.close(code: 1008, reason: "could not keep up while joining")
-                return
+                return false
             }
             state = .live(lastSeq: 0)  // drop the array's reference so the append does not copy
             held.append(frame)
             state = .replaying(held)
+            return false
         case .live(let lastSeq):
             if let seq = frame.seq {
-                guard seq > lastSeq else { return }
+                guard seq > lastSeq else { return false }
                 state = .live(lastSeq: seq)
             }
-            connection.hub.service.metrics.fanoutDeliveries.increment()
             connection.socket?.send(frame.frame)
+            return true
         }
     }
 
@@ -55,6 +58,8 @@ final class Subscription {
     func goLive(after lastSeq: Int64) {
         guard case .replaying(let held) = state else { return }
         state = .live(lastSeq: lastSeq)
-        for frame in held { offer(frame) }
+        var sent = 0
+        for frame in held where offer(frame) { sent += 1 }
+        connection.hub.service.metrics.fanoutDeliveries.increment(by: sent)
     }
 }

@@ -38,28 +38,16 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// negotiated deflate and the message is worth compressing.
     func send(_ shared: SharedFrame) {
         guard let connection, connection.isOpen, !session.isClosing else { return }
-        let outcome: WriteOutcome
         if session.compresses(.text, payloadCount: shared.payload.count) {
-            outcome = connection.write(session.encodeMessage(opcode: .text, payload: shared.payload))
+            connection.write(session.encodeMessage(opcode: .text, payload: shared.payload))
         } else {
-            outcome = connection.write(shared.frame)
-        }
-        if outcome == .overLimit {
-            metrics.slowConsumerCloses.increment()
-            close(code: 1008, reason: "outgoing buffer limit exceeded")
+            connection.write(shared.frame)
         }
     }
 
     /// Sends what `body` writes with as few system calls as the loop's cork allows.
     func batchWrites(_ body: () -> Void) {
-        guard let connection else {
-            body()
-            return
-        }
-        if connection.batchWrites(body) == .overLimit {
-            metrics.slowConsumerCloses.increment()
-            close(code: 1008, reason: "outgoing buffer limit exceeded")
-        }
+        if let connection { connection.batchWrites(body) } else { body() }
     }
 
     /// Sends one text message built for this connection only (replies, errors).
@@ -67,24 +55,26 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         payload.withUnsafeBytes { send(.text, $0) }
     }
 
-    /// Sends one data message; a peer too slow to take it is closed with 1008.
+    /// Sends one data message; a peer too slow to take it is closed with 1008 (`backlogExceeded`).
     func send(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard let connection, connection.isOpen, !session.isClosing else { return }
-        let outcome: WriteOutcome
         if connection.isCorked && !session.compresses(opcode, payloadCount: payload.count) {
             // Both writes land in the same send, so the frame needs no buffer of its own.
-            outcome = withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderLength, alignment: 8) { header in
+            withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderLength, alignment: 8) { header in
                 let length = FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, into: header)
                 connection.write(UnsafeRawBufferPointer(rebasing: header[0..<length]))
-                return connection.write(payload)
+                connection.write(payload)
             }
         } else {
-            outcome = connection.write(session.encodeMessage(opcode: opcode, payload: payload))
+            connection.write(session.encodeMessage(opcode: opcode, payload: payload))
         }
-        if outcome == .overLimit {
-            metrics.slowConsumerCloses.increment()
-            close(code: 1008, reason: "outgoing buffer limit exceeded")
-        }
+    }
+
+    /// The peer is not reading: cut it off (PROTOCOL.md close 1008); it catches up after reconnecting.
+    func backlogExceeded(on connection: Connection) {
+        guard !session.isClosing else { return }
+        metrics.slowConsumerCloses.increment()
+        close(code: 1008, reason: "outgoing buffer limit exceeded")
     }
 
     /// Starts the closing handshake (RFC 6455 5.5.1) and closes once sent.
