@@ -1,7 +1,8 @@
 /// Canonical UUID text (RFC 9562 section 4: 8-4-4-4-12 hex digits), as PostgreSQL's `uuid` prints it.
-enum UUIDText {
+/// The one check for ids that arrive from clients (frames, HTTP paths, inbox cursors).
+public enum UUIDText {
     /// `text` lower-cased when it is a canonical UUID in either case; nil otherwise.
-    static func canonical(_ text: String) -> String? {
+    public static func canonical(_ text: String) -> String? {
         let utf8 = text.utf8
         guard utf8.count == 36 else { return nil }
         var hasUpper = false
@@ -27,7 +28,7 @@ enum UUIDText {
     }
 
     /// ASCII case-insensitive equality, for UUID text that may come from a token in either case.
-    static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+    public static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }

@@ -51,8 +51,8 @@ struct AdminAPI {
     }
 
     private func sessionID(_ raw: String?) throws(ChatError) -> String {
-        guard let raw, Self.isUUID(raw) else { throw ChatError(.notFound, "no such session") }
-        return raw.lowercased()
+        guard let raw, let id = UUIDText.canonical(raw) else { throw ChatError(.notFound, "no such session") }
+        return id
     }
 
     // MARK: GET /api/v1/admin/live-chat/conversations
@@ -174,19 +174,6 @@ struct AdminAPI {
             }
         }
     }
-
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                if byte != UInt8(ascii: "-") { return false }
-            } else if !byte.isHexDigit {
-                return false
-            }
-        }
-        return true
-    }
 }
 
 /// The session if it exists and `identity` may see it; otherwise the 404 or 403 to send.
@@ -217,11 +204,5 @@ private func respond(_ body: () throws(QueryError) -> HTTPResponse) -> HTTPRespo
         case .unavailable: return .api(ChatError(.unavailable, "the database is unreachable; retry later"))
         case .failed: return .api(ChatError(.unavailable, "the request could not be completed; retry later"))
         }
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x46) || (self >= 0x61 && self <= 0x66)
     }
 }
