@@ -116,8 +116,7 @@ final class ChatService: @unchecked Sendable {
         var results = [[WriteResult]](repeating: [], count: hubs.count)
         var delivery = LoopDelivery()
         var encoder = ServerFrameEncoder()
-        var updated: [String: SessionInfo] = [:]
-        var unknown: [String] = []
+        var announced: [ChatMessage] = []
         let announce = hasInboxSubscribers
         if let latency = batch.commitLatencyMicroseconds {
             metrics.batchSize.observe(batch.results.count)
@@ -139,21 +138,16 @@ final class ChatService: @unchecked Sendable {
             case .unavailable, .failed: failures += 1
             case .noSession: break
             }
-            guard case .stored(let stored) = result.outcome else { continue }
-            let message = ChatMessage(stored)
+            guard case .stored(let row) = result.outcome else { continue }
+            let message = ChatMessage(row)
             delivery.sessionFrames.append(
                 SessionFrame(
                     sessionID: message.sessionID, seq: message.seq, excludedConnection: nil,
                     frame: SharedFrame(payload: encoder.message(message))))
-            if announce {
-                if let session = directory.apply(message) {
-                    updated[session.id] = session
-                } else {
-                    unknown.append(message.sessionID)
-                }
-            }
+            if announce { announced.append(message) }
         }
-        for session in updated.values {
+        let (updated, unknown) = announced.isEmpty ? ([], []) : directory.apply(announced)
+        for session in updated {
             delivery.workspaceFrames.append(
                 WorkspaceFrame(
                     workspaceID: session.workspaceID, excludedConnection: nil,
@@ -164,7 +158,7 @@ final class ChatService: @unchecked Sendable {
             let mine = results[index]
             post(toLoop: index) { hub.deliver(results: mine, shared) }
         }
-        for sessionID in Set(unknown) { announceFromDatabase(sessionID) }
+        for sessionID in unknown { announceFromDatabase(sessionID) }
     }
 
     /// A message for a session this node has not seen lately: read its

@@ -24,19 +24,28 @@ final class SessionDirectory: Sendable {
         }
     }
 
-    /// Folds a committed message into the session's summary; nil when unknown here.
-    func apply(_ message: ChatMessage) -> SessionInfo? {
-        entries.withLock { entries -> SessionInfo? in
-            guard var session = entries[message.sessionID] else { return nil }
-            if message.seq > session.lastSeq || session.lastMessage == nil {
-                session.lastSeq = max(session.lastSeq, message.seq)
-                session.lastMessage = LastMessage(
-                    seq: message.seq, body: message.body, senderRole: message.sender.role,
-                    createdAt: message.createdAt)
-                session.updatedAt = message.createdAt
+    /// Folds a batch's committed messages into their sessions' summaries, under one lock:
+    /// the changed summaries (one per session), and the sessions not known here.
+    func apply(_ messages: [ChatMessage]) -> (updated: [SessionInfo], unknown: Set<String>) {
+        entries.withLock { entries in
+            var updated: [String: SessionInfo] = [:]
+            var unknown = Set<String>()
+            for message in messages {
+                guard var session = entries[message.sessionID] else {
+                    unknown.insert(message.sessionID)
+                    continue
+                }
+                if message.seq > session.lastSeq || session.lastMessage == nil {
+                    session.lastSeq = max(session.lastSeq, message.seq)
+                    session.lastMessage = LastMessage(
+                        seq: message.seq, body: message.body, senderRole: message.sender.role,
+                        createdAt: message.createdAt)
+                    session.updatedAt = message.createdAt
+                }
+                entries[message.sessionID] = session
+                updated[session.id] = session
             }
-            entries[message.sessionID] = session
-            return session
+            return (Array(updated.values), unknown)
         }
     }
 }
