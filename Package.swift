@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C modules: headers only, plus static inline shims for macros.
@@ -74,6 +75,15 @@ let package = Package(
         .executableTarget(
             name: "writer-bench", dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres"],
             path: "LoadTests/WriterBench"),
+        // The chat load harness: simulated widgets and consoles on client epoll loops.
+        .target(
+            name: "LoadKit",
+            dependencies: [
+                "CSystem", "SwitchboardSystem", "SwitchboardAuth", "SwitchboardPostgres",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "LoadTests/LoadKit"),
+        .executableTarget(name: "loadtest", dependencies: ["LoadKit"], path: "LoadTests/LoadTest"),
 
         // Shared by the integration tests: throwaway databases on the test server.
         .target(
@@ -106,6 +116,7 @@ let package = Package(
             name: "SwitchboardWriterTests",
             dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
+        .testTarget(name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardServerTests",

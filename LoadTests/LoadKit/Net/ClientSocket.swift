@@ -1,0 +1,51 @@
+import SwitchboardSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The harness's one socket call the gateway never makes: a non-blocking
+/// connect to an IPv4 loopback address. Completion is signalled by epoll
+/// (writable), and `connectError` says whether it worked.
+enum ClientSocket {
+    static func startConnect(host: String, port: UInt16) throws(SystemError) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        if fd < 0 { throw SystemError(call: "socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr(host)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if rc != 0 && errno != EINPROGRESS {
+            let failure = SystemError(call: "connect", errno: errno)
+            Posix.close(fd)
+            throw failure
+        }
+        Socket.setNoDelay(fd)
+        return fd
+    }
+
+    /// The outcome of a connect that epoll reported finished: nil on success.
+    static func connectError(_ fd: Int32) -> SystemError? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) != 0 {
+            return SystemError(call: "getsockopt(SO_ERROR)", errno: errno)
+        }
+        return value == 0 ? nil : SystemError(call: "connect", errno: value)
+    }
+}
+
+/// Monotonic nanoseconds: every latency the harness reports is a difference of two.
+public enum MonotonicClock {
+    @inline(__always)
+    public static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}

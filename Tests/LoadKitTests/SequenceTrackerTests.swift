@@ -1,0 +1,105 @@
+import LoadKit
+import Testing
+
+@Suite("SequenceTracker")
+struct SequenceTrackerTests {
+    @Test("in-order seqs are clean")
+    func inOrder() {
+        var tracker = SequenceTracker()
+        for seq in 1...5 { #expect(tracker.observe(Int64(seq)) == .inOrder) }
+        #expect(tracker.gaps == 0 && tracker.duplicates == 0 && tracker.reorders == 0)
+    }
+
+    @Test("a skipped seq is a gap until it arrives, then a reorder")
+    func gapThenReorder() {
+        var tracker = SequenceTracker()
+        tracker.observe(1)
+        #expect(tracker.observe(4) == .gap)
+        #expect(tracker.gaps == 2)
+        #expect(tracker.observe(3) == .reorder)
+        #expect(tracker.gaps == 1)
+        #expect(tracker.reorders == 1)
+        #expect(tracker.observe(3) == .duplicate)
+        #expect(tracker.observe(1) == .duplicate)
+        #expect(tracker.duplicates == 2)
+    }
+
+    @Test("a rejoin starts after since_seq; seqs the session reached but never arrived are gaps")
+    func rejoinAndTail() {
+        var tracker = SequenceTracker(after: 7)
+        #expect(tracker.observe(8) == .inOrder)
+        tracker.expectThrough(11)
+        #expect(tracker.gaps == 3)
+        #expect(tracker.highest == 11)
+    }
+}
+
+@Suite("ServerFrame")
+struct ServerFrameTests {
+    func read(_ text: String) -> (ServerFrame?, [UInt8]) {
+        let bytes = Array(text.utf8)
+        return (bytes.withUnsafeBytes { ServerFrame.read($0) }, bytes)
+    }
+
+    @Test("members are found in any order, nested values skipped")
+    func anyOrder() throws {
+        let (parsed, bytes) = read(
+            #"{"sender":{"id":"x","n":[1,{"seq":99}]},"body":"t123 \"q\"","seq":42,"type":"message","session_id":"s1"}"#
+        )
+        let frame = try #require(parsed)
+        #expect(frame.kind == .message)
+        #expect(frame.seq == 42)
+        #expect(String(decoding: bytes[try #require(frame.sessionID)], as: UTF8.self) == "s1")
+        let body = try #require(frame.body)
+        #expect(bytes.withUnsafeBytes { ClientFrames.stampedInstant($0, body, prefix: UInt8(ascii: "t")) } == 123)
+    }
+
+    @Test("a session frame's id is read from the nested object")
+    func sessionID() throws {
+        let (parsed, bytes) = read(#"{"type":"session","ref":"setup","session":{"title":"a}b","id":"abc"}}"#)
+        let frame = try #require(parsed)
+        #expect(frame.kind == .session)
+        let session = try #require(frame.session)
+        let id = try #require(bytes.withUnsafeBytes { ServerFrame.nestedID($0, session) })
+        #expect(String(decoding: bytes[id], as: UTF8.self) == "abc")
+    }
+
+    @Test("truncated or non-object payloads are refused", arguments: [#"{"type":"ack","seq":1"#, "[1]", "", #"{"a""#])
+    func malformed(_ text: String) {
+        #expect(read(text).0 == nil)
+    }
+}
+
+@Suite("ClientFrames")
+struct ClientFramesTests {
+    @Test("a send frame carries its instant in ref and body, padded to the body size")
+    func sendFrame() throws {
+        var out: [UInt8] = []
+        let id = ClientFrames.messageID(sender: 5, counter: 9)
+        ClientFrames.appendSend(
+            to: &out, scheduled: 1_234_567, sessionID: Array("sid".utf8), messageID: id, bodyBytes: 40)
+        let text = String(decoding: out, as: UTF8.self)
+        #expect(
+            text.hasPrefix(
+                #"{"type":"send","ref":"r1234567","session_id":"sid","client_msg_id":"5000009","body":"t1234567 x"#))
+        let frame = try #require(out.withUnsafeBytes { ServerFrame.read($0) })
+        #expect(frame.body?.count == 40)
+        #expect(ClientFrames.parseMessageID(out[try #require(frame.clientMsgID)]) == id)
+    }
+}
+
+@Suite("LatencyRecorder")
+struct LatencyRecorderTests {
+    @Test("percentiles come from the recorded distribution, in milliseconds")
+    func percentiles() {
+        var recorder = LatencyRecorder()
+        for micros in 1...1000 { recorder.record(nanoseconds: UInt64(micros) * 1000) }
+        recorder.record(nanoseconds: 2_000_000_000)
+        let summary = recorder.summary(key: "k", label: "l")
+        #expect(summary.count == 1001)
+        #expect(abs(summary.p50 - 0.5) < 0.01)
+        #expect(abs(summary.p99 - 0.99) < 0.01)
+        #expect(abs(summary.max - 2000) < 2)
+        #expect(summary.curve.last?.percentile == 100)
+    }
+}
