@@ -1,0 +1,162 @@
+/// Everything one scenario run found, in a form every report writer reads.
+public struct RunReport: Sendable {
+    /// `conversations`, `fanout`, `idle`, `storm` or `ramp`.
+    public var scenario: String
+    /// The sizes and options the run used, in display order (name, value).
+    public var parameters: [(name: String, value: String)]
+    /// Local time the run started, RFC 3339.
+    public var startedAt: String
+    /// Seconds of traffic, set-up and drain excluded.
+    public var durationSeconds: Double
+    /// The headline numbers, in display order.
+    public var figures: [Figure]
+    /// One entry per measured latency (send-to-ack, send-to-delivery, handshake...).
+    public var latencies: [LatencySummary]
+    /// Per-second counts over the run, for the throughput chart.
+    public var timeline: [TimelinePoint]
+    public var correctness: Correctness
+    /// Targets the run was held to; a missed target is reported, not a failure.
+    public var targets: [TargetCheck]
+    /// Free-form remarks (a ramp's steps, the harness falling behind its schedule...).
+    public var notes: [String]
+
+    public init(
+        scenario: String, parameters: [(name: String, value: String)] = [], startedAt: String = "",
+        durationSeconds: Double = 0, figures: [Figure] = [], latencies: [LatencySummary] = [],
+        timeline: [TimelinePoint] = [], correctness: Correctness = Correctness(), targets: [TargetCheck] = [],
+        notes: [String] = []
+    ) {
+        self.scenario = scenario
+        self.parameters = parameters
+        self.startedAt = startedAt
+        self.durationSeconds = durationSeconds
+        self.figures = figures
+        self.latencies = latencies
+        self.timeline = timeline
+        self.correctness = correctness
+        self.targets = targets
+        self.notes = notes
+    }
+
+    /// A run passes when it saw no correctness failure; speed never makes up for one.
+    public var passed: Bool { correctness.failures == 0 }
+}
+
+/// One headline number: "stored messages/s" 51234 "msg/s".
+public struct Figure: Sendable, Equatable {
+    /// Stable identifier for the JSON output and scripts (`stored_per_second`).
+    public var key: String
+    public var label: String
+    public var value: Double
+    public var unit: String
+
+    public init(key: String, label: String, value: Double, unit: String) {
+        self.key = key
+        self.label = label
+        self.value = value
+        self.unit = unit
+    }
+}
+
+/// A latency distribution, in milliseconds, summarised from an HdrHistogram.
+public struct LatencySummary: Sendable, Equatable {
+    /// Stable identifier (`send_to_ack`, `send_to_delivery`, `handshake`).
+    public var key: String
+    public var label: String
+    public var count: UInt64
+    public var p50: Double
+    public var p90: Double
+    public var p99: Double
+    public var p999: Double
+    public var max: Double
+    /// (percentile 0...100, milliseconds) pairs for the distribution chart,
+    /// ascending in percentile, ending at 100 with `max`.
+    public var curve: [CurvePoint]
+
+    public init(
+        key: String, label: String, count: UInt64, p50: Double, p90: Double, p99: Double, p999: Double,
+        max: Double, curve: [CurvePoint]
+    ) {
+        self.key = key
+        self.label = label
+        self.count = count
+        self.p50 = p50
+        self.p90 = p90
+        self.p99 = p99
+        self.p999 = p999
+        self.max = max
+        self.curve = curve
+    }
+}
+
+public struct CurvePoint: Sendable, Equatable {
+    public var percentile: Double
+    public var milliseconds: Double
+
+    public init(percentile: Double, milliseconds: Double) {
+        self.percentile = percentile
+        self.milliseconds = milliseconds
+    }
+}
+
+/// Counts for one second of the run (second 0 = traffic start).
+public struct TimelinePoint: Sendable, Equatable {
+    public var second: Int
+    public var sent: Int
+    public var acked: Int
+    public var delivered: Int
+    /// Connections completed in that second (storm, idle).
+    public var connected: Int
+
+    public init(second: Int, sent: Int = 0, acked: Int = 0, delivered: Int = 0, connected: Int = 0) {
+        self.second = second
+        self.sent = sent
+        self.acked = acked
+        self.delivered = delivered
+        self.connected = connected
+    }
+}
+
+/// What the run checked besides speed. Every field but `errors` and
+/// `unanswered` is a failure when non-zero; `unanswered` is one too (a send
+/// that got neither an ack nor an error before the drain deadline).
+public struct Correctness: Sendable, Equatable {
+    /// Seqs a subscriber never received (skipped and never filled).
+    public var gaps: Int = 0
+    /// Deliveries of a seq the subscriber had already received.
+    public var duplicates: Int = 0
+    /// Deliveries that arrived after a higher seq of the same session.
+    public var reorders: Int = 0
+    /// Acked messages that the database does not hold (or holds with another seq).
+    public var lostAcks: Int = 0
+    /// Sends that got no reply at all before the drain deadline.
+    public var unanswered: Int = 0
+    /// Connections the gateway closed or refused unexpectedly.
+    public var unexpectedCloses: Int = 0
+    /// Acked messages checked against the database (0 when no database was given).
+    public var verifiedInDatabase: Int = 0
+    /// Whether the database check ran.
+    public var databaseChecked: Bool = false
+    /// `error` frames by code (`overloaded`, `rate_limited`...): reported, not failures.
+    public var errors: [String: Int] = [:]
+
+    public init() {}
+
+    public var failures: Int { gaps + duplicates + reorders + lostAcks + unanswered + unexpectedCloses }
+}
+
+/// A target from the issue or the command line, and whether the run met it.
+public struct TargetCheck: Sendable, Equatable {
+    public var label: String
+    /// "50000 msg/s", "p99 < 25 ms".
+    public var target: String
+    public var measured: String
+    public var met: Bool
+
+    public init(label: String, target: String, measured: String, met: Bool) {
+        self.label = label
+        self.target = target
+        self.measured = measured
+        self.met = met
+    }
+}
