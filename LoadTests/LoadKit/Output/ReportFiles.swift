@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a report's JSON and HTML next to each other: DIR/SCENARIO.json, DIR/SCENARIO.html.
+public enum ReportFiles {
+    public struct WriteError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Returns the paths written.
+    public static func write(_ report: RunReport, to directory: String) throws(WriteError) -> [String] {
+        try makeDirectories(directory)
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        let files = [
+            (base + report.scenario + ".json", JSONReport.render(report)),
+            (base + report.scenario + ".html", HTMLReport.render(report)),
+        ]
+        for (path, text) in files { try writeFile(path, text) }
+        return files.map(\.0)
+    }
+
+    private static func makeDirectories(_ path: String) throws(WriteError) {
+        var partial = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            partial += component + "/"
+            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+                throw WriteError(description: "cannot create \(partial): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    private static func writeFile(_ path: String, _ text: String) throws(WriteError) {
+        guard let file = fopen(path, "w") else {
+            throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let bytes = Array(text.utf8)
+        let written = fwrite(bytes, 1, bytes.count, file)
+        let closed = fclose(file)
+        if written != bytes.count || closed != 0 { throw WriteError(description: "short write to \(path)") }
+    }
+}

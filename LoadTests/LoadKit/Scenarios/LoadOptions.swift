@@ -1,0 +1,189 @@
+/// The command line of `loadtest`: the scenario, where the gateway is, and
+/// the sizes. Every size has a default small enough for a laptop.
+public struct LoadOptions: Sendable {
+    public static let scenarios = ["conversations", "fanout", "idle", "storm", "ramp"]
+
+    public var scenario = ""
+    public var host = "127.0.0.1"
+    public var port: UInt16 = 8080
+    public var path = "/v1/ws"
+    public var jwtSecret = ""
+    public var workspace = ""
+    public var databaseURL = ""
+    public var gatewayPID: Int32 = 0
+    public var outputDirectory = ""
+    public var threads = 1
+    public var seconds = 10.0
+    public var warmupSeconds = 2.0
+    public var drainSeconds = 10.0
+    public var setupTimeoutSeconds = 60.0
+    public var connectConcurrency = 256
+    public var bodyBytes = 64
+    public var sessions = 100
+    public var operators = 2
+    public var subscribers = 20
+    public var connections = 1000
+    public var rate = 1000.0
+    public var rampStart = 1000.0
+    public var rampStep = 1000.0
+    public var rampMax = 10000.0
+    public var stepSeconds = 5.0
+    public var p99BoundMilliseconds = 25.0
+    /// Targets the report holds the run to (the issue's; overridable).
+    public var targetRate = 50_000.0
+    public var targetDeliveries = 1_000_000.0
+    /// 0: the scenario's own (25 ms; 50 ms for fanout).
+    public var targetP99Milliseconds = 0.0
+    public var targetBytesPerConnection = 2048.0
+
+    public init() {}
+
+    public struct UsageError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let usage = """
+        usage: loadtest SCENARIO --url ws://127.0.0.1:PORT/v1/ws --jwt-secret SECRET [options]
+
+        scenarios:
+          conversations  --sessions S --operators K --rate R --seconds T
+                         S sessions of 1 visitor + K operators; everyone sends, R messages/s in all
+          fanout         --sessions S --subscribers M --rate R --seconds T
+                         S sessions of 1 sending visitor + M listening operators
+          idle           --connections C --sessions S
+                         C connections authenticated and joined (S sessions), held; RSS per connection
+          storm          --connections C --operators K --rate R --seconds T
+                         all connections at once; midway every operator drops and rejoins with since_seq
+          ramp           --sessions S --operators K --start R0 --step DR --max RMAX --step-seconds T
+                         --p99-bound-ms B: raises the rate until p99 passes B or acks fall behind
+
+        common options:
+          --database-url URL   check every acked message is stored (strongly advised)
+          --gateway-pid PID    read the gateway's RSS and CPU time from /proc
+          --workspace UUID     workspace for the minted tokens (default: a new one per run)
+          --out DIR            write DIR/SCENARIO.json and DIR/SCENARIO.html
+          --threads N          client loops (default 1; ramp needs 1)
+          --warmup S (2)  --drain S (10)  --setup-timeout S (60)  --connect-concurrency N (256)
+          --body-bytes B (64)
+          --target-rate R (50000)  --target-deliveries D (1000000)  --target-p99-ms M (25; fanout 50)
+          --target-bytes B (2048)
+
+        exit status: 0 passed, 1 a correctness failure (gap, duplicate, reorder, lost ack,
+        unanswered send, unexpected close), 2 a usage or set-up error.
+        """
+
+    public init(arguments: [String]) throws(UsageError) {
+        guard let first = arguments.first, Self.scenarios.contains(first) else {
+            throw UsageError(description: "unknown or missing scenario\n\n\(Self.usage)")
+        }
+        scenario = first
+        var index = 1
+        func value(_ name: String) throws(UsageError) -> String {
+            guard index + 1 < arguments.count else { throw UsageError(description: "\(name) needs a value") }
+            return arguments[index + 1]
+        }
+        func number(_ name: String) throws(UsageError) -> Double {
+            guard let parsed = Double(try value(name)), parsed >= 0, parsed.isFinite else {
+                throw UsageError(description: "\(name) needs a non-negative number")
+            }
+            return parsed
+        }
+        func count(_ name: String) throws(UsageError) -> Int {
+            let parsed = try number(name)
+            guard parsed == parsed.rounded(), parsed < 10_000_000 else {
+                throw UsageError(description: "\(name) needs a whole number")
+            }
+            return Int(parsed)
+        }
+        while index < arguments.count {
+            let name = arguments[index]
+            switch name {
+            case "--url": try parseURL(try value(name))
+            case "--jwt-secret": jwtSecret = try value(name)
+            case "--workspace": workspace = try value(name)
+            case "--database-url": databaseURL = try value(name)
+            case "--gateway-pid": gatewayPID = Int32(try count(name))
+            case "--out": outputDirectory = try value(name)
+            case "--threads": threads = try count(name)
+            case "--seconds": seconds = try number(name)
+            case "--warmup": warmupSeconds = try number(name)
+            case "--drain": drainSeconds = try number(name)
+            case "--setup-timeout": setupTimeoutSeconds = try number(name)
+            case "--connect-concurrency": connectConcurrency = try count(name)
+            case "--body-bytes": bodyBytes = try count(name)
+            case "--sessions": sessions = try count(name)
+            case "--operators": operators = try count(name)
+            case "--subscribers": subscribers = try count(name)
+            case "--connections": connections = try count(name)
+            case "--rate": rate = try number(name)
+            case "--start": rampStart = try number(name)
+            case "--step": rampStep = try number(name)
+            case "--max": rampMax = try number(name)
+            case "--step-seconds": stepSeconds = try number(name)
+            case "--p99-bound-ms": p99BoundMilliseconds = try number(name)
+            case "--target-rate": targetRate = try number(name)
+            case "--target-deliveries": targetDeliveries = try number(name)
+            case "--target-p99-ms": targetP99Milliseconds = try number(name)
+            case "--target-bytes": targetBytesPerConnection = try number(name)
+            default: throw UsageError(description: "unknown option \(name)\n\n\(Self.usage)")
+            }
+            index += 2
+        }
+        try validate()
+    }
+
+    private mutating func parseURL(_ url: String) throws(UsageError) {
+        guard url.hasPrefix("ws://") else {
+            throw UsageError(description: "--url must be ws://HOST:PORT/PATH (the harness speaks plain WebSocket)")
+        }
+        let rest = url.dropFirst(5)
+        let authority = rest.prefix(while: { $0 != "/" })
+        path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : "/v1/ws"
+        let parts = authority.split(separator: ":")
+        guard parts.count == 2, let parsedPort = UInt16(parts[1]) else {
+            throw UsageError(description: "--url needs an IPv4 host and a port: ws://127.0.0.1:8080/v1/ws")
+        }
+        host = parts[0] == "localhost" ? "127.0.0.1" : String(parts[0])
+        port = parsedPort
+    }
+
+    private func validate() throws(UsageError) {
+        if jwtSecret.isEmpty {
+            throw UsageError(description: "--jwt-secret is required (the gateway's auth.jwt_secret)")
+        }
+        if threads < 1 || threads > 64 { throw UsageError(description: "--threads must be 1...64") }
+        if scenario == "ramp" && threads != 1 {
+            throw UsageError(description: "ramp runs on one client loop (--threads 1)")
+        }
+        if sessions < threads { throw UsageError(description: "--sessions must be at least --threads") }
+        if bodyBytes < 24 || bodyBytes > 8000 { throw UsageError(description: "--body-bytes must be 24...8000") }
+        if scenario == "ramp" && (rampStep <= 0 || rampStart <= 0 || rampMax < rampStart) {
+            throw UsageError(description: "ramp needs --start > 0, --step > 0 and --max >= --start")
+        }
+    }
+
+    /// The options worth printing with the results, for this scenario.
+    var displayed: [(name: String, value: String)] {
+        var shown: [(String, String)] = [("url", "ws://\(host):\(port)\(path)"), ("threads", "\(threads)")]
+        switch scenario {
+        case "conversations":
+            shown += [("sessions", "\(sessions)"), ("operators", "\(operators)"), ("rate", "\(Int(rate))")]
+        case "fanout":
+            shown += [("sessions", "\(sessions)"), ("subscribers", "\(subscribers)"), ("rate", "\(Int(rate))")]
+        case "idle":
+            shown += [("connections", "\(connections)"), ("sessions", "\(sessions)")]
+        case "storm":
+            shown += [("connections", "\(connections)"), ("operators", "\(operators)"), ("rate", "\(Int(rate))")]
+        default:
+            shown += [
+                ("sessions", "\(sessions)"), ("operators", "\(operators)"), ("start", "\(Int(rampStart))"),
+                ("step", "\(Int(rampStep))"), ("max", "\(Int(rampMax))"), ("step_seconds", "\(stepSeconds)"),
+                ("p99_bound_ms", "\(p99BoundMilliseconds)"),
+            ]
+        }
+        if scenario != "idle" {
+            shown += [("seconds", "\(seconds)"), ("warmup", "\(warmupSeconds)"), ("body_bytes", "\(bodyBytes)")]
+        }
+        return shown
+    }
+}

@@ -1,0 +1,187 @@
+/// Merges the shards' measurements into the scenario's report: figures,
+/// latencies, timeline, correctness and targets.
+struct ReportBuilder {
+    let options: LoadOptions
+    let outcomes: [ShardOutcome]
+    let startedAt: String
+
+    private var shards: [Shard] { outcomes.map(\.shard) }
+
+    private func sum(_ value: (Shard) -> Int) -> Int { shards.reduce(0) { $0 + value($1) } }
+
+    private func merged(_ recorder: (Shard) -> LatencyRecorder) -> LatencyRecorder {
+        var total = LatencyRecorder()
+        for shard in shards { total.merge(recorder(shard)) }
+        return total
+    }
+
+    func build() -> RunReport {
+        var report = RunReport(scenario: options.scenario, parameters: options.displayed, startedAt: startedAt)
+        var timeline = Timeline(start: shards[0].timeline.start)
+        var correctness = Correctness()
+        for shard in shards {
+            timeline.merge(shard.timeline)
+            let part = shard.correctness()
+            correctness.gaps += part.gaps
+            correctness.duplicates += part.duplicates
+            correctness.reorders += part.reorders
+            correctness.unanswered += part.unanswered
+            correctness.lostAcks += part.lostAcks
+            correctness.unexpectedCloses += part.unexpectedCloses
+            correctness.errors.merge(part.errors, uniquingKeysWith: +)
+        }
+        report.timeline = timeline.points
+        report.correctness = correctness
+        report.notes = shards.flatMap(\.notes).sorted()
+        if outcomes.contains(where: { !$0.drained }) {
+            report.notes.append("the drain deadline (\(options.drainSeconds) s) passed before every send was answered")
+        }
+        switch options.scenario {
+        case "idle": addIdle(&report)
+        case "storm": addTraffic(&report); addStorm(&report)
+        case "ramp": addRamp(&report)
+        default: addTraffic(&report)
+        }
+        return report
+    }
+
+    private var p99Target: Double {
+        options.targetP99Milliseconds > 0 ? options.targetP99Milliseconds : (options.scenario == "fanout" ? 50 : 25)
+    }
+
+    private func addTraffic(_ report: inout RunReport) {
+        let measuredAcks = sum(\.measuredAcks)
+        let measuredDeliveries = sum(\.measuredDeliveries)
+        let from = outcomes.map(\.measureFrom).min() ?? 0
+        let lastAck = shards.map(\.lastAckAt).max() ?? 0
+        let lastDelivery = shards.map(\.lastDeliveryAt).max() ?? 0
+        let ackSpan = lastAck > from ? Double(lastAck - from) / 1e9 : 0
+        let deliverySpan = lastDelivery > from ? Double(lastDelivery - from) / 1e9 : 0
+        let stored = ackSpan > 0 ? Double(measuredAcks) / ackSpan : 0
+        let deliveries = deliverySpan > 0 ? Double(measuredDeliveries) / deliverySpan : 0
+        report.durationSeconds = max(ackSpan, deliverySpan)
+        let deliveryKey = options.scenario == "fanout" ? "deliveries_per_second" : "delivered_per_second"
+        report.figures += [
+            Figure(key: "stored_per_second", label: "stored and acked messages/s", value: stored, unit: "msg/s"),
+            Figure(key: deliveryKey, label: "deliveries/s", value: deliveries, unit: "deliveries/s"),
+            Figure(key: "offered_rate", label: "offered rate", value: options.rate, unit: "msg/s"),
+            Figure(key: "sent", label: "messages sent", value: Double(sum(\.sent)), unit: ""),
+            Figure(key: "acked", label: "messages acked", value: Double(sum(\.acked)), unit: ""),
+            Figure(key: "deliveries", label: "deliveries", value: Double(sum(\.delivered)), unit: ""),
+            Figure(
+                key: "connections", label: "connections", value: Double(outcomes.reduce(0) { $0 + $1.connections }),
+                unit: ""),
+            Figure(
+                key: "harness_max_lag_ms", label: "harness lag behind schedule (max)",
+                value: Double(shards.map(\.maxLagNanoseconds).max() ?? 0) / 1e6, unit: "ms"),
+        ]
+        addGatewayCPU(&report, messages: measuredAcks)
+        if sum(\.skippedSends) > 0 {
+            report.notes.append("\(sum(\.skippedSends)) scheduled sends were skipped: their sender was not connected")
+        }
+        let ack = merged(\.ackLatency).summary(key: "send_to_ack", label: "send to ack")
+        let delivery = merged(\.deliveryLatency).summary(key: "send_to_delivery", label: "send to delivery")
+        report.latencies += [ack, delivery]
+        switch options.scenario {
+        case "conversations":
+            report.targets += [
+                TargetCheck(
+                    label: "stored messages/s", target: "\(Int(options.targetRate)) msg/s",
+                    measured: "\(Int(stored)) msg/s", met: stored >= options.targetRate * 0.995),
+                p99Check(delivery),
+            ]
+        case "fanout":
+            report.targets += [
+                TargetCheck(
+                    label: "deliveries/s", target: "\(Int(options.targetDeliveries))/s",
+                    measured: "\(Int(deliveries))/s",
+                    met: deliveries >= options.targetDeliveries * 0.995),
+                p99Check(delivery),
+            ]
+        default:
+            break
+        }
+    }
+
+    private func p99Check(_ delivery: LatencySummary) -> TargetCheck {
+        TargetCheck(
+            label: "p99 send to delivery", target: "< \(p99Target) ms", measured: "\(delivery.p99) ms",
+            met: delivery.count > 0 && delivery.p99 < p99Target)
+    }
+
+    private func addGatewayCPU(_ report: inout RunReport, messages: Int) {
+        guard let outcome = outcomes.first, let cpu = outcome.gatewayCPUSeconds, outcome.gatewayWallSeconds > 0 else {
+            return
+        }
+        report.figures.append(
+            Figure(
+                key: "gateway_cpu_cores", label: "gateway CPU (cores busy)", value: cpu / outcome.gatewayWallSeconds,
+                unit: "cores"))
+    }
+
+    private func addIdle(_ report: inout RunReport) {
+        let connections = outcomes.reduce(0) { $0 + $1.connections }
+        let connectSeconds = outcomes.map(\.connectSeconds).max() ?? 0
+        report.figures.append(
+            Figure(key: "connections", label: "connections held", value: Double(connections), unit: ""))
+        report.figures.append(
+            Figure(
+                key: "connect_rate", label: "set-up rate",
+                value: connectSeconds > 0 ? Double(connections) / connectSeconds : 0, unit: "conn/s"))
+        if let before = outcomes[0].rssBeforeKiB, let after = outcomes[0].rssAfterKiB, connections > 0 {
+            let perConnection = Double(after - before) * 1024 / Double(connections)
+            report.figures += [
+                Figure(
+                    key: "bytes_per_connection", label: "gateway RSS per connection", value: perConnection,
+                    unit: "bytes"),
+                Figure(key: "rss_before_kib", label: "gateway RSS before", value: Double(before), unit: "KiB"),
+                Figure(
+                    key: "rss_after_kib", label: "gateway RSS with every connection", value: Double(after), unit: "KiB"),
+            ]
+            report.targets.append(
+                TargetCheck(
+                    label: "RSS per idle connection", target: "< \(Int(options.targetBytesPerConnection)) bytes",
+                    measured: "\(Int(perConnection)) bytes", met: perConnection < options.targetBytesPerConnection))
+        } else {
+            report.notes.append("no gateway memory reading (pass --gateway-pid)")
+        }
+        report.latencies.append(merged(\.handshakeLatency).summary(key: "handshake", label: "connect to welcome"))
+    }
+
+    private func addStorm(_ report: inout RunReport) {
+        let connections = outcomes.reduce(0) { $0 + $1.connections }
+        let reconnections = outcomes.reduce(0) { $0 + $1.reconnections }
+        let connectSeconds = outcomes.map(\.connectSeconds).max() ?? 0
+        let reconnectSeconds = outcomes.map(\.reconnectSeconds).max() ?? 0
+        report.figures += [
+            Figure(
+                key: "connect_rate", label: "connections ready/s (all at once)",
+                value: connectSeconds > 0 ? Double(connections) / connectSeconds : 0, unit: "conn/s"),
+            Figure(
+                key: "reconnect_rate", label: "rejoins/s (every operator at once)",
+                value: reconnectSeconds > 0 ? Double(reconnections) / reconnectSeconds : 0, unit: "conn/s"),
+            Figure(
+                key: "reconnections", label: "operators dropped and rejoined", value: Double(reconnections), unit: ""),
+        ]
+        report.latencies += [
+            merged(\.handshakeLatency).summary(key: "handshake", label: "connect to welcome"),
+            merged(\.reconnectLatency).summary(key: "reconnect", label: "reconnect to welcome"),
+        ]
+    }
+
+    private func addRamp(_ report: inout RunReport) {
+        let steps = outcomes[0].rampSteps
+        let best = steps.last(where: \.passed)?.rate ?? 0
+        report.figures.append(
+            Figure(key: "highest_sustained_rate", label: "highest sustained rate", value: best, unit: "msg/s"))
+        report.figures.append(Figure(key: "acked", label: "messages acked", value: Double(sum(\.acked)), unit: ""))
+        report.durationSeconds = Double(steps.count) * options.stepSeconds
+        for step in steps {
+            report.notes.append(
+                "step \(Int(step.rate)) msg/s: sent \(step.sent), acked \(step.acked), p99 delivery \(step.p99Milliseconds) ms: "
+                    + (step.passed ? "sustained" : "not sustained"))
+        }
+        report.latencies.append(
+            merged(\.deliveryLatency).summary(key: "send_to_delivery", label: "send to delivery (all steps)"))
+    }
+}

@@ -1,0 +1,236 @@
+/// One thread's share of a run: its client loop, its participants and
+/// sessions, and everything it measured. Scenarios drive it through phases
+/// (connect, traffic, drain); nothing in it is shared with other shards.
+final class Shard {
+    let loop: ClientLoop
+    let bodyBytes: Int
+    var sessions: [SessionState] = []
+    var participants: [Participant] = []
+    var sendScratch: [UInt8] = []
+
+    // Measurements.
+    var ackLatency = LatencyRecorder()
+    var deliveryLatency = LatencyRecorder()
+    var handshakeLatency = LatencyRecorder()
+    var reconnectLatency = LatencyRecorder()
+    var timeline: Timeline
+    /// Latencies and throughput count only sends scheduled at or after this instant (the warm-up ends).
+    var recordFrom: UInt64 = .max
+    var measuringReconnects = false
+
+    // Counters.
+    var sent = 0
+    var skippedSends = 0
+    var acked = 0
+    var refused = 0
+    var delivered = 0
+    var measuredAcks = 0
+    var measuredDeliveries = 0
+    var lastAckAt: UInt64 = 0
+    var lastDeliveryAt: UInt64 = 0
+    var maxLagNanoseconds: UInt64 = 0
+    var conflictingAcks = 0
+    var unexpectedCloses = 0
+    var protocolViolations = 0
+    var errors: [String: Int] = [:]
+    var notes: Set<String> = []
+    var setupErrors: [String] = []
+
+    /// Participants that finished setting up (or failed to) since `connect` began.
+    private var settled = 0
+    private(set) var readyCount = 0
+
+    init(loop: ClientLoop, bodyBytes: Int, timelineStart: UInt64) {
+        self.loop = loop
+        self.bodyBytes = bodyBytes
+        timeline = Timeline(start: timelineStart)
+        sendScratch.reserveCapacity(bodyBytes + 256)
+    }
+
+    // MARK: Reports from participants
+
+    func handshakeDone(after nanoseconds: UInt64) {
+        if measuringReconnects {
+            reconnectLatency.record(nanoseconds: nanoseconds)
+        } else {
+            handshakeLatency.record(nanoseconds: nanoseconds)
+        }
+    }
+
+    func participantReady() {
+        readyCount += 1
+        settled += 1
+        timeline.count(.connected, at: MonotonicClock.nanoseconds())
+    }
+
+    func setupFailed(_ message: String) {
+        settled += 1
+        if setupErrors.count < 20 { setupErrors.append(message) }
+    }
+
+    func protocolViolation(_ message: String) {
+        protocolViolations += 1
+        note("protocol violation: \(message)")
+    }
+
+    func note(_ message: String) {
+        if notes.count < 50 { notes.insert(message) }
+    }
+
+    func unexpectedClose(_ reason: CloseReason, previousStage: Participant.Stage) {
+        unexpectedCloses += 1
+        switch previousStage {
+        case .ready: readyCount -= 1
+        case .connecting, .settingUp: setupFailed("closed during set-up: \(reason)")
+        case .disconnected, .failed: break
+        }
+        note("connection closed by the gateway: \(reason)")
+    }
+
+    func sendRefused(code: String) {
+        refused += 1
+        errors[code, default: 0] += 1
+    }
+
+    @inline(__always)
+    func delivered(to participant: Participant, seq: Int64, bytes: UnsafeRawBufferPointer, body: Range<Int>?) {
+        let now = MonotonicClock.nanoseconds()
+        participant.tracker.observe(seq)
+        delivered += 1
+        timeline.count(.delivered, at: now)
+        guard let body, let scheduled = ClientFrames.stampedInstant(bytes, body, prefix: UInt8(ascii: "t")),
+            scheduled >= recordFrom
+        else { return }
+        measuredDeliveries += 1
+        lastDeliveryAt = now
+        deliveryLatency.record(nanoseconds: now &- scheduled)
+    }
+
+    func acked(by participant: Participant, frame: ServerFrame, bytes: UnsafeRawBufferPointer) {
+        let now = MonotonicClock.nanoseconds()
+        acked += 1
+        timeline.count(.acked, at: now)
+        if frame.duplicate { errors["ack.duplicate (never retried by the harness)", default: 0] += 1 }
+        if let idRange = frame.clientMsgID, let messageID = ClientFrames.parseMessageID(bytes[idRange]),
+            !sessions[participant.session].recordAck(seq: frame.seq, messageID: messageID)
+        {
+            conflictingAcks += 1
+        }
+        guard let ref = frame.ref, let scheduled = ClientFrames.stampedInstant(bytes, ref, prefix: UInt8(ascii: "r")),
+            scheduled >= recordFrom
+        else { return }
+        measuredAcks += 1
+        lastAckAt = now
+        ackLatency.record(nanoseconds: now &- scheduled)
+    }
+
+    // MARK: Phases
+
+    /// Runs the loop until `done` says so or `deadline` passes; true when done.
+    @discardableResult
+    func run(until deadline: UInt64, _ done: (UInt64) -> Bool) -> Bool {
+        var finished = false
+        loop.run {
+            let now = MonotonicClock.nanoseconds()
+            if done(now) {
+                finished = true
+                return false
+            }
+            return now < deadline
+        }
+        return finished
+    }
+
+    /// Connects `group` with at most `concurrency` set-ups in flight (0: all at
+    /// once) and waits until each is ready or has failed. Returns the seconds it took.
+    func connect(_ group: [Participant], concurrency: Int, timeoutSeconds: Double) -> Double {
+        let started = MonotonicClock.nanoseconds()
+        let settledBefore = settled
+        var cursor = 0
+        let limit = concurrency > 0 ? concurrency : group.count
+        run(until: started + UInt64(timeoutSeconds * 1e9)) { _ in
+            while cursor < group.count && cursor - (settled - settledBefore) < limit {
+                group[cursor].connect(loop: loop)
+                cursor += 1
+            }
+            return settled - settledBefore >= group.count
+        }
+        if settled - settledBefore < group.count {
+            setupErrors.append(
+                "\(group.count - (settled - settledBefore)) connections not ready after \(timeoutSeconds) s")
+        }
+        return Double(MonotonicClock.nanoseconds() - started) / 1e9
+    }
+
+    /// Open-loop sending: message k is due at `start + k / rate`, from
+    /// `senders[k % count]`, whether or not earlier ones were answered.
+    /// `during` runs every pass with the current instant (storms use it).
+    func traffic(
+        senders: [Participant], rate: Double, start: UInt64, seconds: Double, during: ((UInt64) -> Void)? = nil
+    ) {
+        guard !senders.isEmpty, rate > 0 else { return }
+        let end = start + UInt64(seconds * 1e9)
+        let total = Int(seconds * rate)
+        var issued = 0
+        let interval = 1e9 / rate
+        run(until: end + 1_000_000_000) { now in
+            if now >= start {
+                let due = min(total, Int(Double(now - start) / interval) + 1)
+                while issued < due {
+                    let scheduled = start + UInt64(Double(issued) * interval)
+                    if senders[issued % senders.count].send(scheduled: scheduled) {
+                        sent += 1
+                        timeline.count(.sent, at: now)
+                        if now > scheduled { maxLagNanoseconds = max(maxLagNanoseconds, now - scheduled) }
+                    } else {
+                        skippedSends += 1
+                    }
+                    issued += 1
+                }
+            }
+            during?(now)
+            return issued >= total
+        }
+    }
+
+    /// Waits until every send is answered and every connected participant has
+    /// every acked seq of its session, or until the deadline. True when it got there.
+    @discardableResult
+    func drain(timeoutSeconds: Double) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutSeconds * 1e9)
+        var nextCheck: UInt64 = 0
+        return run(until: deadline) { now in
+            guard now >= nextCheck else { return false }
+            nextCheck = now + 20_000_000
+            return acked + refused >= sent && allCaughtUp()
+        }
+    }
+
+    private func allCaughtUp() -> Bool {
+        participants.allSatisfy { !$0.isReady || $0.tracker.highest >= sessions[$0.session].maxAckedSeq }
+    }
+
+    /// Closes every connection politely and gives the gateway a moment to see it.
+    func closeAll() {
+        for participant in participants { participant.close() }
+    }
+
+    /// What the run saw of ordering and loss, after the drain.
+    func correctness() -> Correctness {
+        var result = Correctness()
+        for index in participants.indices {
+            let participant = participants[index]
+            if participant.isReady {
+                participants[index].tracker.expectThrough(sessions[participant.session].maxAckedSeq)
+            }
+            result.gaps += participants[index].tracker.gaps
+            result.duplicates += participants[index].tracker.duplicates
+            result.reorders += participants[index].tracker.reorders
+        }
+        result.unanswered = max(0, sent - acked - refused)
+        result.lostAcks = conflictingAcks
+        result.unexpectedCloses = unexpectedCloses + protocolViolations
+        result.errors = errors
+        return result
+    }
+}

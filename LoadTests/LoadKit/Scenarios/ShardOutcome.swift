@@ -1,0 +1,30 @@
+/// What one shard's scenario run leaves for the merge, besides the shard's own counters.
+struct ShardOutcome {
+    let shard: Shard
+    /// Seconds to bring every connection up (all waves).
+    var connectSeconds = 0.0
+    var connections = 0
+    /// Storm: seconds for the dropped operators to be back, and how many.
+    var reconnectSeconds = 0.0
+    var reconnections = 0
+    /// Traffic window: the end of the warm-up to the last ack or delivery.
+    var measureFrom: UInt64 = 0
+    var trafficSeconds = 0.0
+    var drained = true
+    /// Gateway readings (shard 0 only).
+    var rssBeforeKiB: Int?
+    var rssAfterKiB: Int?
+    var gatewayCPUSeconds: Double?
+    /// Wall-clock seconds the CPU reading covers.
+    var gatewayWallSeconds = 0.0
+    var rampSteps: [RampStep] = []
+}
+
+/// One rate of a ramp and what it got.
+struct RampStep {
+    var rate: Double
+    var sent: Int
+    var acked: Int
+    var p99Milliseconds: Double
+    var passed: Bool
+}

@@ -1,0 +1,44 @@
+import LoadKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// loadtest: the gateway's load-test harness. Usage: `loadtest --help`.
+
+func standardError(_ text: String) {
+    let line = text + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+    print(LoadOptions.usage)
+    exit(arguments.isEmpty ? 2 : 0)
+}
+let options: LoadOptions
+do {
+    options = try LoadOptions(arguments: arguments)
+} catch {
+    standardError("loadtest: \(error)")
+    exit(2)
+}
+let report: RunReport
+do {
+    report = try LoadRun.run(options) { standardError("loadtest: \($0)") }
+} catch {
+    standardError("loadtest: \(error)")
+    exit(2)
+}
+print(TextReport.render(report))
+if !options.outputDirectory.isEmpty {
+    do {
+        for path in try ReportFiles.write(report, to: options.outputDirectory) {
+            standardError("loadtest: wrote \(path)")
+        }
+    } catch {
+        standardError("loadtest: \(error)")
+        exit(2)
+    }
+}
+exit(report.passed ? 0 : 1)

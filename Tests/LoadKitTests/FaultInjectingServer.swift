@@ -1,0 +1,192 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal stand-in for the gateway that speaks just enough of the
+/// protocol for a `conversations` run of one session, and breaks its promise
+/// on purpose for the second connection (the operator): it skips seq 3 (a
+/// gap), sends seq 5 twice (a duplicate), sends seq 8 before seq 7 (a
+/// reorder), and holds seq 10 back for `delay` (a latency outlier).
+/// Blocking sockets, one thread per connection: simple beats fast here.
+final class FaultInjectingServer: @unchecked Sendable {
+    static let sessionID = "00000000-0000-4000-8000-0000000000aa"
+    let port: UInt16
+    private let listener: Int32
+    private let state = Mutex(State())
+    private let delayMicroseconds: UInt32
+
+    private struct State {
+        var connections: [Int32] = []
+        var nextSeq: Int64 = 1
+        var heldSeven: [UInt8]?
+    }
+
+    init(delayMilliseconds: UInt32) throws {
+        delayMicroseconds = delayMilliseconds * 1000
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0, listen(fd, 64) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else {
+            Glibc.close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 { return }
+            Thread.detachNewThread { [self] in serve(fd) }
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { Glibc.close(fd) }
+        var buffer: [UInt8] = []
+        guard readHead(fd, &buffer) else { return }
+        writeAll(
+            fd, Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".utf8))
+        while let text = readFrame(fd, &buffer) {
+            guard let frame = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any],
+                let type = frame["type"] as? String
+            else { return }
+            switch type {
+            case "hello":
+                state.withLock { $0.connections.append(fd) }
+                reply(fd, #"{"type":"welcome","conn_id":"c1","heartbeat_s":25}"#)
+            case "session.create":
+                reply(
+                    fd,
+                    #"{"type":"session","ref":"setup","session":{"title":"t","id":"\#(Self.sessionID)","last_seq":0}}"#)
+            case "join":
+                reply(
+                    fd,
+                    #"{"ref":"setup","type":"joined","session_id":"\#(Self.sessionID)","last_seq":0,"truncated":false}"#
+                )
+            case "send":
+                broadcast(from: fd, frame)
+            default:
+                break
+            }
+        }
+    }
+
+    private func broadcast(from sender: Int32, _ frame: [String: Any]) {
+        let ref = frame["ref"] as? String ?? ""
+        let id = frame["client_msg_id"] as? String ?? ""
+        let body = frame["body"] as? String ?? ""
+        state.withLock { state in
+            let seq = state.nextSeq
+            state.nextSeq += 1
+            reply(
+                sender,
+                #"{"type":"ack","ref":"\#(ref)","session_id":"\#(Self.sessionID)","client_msg_id":"\#(id)","seq":\#(seq),"id":"m\#(seq)","duplicate":false}"#
+            )
+            let message = Self.encode(
+                #"{"session_id":"\#(Self.sessionID)","type":"message","seq":\#(seq),"client_msg_id":"\#(id)","kind":"text","body":"\#(body)","sender":{"id":"x","role":"visitor"}}"#
+            )
+            for (index, fd) in state.connections.enumerated() {
+                guard index == 1 else {
+                    writeAll(fd, message)
+                    continue
+                }
+                switch seq {
+                case 3: continue
+                case 5: writeAll(fd, message + message)
+                case 7: state.heldSeven = message
+                case 8: writeAll(fd, message + (state.heldSeven ?? []))
+                case 10:
+                    usleep(delayMicroseconds)
+                    writeAll(fd, message)
+                default: writeAll(fd, message)
+                }
+            }
+        }
+    }
+
+    private func reply(_ fd: Int32, _ text: String) {
+        writeAll(fd, Self.encode(text))
+    }
+
+    static func encode(_ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(UInt8(payload.count))
+        } else {
+            frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        return frame + payload
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    private func fill(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n <= 0 { return false }
+        buffer += chunk[0..<n]
+        return true
+    }
+
+    private func readHead(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+        while true {
+            if let end = buffer.indices.dropFirst(3).first(where: {
+                buffer[$0 - 3..<$0 + 1].elementsEqual([13, 10, 13, 10])
+            }) {
+                buffer.removeFirst(end + 1)
+                return true
+            }
+            if !fill(fd, &buffer) { return false }
+        }
+    }
+
+    /// One masked client text frame's payload, unmasked.
+    private func readFrame(_ fd: Int32, _ buffer: inout [UInt8]) -> [UInt8]? {
+        while true {
+            if buffer.count >= 2 {
+                var length = Int(buffer[1] & 0x7F)
+                var header = 2
+                if length == 126, buffer.count >= 4 {
+                    length = Int(buffer[2]) << 8 | Int(buffer[3])
+                    header = 4
+                }
+                if length != 126, buffer.count >= header + 4 + length {
+                    let mask = Array(buffer[header..<header + 4])
+                    let payload = (0..<length).map { buffer[header + 4 + $0] ^ mask[$0 & 3] }
+                    let opcode = buffer[0] & 0x0F
+                    buffer.removeFirst(header + 4 + length)
+                    if opcode == 0x8 { return nil }
+                    return payload
+                }
+            }
+            if !fill(fd, &buffer) { return nil }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import LoadKit
+import Testing
+
+@Suite("The harness catches what a faulty server does")
+struct HarnessFindsInjectedFaultsTests {
+    @Test("a gap, a duplicate, a reorder and a slow delivery are all reported, and the run fails")
+    func injectedFaults() throws {
+        let server = try FaultInjectingServer(delayMilliseconds: 300)
+        defer { server.stop() }
+        let options = try LoadOptions(arguments: [
+            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
+            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
+            "--seconds", "1", "--warmup", "0", "--drain", "3",
+        ])
+        let report = try LoadRun.run(options)
+
+        #expect(report.correctness.gaps == 1)  // seq 3 never reached the operator
+        #expect(report.correctness.duplicates == 1)  // seq 5 arrived twice
+        #expect(report.correctness.reorders == 1)  // seq 7 arrived after seq 8
+        #expect(report.correctness.unanswered == 0)
+        #expect(!report.passed)
+
+        let delivery = try #require(report.latencies.first { $0.key == "send_to_delivery" })
+        // 100 messages to two participants, one of them missing seq 3 and seeing seq 5 twice.
+        #expect(delivery.count == 200)
+        // Holding seq 10 back 300 ms also holds the ~30 sent behind it: the tail shows it, the median does not.
+        #expect(delivery.max >= 300)
+        #expect(delivery.p99 >= 200)
+        #expect(delivery.p50 < 50)
+    }
+}
