@@ -32,7 +32,10 @@ public final class BatchWriter: Sendable {
         self.configuration = configuration
         self.sink = sink
         metrics = WriterMetrics(shards: configuration.connections)
-        queues = (0..<configuration.connections).map { _ in SubmitQueue(capacity: configuration.queueCapacity) }
+        queues = (0..<configuration.connections).map { _ in
+            SubmitQueue(
+                capacity: configuration.queueCapacity, fullBatch: configuration.maxBatchMessages)
+        }
     }
 
     deinit { stop() }

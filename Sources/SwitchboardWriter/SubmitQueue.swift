@@ -12,9 +12,12 @@ struct QueuedCommand: Sendable {
 }
 
 /// The hand-over from every submitting thread to the writer thread: one short
-/// mutex around an array append, and an eventfd signalled only when the queue
-/// goes from empty to non-empty (the writer takes everything at once, so one
-/// wake-up per hand-over is enough).
+/// mutex around an array append, and an eventfd signalled only when the writer
+/// has a reason to look: the queue was wholly empty (the writer may be idle),
+/// or a full batch is now waiting. While the writer holds commands for the
+/// batch delay it wakes at that deadline anyway and takes everything then, so
+/// waking it for each arrival would only cost a context switch per message
+/// (on a shared core, one per message is what limited throughput).
 final class SubmitQueue: Sendable {
     enum Status: Sendable, Equatable {
         /// Connecting for the first time, or connected: commands are queued.
@@ -33,11 +36,13 @@ final class SubmitQueue: Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
+    private let fullBatch: Int
     /// The writer's wake-up: signalled by submit and stop, polled by the writer.
     let wakeFD: Int32
 
-    init(capacity: Int) {
+    init(capacity: Int, fullBatch: Int) {
         self.capacity = capacity
+        self.fullBatch = fullBatch
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         precondition(wakeFD >= 0, "eventfd failed: errno \(csystem_errno())")
     }
@@ -51,7 +56,8 @@ final class SubmitQueue: Sendable {
             guard state.waiting < capacity else { return (.overloaded, false) }
             state.incoming.append(QueuedCommand(command: command, acceptedAt: now))
             state.waiting += 1
-            return (.accepted, state.incoming.count == 1)
+            // `waiting` counts what the writer holds too: 1 means it holds nothing.
+            return (.accepted, state.waiting == 1 || state.waiting == fullBatch)
         }
         if wake { signal() }
         if outcome == .overloaded { metrics.overloaded.add(1, ordering: .relaxed) }
@@ -104,6 +110,9 @@ final class SubmitQueue: Sendable {
     }
 
     var status: Status { state.withLock { $0.status } }
+    /// Whether commands arrived since the writer's last `take` (it checks
+    /// before sleeping with nothing held, as no wake-up may have been sent).
+    var hasIncoming: Bool { state.withLock { !$0.incoming.isEmpty } }
     var depth: Int { state.withLock { $0.waiting } }
 
     func signal() {

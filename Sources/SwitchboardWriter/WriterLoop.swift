@@ -113,6 +113,9 @@ final class WriterLoop: @unchecked Sendable {
                     sent = true
                 }
                 if sent || wantsWrite { wantsWrite = try !connection.flush() }
+                // Arrivals while this thread held commands sent no wake-up; if it
+                // now holds none, take them before sleeping without a deadline.
+                if pendingCount == 0 && stopDeadline == nil && queue.hasIncoming { continue }
 
                 var fds = [
                     pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0),
