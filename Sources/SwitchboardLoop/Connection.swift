@@ -18,6 +18,8 @@ public final class Connection: EventSource {
 
     private var outbound: [UInt8] = []
     private var outboundStart = 0
+    /// `outbound` holds writes made while the loop holds writes (not a full socket).
+    private var isHeld = false
 
     // Timer wheel bookkeeping (see TimerWheel).
     var timerTick: UInt64 = 0
@@ -29,6 +31,8 @@ public final class Connection: EventSource {
     static let closeTimeoutMilliseconds: UInt64 = 3000
     private static let readBudget = 16
     private static let corkLimit = 256 * 1024
+    /// Past this, held writes go out at once: holding is for coalescing, not buffering.
+    private static let holdLimit = 64 * 1024
 
     init(fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int) {
         self.fd = fd
@@ -54,8 +58,9 @@ public final class Connection: EventSource {
     public var isOpen: Bool { state == .open }
 
     /// True while this connection's writes are being gathered into one send
-    /// (it is handling its input): consecutive writes cost one system call.
-    public var isCorked: Bool { loop.corkOwner === self && pendingOutboundBytes == 0 }
+    /// (it is handling its input, or the loop holds writes while it runs its
+    /// tasks): consecutive writes cost one system call.
+    public var isCorked: Bool { (loop.corkOwner === self && pendingOutboundBytes == 0) || isHeld }
     public var pendingOutboundBytes: Int { outbound.count - outboundStart }
 
     // MARK: Timers
@@ -235,6 +240,21 @@ public final class Connection: EventSource {
 
     private func sendRaw(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
         guard state != .closed, state != .lingering else { return .dropped }
+        if loop.holdsWrites && (isHeld || pendingOutboundBytes == 0) {
+            if pendingOutboundBytes + bytes.count <= Self.holdLimit {
+                if !isHeld {
+                    isHeld = true
+                    loop.heldConnections.append(self)
+                }
+                outbound.append(contentsOf: bytes)
+                return .sent
+            }
+            if isHeld {
+                isHeld = false
+                flushOutbound()
+                guard state != .closed, state != .lingering else { return .dropped }
+            }
+        }
         var written = 0
         if pendingOutboundBytes == 0 {
             do {
@@ -258,6 +278,13 @@ public final class Connection: EventSource {
         // One place for every path (corked flushes included) to learn of a slow peer.
         if wasWithinLimit { handler?.backlogExceeded(on: self) }
         return .overLimit
+    }
+
+    /// Sends what was held while the loop ran its tasks.
+    func releaseHeldWrites() {
+        guard isHeld else { return }
+        isHeld = false
+        flushOutbound()
     }
 
     private func flushOutbound() {
@@ -318,6 +345,8 @@ public final class Connection: EventSource {
         Posix.close(fd)
         loop.connectionClosed()
         outbound = []
+        outboundStart = 0
+        isHeld = false
         let handler = self.handler
         self.handler = nil
         handler?.closed(self)

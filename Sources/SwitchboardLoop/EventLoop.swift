@@ -45,6 +45,12 @@ public final class EventLoop: @unchecked Sendable {
     /// sent with one system call when it is done.
     var cork: [UInt8] = []
     unowned(unsafe) var corkOwner: Connection?
+    /// While posted tasks run (fan-out of committed batches), writes wait in
+    /// each connection's queue and go out once per connection when the tasks
+    /// are done: several batches handled in one pass cost each subscriber one
+    /// system call, and the busier the loop, the more each call carries.
+    var holdsWrites = false
+    var heldConnections: [Connection] = []
 
     public private(set) var connectionCount = 0
 
@@ -197,8 +203,13 @@ public final class EventLoop: @unchecked Sendable {
     private func runPostedTasks() {
         tasks.drain(into: &taskBatch)
         guard !taskBatch.isEmpty else { return }
+        holdsWrites = true
         for task in taskBatch { task() }
+        holdsWrites = false
         taskBatch.removeAll(keepingCapacity: taskBatch.count <= 1024)
+        guard !heldConnections.isEmpty else { return }
+        for connection in heldConnections { connection.releaseHeldWrites() }
+        heldConnections.removeAll(keepingCapacity: heldConnections.count <= 4096)
     }
 
     private func retryReads() {

@@ -36,6 +36,7 @@ public final class Server: @unchecked Sendable {
     /// when an address cannot be bound.
     public func start() throws {
         Posix.ignoreSIGPIPE()
+        Posix.keepFreedMemory()
         let fileLimit = Posix.raiseOpenFileLimit()
         let count = context.configuration.effectiveThreads
         for index in 0..<count {
