@@ -143,6 +143,15 @@ enum ScenarioRuns {
         var outcome = setUp(context, population, concurrency: options.connectConcurrency)
         guard shard.setupErrors.isEmpty else { return outcome }
         let senders = interleaved(population)
+        // A warm-up at the first rate, unjudged: fresh sessions and a cold
+        // gateway should not decide the first step.
+        if options.warmupSeconds > 0 {
+            shard.recordFrom = .max
+            shard.traffic(
+                senders: senders, rate: options.rampStart, start: MonotonicClock.nanoseconds() + 20_000_000,
+                seconds: options.warmupSeconds)
+            shard.drain(timeoutSeconds: 2)
+        }
         var rate = options.rampStart
         var total = LatencyRecorder()
         while rate <= options.rampMax {
