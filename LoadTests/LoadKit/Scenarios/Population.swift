@@ -10,28 +10,23 @@ struct Population {
         shard: Shard, sessions: Int, operatorsPerSession: Int, firstIndex: Int, secret: String, workspace: String
     ) {
         let now = UnixClock.nowSeconds()
-        func token(_ subject: String, _ role: Role, _ name: String) -> String {
-            TokenMinter.mint(
-                TokenClaims(
-                    subject: subject, role: role, workspaceID: workspace, name: name, issuedAt: now,
-                    expiresAt: now + 12 * 3600),
-                secret: secret)
-        }
         var index = firstIndex
+        /// The next participant, with a token for its role.
+        func participant(_ role: Participant.Role, in session: Int) -> Participant {
+            defer { index += 1 }
+            let (tokenRole, prefix, title): (Role, String, String) =
+                role == .visitor ? (.visitor, "lt-v", "Visitor") : (.operator, "lt-o", "Operator")
+            let claims = TokenClaims(
+                subject: "\(prefix)\(index)", role: tokenRole, workspaceID: workspace, name: "\(title) \(index)",
+                issuedAt: now, expiresAt: now + 12 * 3600)
+            return Participant(
+                index: index, role: role, token: TokenMinter.mint(claims, secret: secret), session: session,
+                shard: shard)
+        }
         shard.sessions = Array(repeating: SessionState(), count: sessions)
         for session in 0..<sessions {
-            visitors.append(
-                Participant(
-                    index: index, role: .visitor, token: token("lt-v\(index)", .visitor, "Visitor \(index)"),
-                    session: session, shard: shard))
-            index += 1
-            for _ in 0..<operatorsPerSession {
-                operators.append(
-                    Participant(
-                        index: index, role: .operator, token: token("lt-o\(index)", .operator, "Operator \(index)"),
-                        session: session, shard: shard))
-                index += 1
-            }
+            visitors.append(participant(.visitor, in: session))
+            for _ in 0..<operatorsPerSession { operators.append(participant(.operator, in: session)) }
         }
         shard.participants = visitors + operators
     }
