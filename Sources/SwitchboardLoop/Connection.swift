@@ -195,7 +195,9 @@ public final class Connection: EventSource {
     /// connection's input handling the cork is taken, so the writes go out as usual.
     /// A backlog past the cap is reported to the handler (`backlogExceeded`), as for any write.
     public func batchWrites(_ body: () -> Void) {
-        guard loop.corkOwner == nil, state == .open else {
+        // While the loop holds writes they are gathered per connection already;
+        // corking as well would copy every byte twice.
+        guard loop.corkOwner == nil, !loop.holdsWrites, state == .open else {
             body()
             return
         }
