@@ -33,6 +33,7 @@ public final class Connection: EventSource {
     private static let corkLimit = 256 * 1024
     /// Past this, held writes go out at once: holding is for coalescing, not buffering.
     private static let holdLimit = 64 * 1024
+    private static let heldCapacity = 4096
 
     init(fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int) {
         self.fd = fd
@@ -247,6 +248,8 @@ public final class Connection: EventSource {
                 if !isHeld {
                     isHeld = true
                     loop.heldConnections.append(self)
+                    // One allocation for a pass's writes, not one per doubling.
+                    outbound.reserveCapacity(Self.heldCapacity)
                 }
                 outbound.append(contentsOf: bytes)
                 return .sent

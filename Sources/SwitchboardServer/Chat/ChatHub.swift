@@ -102,17 +102,25 @@ final class ChatHub: @unchecked Sendable {
                 bySession[frame.sessionID, default: []].append(frame)
             }
             for (sessionID, frames) in bySession {
-                for subscription in sessions[sessionID] ?? [] {
-                    let serial = subscription.connection.serial
-                    let deliver = {
-                        for frame in frames where frame.excludedConnection != serial && subscription.offer(frame) {
-                            delivered += 1
+                guard let subscriptions = sessions[sessionID] else { continue }
+                // Borrowed through buffers: copying a frame or a subscription per
+                // delivery costs reference counts that a fan-out pays a million times a second.
+                frames.withUnsafeBufferPointer { frames in
+                    subscriptions.withUnsafeBufferPointer { subscriptions in
+                        for subscription in subscriptions {
+                            let serial = subscription.connection.serial
+                            let deliver = {
+                                for index in frames.indices
+                                where frames[index].excludedConnection != serial && subscription.offer(frames[index]) {
+                                    delivered += 1
+                                }
+                            }
+                            if frames.count > 1, let socket = subscription.connection.socket {
+                                socket.batchWrites(deliver)
+                            } else {
+                                deliver()
+                            }
                         }
-                    }
-                    if frames.count > 1, let socket = subscription.connection.socket {
-                        socket.batchWrites(deliver)
-                    } else {
-                        deliver()
                     }
                 }
             }

@@ -2,8 +2,10 @@ import SwitchboardWebSocket
 
 /// A server message encoded once and shared by every connection it goes to:
 /// the JSON text, and the whole uncompressed WebSocket frame around it, so
-/// that most subscribers' writes are a single copy into the socket.
-struct SharedFrame: Sendable {
+/// that most subscribers' writes are a single copy into the socket. A class,
+/// so handing it to each of a thousand subscribers costs one reference count,
+/// not one per array.
+final class SharedFrame: Sendable {
     let payload: [UInt8]
     let frame: [UInt8]
 
