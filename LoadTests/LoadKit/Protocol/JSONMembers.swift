@@ -3,9 +3,10 @@
 /// as they are). Nested values are skipped, not parsed. Enough structure is
 /// checked to stay in bounds; the gateway's own JSON is what it reads.
 enum JSONMembers {
-    /// Calls `body` for each member; returns false when the object is malformed or cut short.
+    /// Calls `body` for each member until it returns false (it has what it
+    /// needs); returns false when the object is malformed or cut short before that.
     static func forEach(
-        in bytes: UnsafeRawBufferPointer, range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void
+        in bytes: UnsafeRawBufferPointer, range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Bool
     ) -> Bool {
         var index = skipSpace(bytes, range.lowerBound, range.upperBound)
         let end = range.upperBound
@@ -27,7 +28,7 @@ enum JSONMembers {
             guard index < end, bytes[index] == UInt8(ascii: ":") else { return false }
             index = skipSpace(bytes, index + 1, end)
             guard index < end, let value = valueRange(bytes, index, end) else { return false }
-            body(key, value.content)
+            if !body(key, value.content) { return true }
             index = value.next
         }
     }
