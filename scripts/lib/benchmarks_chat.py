@@ -17,7 +17,7 @@ import sys
 from benchmarks_md import ROOT, machine, replace_section
 
 SECTION = "chat"
-SCENARIOS = ["idle", "fanout", "storm", "conversations", "ramp"]
+SCENARIOS = ["idle", "fanout", "storm", "ramp", "conversations"]
 NA = "n/a"
 
 # Targets: (scenario, what, target text, how to measure, test on the measured number or None).
@@ -265,7 +265,7 @@ def render(report_dir):
         " the default (`chat.max_joined_sessions` 100, 2 writer connections, batches of up to 1024 messages or 2 ms,"
         " 4 reader threads). One gateway process serves the scenarios in the order below, so sessions and rows"
         " accumulate: idle runs first, on the fresh process (memory freed by earlier scenarios would be reused"
-        " without growing the RSS); conversations and ramp come last, because they drive the gateway into"
+        " without growing the RSS); ramp and conversations come last, because they drive the gateway into"
         " overload on purpose. Before each scenario after the first, the script runs CHECKPOINT and waits 2 s, so"
         " no scenario pays for the dirty buffers of the one before.",
         "",
