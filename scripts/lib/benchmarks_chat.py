@@ -266,8 +266,9 @@ def render(report_dir):
         " 4 reader threads). One gateway process serves the scenarios in the order below, so sessions and rows"
         " accumulate: idle runs first, on the fresh process (memory freed by earlier scenarios would be reused"
         " without growing the RSS); ramp and conversations come last, because they drive the gateway into"
-        " overload on purpose. The script waits 2 s between scenarios. PostgreSQL runs with"
-        " max_wal_size=4GB so that no checkpoint starts inside the run.",
+        " overload on purpose. Between scenarios the script runs VACUUM (ANALYZE) on the chat"
+        " tables and waits 2 s, so autovacuum does not start inside a measurement; PostgreSQL runs with"
+        " max_wal_size=4GB so that no checkpoint does either.",
         "",
         "### Targets",
         "",
