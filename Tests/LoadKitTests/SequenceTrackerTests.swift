@@ -54,6 +54,15 @@ struct ServerFrameTests {
         #expect(bytes.withUnsafeBytes { ClientFrames.stampedInstant($0, body, prefix: UInt8(ascii: "t")) } == 123)
     }
 
+    @Test("escaped quotes and backslashes stay inside their string")
+    func escapes() throws {
+        let (parsed, bytes) = read(#"{"body":"a\\","ref":"x\\\"y","type":"ack","seq":3}"#)
+        let frame = try #require(parsed)
+        #expect(frame.kind == .ack && frame.seq == 3)
+        #expect(String(decoding: bytes[try #require(frame.body)], as: UTF8.self) == #"a\\"#)
+        #expect(String(decoding: bytes[try #require(frame.ref)], as: UTF8.self) == #"x\\\"y"#)
+    }
+
     @Test("a session frame's id is read from the nested object")
     func sessionID() throws {
         let (parsed, bytes) = read(#"{"type":"session","ref":"setup","session":{"title":"a}b","id":"abc"}}"#)

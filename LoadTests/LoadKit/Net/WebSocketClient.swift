@@ -49,6 +49,10 @@ public final class WebSocketClient {
         maskKey = (maskSeed &* 2_654_435_761) | 0x0101_0101
     }
 
+    /// When the bytes being handled were read: one clock reading serves every
+    /// frame of a read (they arrived together), instead of one per frame.
+    public private(set) var lastReadAt: UInt64 = 0
+
     public var isOpen: Bool { state == .open }
     public var pendingOutboundBytes: Int { outbound.count - outboundStart }
 
@@ -101,6 +105,7 @@ public final class WebSocketClient {
                 finish(.transport("connection closed by the gateway without a close frame"))
                 return
             case .processed(let count):
+                lastReadAt = MonotonicClock.nanoseconds()
                 consume(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
                 // A short read emptied the socket: more data raises a new edge,
                 // so asking again would only cost a system call that says EAGAIN.

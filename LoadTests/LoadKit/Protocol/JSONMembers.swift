@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A single-pass walk over the members of one JSON object, yielding each
 /// key and value as byte ranges (strings without their quotes, escapes left
 /// as they are). Nested values are skipped, not parsed. Enough structure is
@@ -73,14 +77,20 @@ enum JSONMembers {
     }
 
     /// The index of the quote closing a string whose content starts at `start`.
+    /// memchr finds candidate quotes (bodies and ids are most of a frame's
+    /// bytes); a quote preceded by an odd run of backslashes is escaped.
     private static func stringEnd(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int? {
-        var index = start
-        while index < end {
-            switch bytes[index] {
-            case UInt8(ascii: "\""): return index
-            case UInt8(ascii: "\\"): index += 2
-            default: index += 1
+        guard let base = bytes.baseAddress else { return nil }
+        var from = start
+        while from < end {
+            guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), end - from) else { return nil }
+            let quote = base.distance(to: UnsafeRawPointer(found))
+            var backslashes = 0
+            while quote - backslashes - 1 >= start && bytes[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                backslashes += 1
             }
+            if backslashes % 2 == 0 { return quote }
+            from = quote + 1
         }
         return nil
     }

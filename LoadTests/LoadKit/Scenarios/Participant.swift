@@ -79,9 +79,9 @@ final class Participant: WebSocketClientDelegate {
         }
         switch frame.kind {
         case .message:
-            shard.delivered(to: self, seq: frame.seq, bytes: text, body: frame.body)
+            shard.delivered(to: self, seq: frame.seq, bytes: text, body: frame.body, at: client.lastReadAt)
         case .ack:
-            shard.acked(by: self, frame: frame, bytes: text)
+            shard.acked(by: self, frame: frame, bytes: text, at: client.lastReadAt)
         case .welcome:
             shard.handshakeDone(after: MonotonicClock.nanoseconds() &- connectStartedAt)
             stage = .settingUp

@@ -93,8 +93,9 @@ final class Shard {
     }
 
     @inline(__always)
-    func delivered(to participant: Participant, seq: Int64, bytes: UnsafeRawBufferPointer, body: Range<Int>?) {
-        let now = MonotonicClock.nanoseconds()
+    func delivered(
+        to participant: Participant, seq: Int64, bytes: UnsafeRawBufferPointer, body: Range<Int>?, at now: UInt64
+    ) {
         participant.tracker.observe(seq)
         delivered += 1
         timeline.count(.delivered, at: now)
@@ -106,8 +107,7 @@ final class Shard {
         deliveryLatency.record(nanoseconds: now &- scheduled)
     }
 
-    func acked(by participant: Participant, frame: ServerFrame, bytes: UnsafeRawBufferPointer) {
-        let now = MonotonicClock.nanoseconds()
+    func acked(by participant: Participant, frame: ServerFrame, bytes: UnsafeRawBufferPointer, at now: UInt64) {
         acked += 1
         timeline.count(.acked, at: now)
         if frame.duplicate { errors["ack.duplicate (never retried by the harness)", default: 0] += 1 }
