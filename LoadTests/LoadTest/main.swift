@@ -18,7 +18,11 @@ if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h")
 }
 let options: LoadOptions
 do {
-    options = try LoadOptions(arguments: arguments)
+    var environment: [String: String] = [:]
+    for name in ["SWITCHBOARD_JWT_SECRET", "SWITCHBOARD_DATABASE_URL"] {
+        if let value = getenv(name) { environment[name] = String(cString: value) }
+    }
+    options = try LoadOptions(arguments: arguments, environment: environment)
 } catch {
     standardError("loadtest: \(error)")
     exit(2)

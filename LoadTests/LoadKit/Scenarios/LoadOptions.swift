@@ -44,6 +44,8 @@ public struct LoadOptions: Sendable {
 
     public static let usage = """
         usage: loadtest SCENARIO --url ws://127.0.0.1:PORT/v1/ws --jwt-secret SECRET [options]
+               (--jwt-secret and --database-url default to SWITCHBOARD_JWT_SECRET and
+               SWITCHBOARD_DATABASE_URL, as for the gateway)
 
         scenarios:
           conversations  --sessions S --operators K --rate R --seconds T
@@ -72,7 +74,11 @@ public struct LoadOptions: Sendable {
         unanswered send, unexpected close), 2 a usage or set-up error.
         """
 
-    public init(arguments: [String]) throws(UsageError) {
+    /// `environment` supplies what the gateway itself reads when an option is
+    /// absent: SWITCHBOARD_JWT_SECRET and SWITCHBOARD_DATABASE_URL.
+    public init(arguments: [String], environment: [String: String] = [:]) throws(UsageError) {
+        jwtSecret = environment["SWITCHBOARD_JWT_SECRET"] ?? ""
+        databaseURL = environment["SWITCHBOARD_DATABASE_URL"] ?? ""
         guard let first = arguments.first, Self.scenarios.contains(first) else {
             throw UsageError(description: "unknown or missing scenario\n\n\(Self.usage)")
         }
