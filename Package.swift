@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "SwitchboardJSON"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
-        .target(name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardStore", "CSystem"]),
+        .target(
+            name: "SwitchboardWriter",
+            dependencies: ["SwitchboardPostgres", "SwitchboardStore", "SwitchboardSystem", "CSystem"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
@@ -71,7 +73,8 @@ let package = Package(
         ),
         // Load harnesses: release-built executables that drive the gateway from outside.
         .executableTarget(
-            name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem"], path: "LoadTests/TransportBench"),
+            name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem", "LoadKit"],
+            path: "LoadTests/TransportBench"),
         .executableTarget(
             name: "writer-bench", dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres"],
             path: "LoadTests/WriterBench"),
@@ -79,7 +82,8 @@ let package = Package(
         .target(
             name: "LoadKit",
             dependencies: [
-                "CSystem", "SwitchboardSystem", "SwitchboardAuth", "SwitchboardPostgres",
+                "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardWebSocket", "SwitchboardCrypto",
+                "SwitchboardJSON", "SwitchboardAuth", "SwitchboardPostgres",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "LoadTests/LoadKit"),
@@ -116,7 +120,7 @@ let package = Package(
             name: "SwitchboardWriterTests",
             dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
-        .testTarget(name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem"]),
+        .testTarget(name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardServerTests",

@@ -1,4 +1,5 @@
 import CSystem
+import LoadKit
 import SwitchboardSystem
 
 #if canImport(Glibc)
@@ -68,38 +69,18 @@ func fail(_ message: String) -> Never {
 }
 
 func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(MonotonicClock.nanoseconds()) / 1e9
 }
 
 /// The server's user + system CPU seconds.
 func serverCPUSeconds(_ pid: Int32) -> Double {
-    guard let text = readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else {
-        fail("cannot read /proc/\(pid)/stat")
-    }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
-    let utime = Double(fields[11]) ?? 0
-    let stime = Double(fields[12]) ?? 0
-    return (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    guard let seconds = GatewayProbe(pid: pid).cpuSeconds() else { fail("cannot read /proc/\(pid)/stat") }
+    return seconds
 }
 
 func serverRSSKiB(_ pid: Int32) -> Int {
-    guard let text = readSmallFile("/proc/\(pid)/status") else { fail("cannot read /proc/\(pid)/status") }
-    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
-    }
-    fail("no VmRSS in /proc/\(pid)/status")
-}
-
-func readSmallFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: 8192)
-    let n = read(fd, &buffer, buffer.count)
-    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+    guard let kib = GatewayProbe(pid: pid).residentKiB() else { fail("cannot read VmRSS of process \(pid)") }
+    return kib
 }
 
 /// Connects and completes the WebSocket upgrade, blocking; returns a non-blocking fd.

@@ -1,4 +1,5 @@
 import CSystem
+import SwitchboardSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CSystem
 import SwitchboardPostgres
+import SwitchboardSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardWebSocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -62,9 +63,13 @@ final class FaultInjectingServer: @unchecked Sendable {
     private func serve(_ fd: Int32) {
         defer { Glibc.close(fd) }
         var buffer: [UInt8] = []
-        guard readHead(fd, &buffer) else { return }
+        guard let key = readHead(fd, &buffer) else { return }
+        let accept = WebSocketHandshake.acceptValue(forKey: key)
         writeAll(
-            fd, Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".utf8))
+            fd,
+            Array(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+                    .utf8))
         while let text = readFrame(fd, &buffer) {
             guard let frame = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any],
                 let type = frame["type"] as? String
@@ -155,15 +160,19 @@ final class FaultInjectingServer: @unchecked Sendable {
         return true
     }
 
-    private func readHead(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+    /// Reads the upgrade request; returns its Sec-WebSocket-Key.
+    private func readHead(_ fd: Int32, _ buffer: inout [UInt8]) -> String? {
         while true {
             if let end = buffer.indices.dropFirst(3).first(where: {
                 buffer[$0 - 3..<$0 + 1].elementsEqual([13, 10, 13, 10])
             }) {
+                let head = String(decoding: buffer[0...end], as: UTF8.self)
                 buffer.removeFirst(end + 1)
-                return true
+                let prefix = "sec-websocket-key:"
+                let line = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix(prefix) }
+                return line.map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
             }
-            if !fill(fd, &buffer) { return false }
+            if !fill(fd, &buffer) { return nil }
         }
     }
 

@@ -211,7 +211,7 @@ private func occurrences(of needle: String, in text: String) -> Int {
         let json = JSONReport.render(report)
         #expect(json.contains(#""quote \" backslash \\ newline\nend""#))
         #expect(json.contains(#""bell \u0007 nul \u0000""#))
-        #expect(json.contains(#""scenario": "tab\there""#))
+        #expect(json.contains(#""scenario":"tab\there""#))
     }
 
     @Test func htmlIsSelfContainedAndEscaped() {

@@ -18,7 +18,6 @@ public final class ClientLoop {
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Outgoing frames are assembled here, masked, then written.
     var frameScratch: [UInt8] = []
-    public private(set) var openConnections = 0
 
     public init(host: String = "127.0.0.1", port: UInt16, path: String) throws(SystemError) {
         self.host = host
@@ -53,14 +52,10 @@ public final class ClientLoop {
             Posix.close(fd)
             throw error
         }
-        openConnections += 1
     }
 
     func forget(fd: Int32) {
-        if Int(fd) < clients.count, clients[Int(fd)] != nil {
-            clients[Int(fd)] = nil
-            openConnections -= 1
-        }
+        if Int(fd) < clients.count { clients[Int(fd)] = nil }
     }
 
     /// Dispatches socket events and calls `tick` about once a millisecond

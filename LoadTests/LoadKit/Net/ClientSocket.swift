@@ -39,13 +39,3 @@ enum ClientSocket {
         return value == 0 ? nil : SystemError(call: "connect", errno: value)
     }
 }
-
-/// Monotonic nanoseconds: every latency the harness reports is a difference of two.
-public enum MonotonicClock {
-    @inline(__always)
-    public static func nanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-}

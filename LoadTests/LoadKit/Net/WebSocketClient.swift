@@ -1,4 +1,6 @@
+import SwitchboardCrypto
 import SwitchboardSystem
+import SwitchboardWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -36,24 +38,34 @@ public final class WebSocketClient {
     private unowned(unsafe) var loop: ClientLoop?
     private var state = State.idle
     private var maskKey: UInt32
-    /// Bytes of a frame (or of the upgrade response) split across reads.
-    private var inbound: [UInt8] = []
-    /// Payload of a fragmented message in progress.
-    private var fragments: [UInt8] = []
+    private var handshakeKey = ""
+    /// The upgrade response while it is split across reads.
+    private var head: [UInt8] = []
+    /// The gateway's frames, checked as strictly as the gateway checks ours
+    /// (server frames are unmasked; anything else breaking RFC 6455 closes).
+    private var decoder = FrameDecoder(requireMask: false, maxFrameBytes: 16 * 1024 * 1024)
+    private var frameOpcode = WebSocketOpcode.text
+    private var frameFin = true
+    /// The data message in progress (control frames may come between its fragments).
+    private var messageOpcode = WebSocketOpcode.text
+    /// A message's payload when it spans reads or frames; empty otherwise.
+    private var message: [UInt8] = []
+    /// A control frame's payload split across reads (rare: at most 125 bytes).
+    private var controlPayload: [UInt8] = []
     private var outbound: [UInt8] = []
     private var outboundStart = 0
 
-    public init(delegate: WebSocketClientDelegate?, maskSeed: UInt32) {
+    public init(delegate: WebSocketClientDelegate?) {
         self.delegate = delegate
-        // A cheap scramble so neighbouring connections use different masks.
-        maskKey = (maskSeed &* 2_654_435_761) | 0x0101_0101
+        // RFC 6455 5.3: a fresh, unpredictable key per connection (per frame
+        // would cost a random draw per send; the gateway unmasks either way).
+        maskKey = SecureRandom.bytes(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
     }
 
     /// When the bytes being handled were read: one clock reading serves every
     /// frame of a read (they arrived together), instead of one per frame.
     public private(set) var lastReadAt: UInt64 = 0
 
-    public var isOpen: Bool { state == .open }
     public var pendingOutboundBytes: Int { outbound.count - outboundStart }
 
     func attach(fd: Int32, loop: ClientLoop) {
@@ -80,10 +92,10 @@ public final class WebSocketClient {
     private func sendUpgrade() {
         state = .upgrading
         guard let loop else { return }
-        let key = Self.handshakeKey(seed: maskKey)
+        handshakeKey = Base64.encode(SecureRandom.bytes(16))
         let request =
             "GET \(loop.path) HTTP/1.1\r\nHost: \(loop.host):\(loop.port)\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(handshakeKey)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         var bytes = Array(request.utf8)
         bytes.withUnsafeMutableBytes { write(UnsafeRawBufferPointer($0)) }
     }
@@ -106,7 +118,7 @@ public final class WebSocketClient {
                 return
             case .processed(let count):
                 lastReadAt = MonotonicClock.nanoseconds()
-                consume(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+                consume(UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
                 // A short read emptied the socket: more data raises a new edge,
                 // so asking again would only cost a system call that says EAGAIN.
                 if count < loop.readBuffer.count && events & Epoll.peerHangup == 0 { return }
@@ -114,44 +126,59 @@ public final class WebSocketClient {
         }
     }
 
-    /// Parses what arrived; keeps only an incomplete tail.
-    private func consume(_ bytes: UnsafeRawBufferPointer) {
-        if inbound.isEmpty {
-            let used = parse(bytes)
-            if used < bytes.count, state != .closed { inbound.append(contentsOf: bytes[used...]) }
-        } else {
-            inbound.append(contentsOf: bytes)
-            let used = inbound.withUnsafeBytes { parse($0) }
-            if state != .closed { inbound.removeFirst(used) }
-        }
-    }
-
-    /// Returns how many bytes were used: whole frames (or the upgrade head).
-    private func parse(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Handles one read: the upgrade response first, then frames.
+    private func consume(_ bytes: UnsafeMutableRawBufferPointer) {
         var offset = 0
         if state == .upgrading {
-            guard let end = Self.headEnd(bytes) else { return 0 }
-            let head = String(decoding: bytes[0..<end], as: UTF8.self)
-            guard head.hasPrefix("HTTP/1.1 101") else {
-                let status = head.split(separator: "\r\n").first.map(String.init) ?? head
-                let body = String(decoding: bytes[end..<min(bytes.count, end + 200)], as: UTF8.self)
-                finish(.upgradeRefused(body.isEmpty ? status : "\(status): \(body)"))
-                return bytes.count
-            }
-            state = .open
+            guard let end = upgradeResponseEnd(bytes) else { return }
             offset = end
-            delegate?.opened(self)
         }
         while state == .open {
-            guard let frame = FrameHeader.parse(bytes, at: offset) else { break }
-            let payload = UnsafeRawBufferPointer(rebasing: bytes[frame.payloadStart..<frame.payloadEnd])
-            offset = frame.payloadEnd
-            handleFrame(opcode: frame.opcode, fin: frame.fin, payload: payload)
+            let event: FrameDecoder.Event
+            do {
+                event = try decoder.next(bytes, offset: &offset)
+            } catch {
+                finish(.transport("the gateway broke RFC 6455: \(error.reason)"))
+                return
+            }
+            switch event {
+            case .needMore:
+                return
+            case .header(let header):
+                frameOpcode = header.opcode
+                frameFin = header.fin
+                if !header.opcode.isControl && header.opcode != .continuation { messageOpcode = header.opcode }
+            case .payload(let chunk, let frameComplete):
+                payload(UnsafeRawBufferPointer(chunk), frameComplete: frameComplete)
+            }
         }
-        return offset
     }
 
-    private static func headEnd(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    /// Reads the upgrade response (kept while split across reads); returns where
+    /// the frames start in `bytes`, or nil when more is needed or it was refused.
+    private func upgradeResponseEnd(_ bytes: UnsafeMutableRawBufferPointer) -> Int? {
+        let previous = head.count
+        head.append(contentsOf: bytes)
+        guard let end = Self.headEnd(head) else { return nil }
+        let text = String(decoding: head[0..<end], as: UTF8.self)
+        let status = text.split(separator: "\r\n").first.map(String.init) ?? text
+        guard text.hasPrefix("HTTP/1.1 101") else {
+            let body = String(decoding: head[end..<min(head.count, end + 200)], as: UTF8.self)
+            finish(.upgradeRefused(body.isEmpty ? status : "\(status): \(body)"))
+            return nil
+        }
+        let expected = "sec-websocket-accept: " + WebSocketHandshake.acceptValue(forKey: handshakeKey).lowercased()
+        guard text.lowercased().split(separator: "\r\n").contains(where: { $0 == expected }) else {
+            finish(.upgradeRefused("\(status) without the Sec-WebSocket-Accept for our key"))
+            return nil
+        }
+        head = []
+        state = .open
+        delegate?.opened(self)
+        return end - previous
+    }
+
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for index in 3..<bytes.count
         where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
@@ -160,25 +187,41 @@ public final class WebSocketClient {
         return nil
     }
 
-    private func handleFrame(opcode: UInt8, fin: Bool, payload: UnsafeRawBufferPointer) {
-        switch opcode {
-        case 0x1 where fin && fragments.isEmpty:
-            delegate?.received(payload, on: self)
-        case 0x1, 0x0:
-            fragments.append(contentsOf: payload)
-            if fin {
-                let message = fragments
-                fragments.removeAll(keepingCapacity: true)
-                message.withUnsafeBytes { delegate?.received($0, on: self) }
+    /// A frame's payload, or a piece of it. Whole single-frame messages are
+    /// handed over in place; only a message split across reads or frames is copied.
+    private func payload(_ chunk: UnsafeRawBufferPointer, frameComplete: Bool) {
+        if frameOpcode.isControl {
+            if frameComplete && controlPayload.isEmpty {
+                control(chunk)
+                return
             }
-        case 0x9:
-            sendFrame(opcode: 0xA, payload: payload)
-        case 0x8:
+            controlPayload.append(contentsOf: chunk)
+            guard frameComplete else { return }
+            let whole = controlPayload
+            controlPayload.removeAll(keepingCapacity: true)
+            whole.withUnsafeBytes { control($0) }
+            return
+        }
+        if frameComplete && frameFin && message.isEmpty {
+            if messageOpcode == .text { delegate?.received(chunk, on: self) }
+            return
+        }
+        message.append(contentsOf: chunk)
+        guard frameComplete && frameFin else { return }
+        if messageOpcode == .text { message.withUnsafeBytes { delegate?.received($0, on: self) } }
+        message.removeAll(keepingCapacity: false)
+    }
+
+    private func control(_ payload: UnsafeRawBufferPointer) {
+        switch frameOpcode {
+        case .ping:
+            sendFrame(opcode: .pong, payload: payload)
+        case .close:
             let code = payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005
-            sendFrame(opcode: 0x8, payload: UnsafeRawBufferPointer(rebasing: payload[0..<min(2, payload.count)]))
+            sendFrame(opcode: .close, payload: UnsafeRawBufferPointer(rebasing: payload[0..<min(2, payload.count)]))
             finish(.closeFrame(code))
         default:
-            break  // pong, or a binary frame the gateway never sends
+            break  // pong
         }
     }
 
@@ -186,7 +229,7 @@ public final class WebSocketClient {
 
     /// Sends one masked text frame.
     public func sendText(_ payload: UnsafeRawBufferPointer) {
-        sendFrame(opcode: 0x1, payload: payload)
+        sendFrame(opcode: .text, payload: payload)
     }
 
     public func sendText(_ text: String) {
@@ -194,11 +237,20 @@ public final class WebSocketClient {
         bytes.withUnsafeMutableBytes { sendText(UnsafeRawBufferPointer($0)) }
     }
 
-    private func sendFrame(opcode: UInt8, payload: UnsafeRawBufferPointer) {
+    /// Header and masked payload built in the loop's scratch buffer with the
+    /// gateway's own codec (`FrameEncoder`, `WebSocketMask`), then one write.
+    private func sendFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard state == .open, let loop else { return }
+        let headerLength = FrameEncoder.headerLength(payloadLength: payload.count, masked: true)
         loop.frameScratch.removeAll(keepingCapacity: true)
-        FrameHeader.appendMasked(opcode: opcode, payload: payload, maskKey: maskKey, to: &loop.frameScratch)
-        loop.frameScratch.withUnsafeBytes { write($0) }
+        loop.frameScratch.append(contentsOf: repeatElement(0, count: headerLength))
+        loop.frameScratch.append(contentsOf: payload)
+        loop.frameScratch.withUnsafeMutableBytes { frame in
+            FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, maskKey: maskKey, into: frame)
+            WebSocketMask.apply(
+                key: maskKey, phase: 0, to: UnsafeMutableRawBufferPointer(rebasing: frame[headerLength...]))
+            write(UnsafeRawBufferPointer(frame))
+        }
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) {
@@ -248,7 +300,7 @@ public final class WebSocketClient {
     public func close() {
         if state == .open {
             var code: [UInt8] = [0x03, 0xE8]
-            code.withUnsafeMutableBytes { sendFrame(opcode: 0x8, payload: UnsafeRawBufferPointer($0)) }
+            code.withUnsafeMutableBytes { sendFrame(opcode: .close, payload: UnsafeRawBufferPointer($0)) }
         }
         finish(.local)
     }
@@ -264,31 +316,10 @@ public final class WebSocketClient {
         loop?.forget(fd: fd)
         Posix.close(fd)
         fd = -1
-        inbound = []
+        head = []
         outbound = []
-        fragments = []
+        message = []
+        controlPayload = []
         delegate?.closed(self, reason: reason)
-    }
-}
-
-extension WebSocketClient {
-    /// A `Sec-WebSocket-Key`: 16 bytes (from the seed; the harness needs no
-    /// secrecy here) in base64, as RFC 6455 4.1 requires.
-    static func handshakeKey(seed: UInt32) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var state = UInt64(seed) | 1
-        let bytes = (0..<16).map { _ -> UInt8 in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
-        var key = ""
-        for start in stride(from: 0, to: 15, by: 3) {
-            let chunk = UInt32(bytes[start]) << 16 | UInt32(bytes[start + 1]) << 8 | UInt32(bytes[start + 2])
-            for shift in [18, 12, 6, 0] { key.append(alphabet[Int((chunk >> UInt32(shift)) & 0x3F)]) }
-        }
-        let last = UInt32(bytes[15]) << 16
-        key.append(alphabet[Int(last >> 18 & 0x3F)])
-        key.append(alphabet[Int(last >> 12 & 0x3F)])
-        return key + "=="
     }
 }

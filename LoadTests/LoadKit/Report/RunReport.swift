@@ -131,7 +131,8 @@ public struct Correctness: Sendable, Equatable {
     public var lostAcks: Int = 0
     /// Sends that got no reply at all before the drain deadline.
     public var unanswered: Int = 0
-    /// Connections the gateway closed or refused unexpectedly.
+    /// Connections the gateway closed or refused unexpectedly, plus frames that
+    /// were not a JSON object (each is noted in the report).
     public var unexpectedCloses: Int = 0
     /// Acked messages checked against the database (0 when no database was given).
     public var verifiedInDatabase: Int = 0

@@ -1,15 +1,22 @@
+import SwitchboardCrypto
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Reads the gateway process's memory and CPU time from /proc, when its PID is known.
-struct GatewayProbe: Sendable {
-    let pid: Int32
+/// Reads a server process's memory and CPU time from /proc (the gateway
+/// under load, or a benchmark peer).
+public struct GatewayProbe: Sendable {
+    public let pid: Int32
 
-    var isAvailable: Bool { pid > 0 && (Self.read("/proc/\(pid)/status") != nil) }
+    public init(pid: Int32) {
+        self.pid = pid
+    }
+
+    public var isAvailable: Bool { pid > 0 && (Self.read("/proc/\(pid)/status") != nil) }
 
     /// Resident set size in KiB (VmRSS), or nil.
-    func residentKiB() -> Int? {
+    public func residentKiB() -> Int? {
         guard pid > 0, let status = Self.read("/proc/\(pid)/status") else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
@@ -18,7 +25,7 @@ struct GatewayProbe: Sendable {
     }
 
     /// User + system CPU seconds consumed so far, or nil.
-    func cpuSeconds() -> Double? {
+    public func cpuSeconds() -> Double? {
         guard pid > 0, let stat = Self.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
             return nil
         }
@@ -41,8 +48,7 @@ struct GatewayProbe: Sendable {
 /// A random (version 4) UUID for a run's own workspace.
 enum RandomUUID {
     static func make() -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        var bytes = SecureRandom.bytes(16)
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

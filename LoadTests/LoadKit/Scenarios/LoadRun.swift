@@ -1,3 +1,4 @@
+import SwitchboardLoop
 import SwitchboardSystem
 
 /// Runs one scenario end to end: shards on their threads, the merge, the
@@ -75,16 +76,34 @@ public enum LoadRun {
     /// One thread per shard (not a pool: every shard must run at the same time).
     private static func runShards(_ contexts: [ScenarioRuns.Context]) -> [ShardOutcome] {
         if contexts.count == 1 { return [ScenarioRuns.run(contexts[0])] }
-        let slots = UnsafeMutableBufferPointer<ShardOutcome?>.allocate(capacity: contexts.count)
-        slots.initialize(repeating: nil)
-        defer { slots.deallocate() }
+        let slots = ShardSlots(contexts)
         let threads = contexts.indices.map { index in
-            ShardThread {
-                // Each thread writes only its own slot.
-                slots[index] = ScenarioRuns.run(contexts[index])
-            }
+            // Each thread owns one shard and writes only its own slot.
+            LoopThread.spawn(name: "loadtest-\(index)") { slots.run(index) }
         }
         for thread in threads { thread.join() }
-        return slots.map { $0! }
+        return slots.outcomes.map { $0! }
+    }
+}
+
+/// The shards' contexts and outcomes, handed to their threads; each thread
+/// touches only its own index, and the caller reads them after joining.
+private final class ShardSlots: @unchecked Sendable {
+    let contexts: [ScenarioRuns.Context]
+    var outcomes: UnsafeMutableBufferPointer<ShardOutcome?>
+
+    init(_ contexts: [ScenarioRuns.Context]) {
+        self.contexts = contexts
+        outcomes = .allocate(capacity: contexts.count)
+        outcomes.initialize(repeating: nil)
+    }
+
+    deinit {
+        _ = outcomes.deinitialize()
+        outcomes.deallocate()
+    }
+
+    func run(_ index: Int) {
+        outcomes[index] = ScenarioRuns.run(contexts[index])
     }
 }

@@ -1,3 +1,5 @@
+import SwitchboardSystem
+
 /// One simulated widget (visitor) or console (operator): a connection, the
 /// session it is in, and what it has seen of that session.
 final class Participant: WebSocketClientDelegate {
@@ -27,7 +29,7 @@ final class Participant: WebSocketClientDelegate {
     var isReady: Bool { stage == .ready }
 
     func connect(loop: ClientLoop) {
-        let client = WebSocketClient(delegate: self, maskSeed: UInt32(truncatingIfNeeded: index))
+        let client = WebSocketClient(delegate: self)
         self.client = client
         stage = .connecting
         connectStartedAt = MonotonicClock.nanoseconds()

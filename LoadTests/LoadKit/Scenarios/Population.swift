@@ -30,6 +30,4 @@ struct Population {
         }
         shard.participants = visitors + operators
     }
-
-    var everyone: [Participant] { visitors + operators }
 }

@@ -75,7 +75,7 @@ struct ReportBuilder {
                 key: "harness_max_lag_ms", label: "harness lag behind schedule (max)",
                 value: Double(shards.map(\.maxLagNanoseconds).max() ?? 0) / 1e6, unit: "ms"),
         ]
-        addGatewayCPU(&report, messages: measuredAcks)
+        addGatewayCPU(&report)
         if sum(\.skippedSends) > 0 {
             report.notes.append("\(sum(\.skippedSends)) scheduled sends were skipped: their sender was not connected")
         }
@@ -109,7 +109,7 @@ struct ReportBuilder {
             met: delivery.count > 0 && delivery.p99 < p99Target)
     }
 
-    private func addGatewayCPU(_ report: inout RunReport, messages: Int) {
+    private func addGatewayCPU(_ report: inout RunReport) {
         guard let outcome = outcomes.first, let cpu = outcome.gatewayCPUSeconds, outcome.gatewayWallSeconds > 0 else {
             return
         }

@@ -1,3 +1,5 @@
+import SwitchboardSystem
+
 /// The scenarios, each as phases of one shard: set up, traffic, drain.
 /// Sizes arrive already divided between shards.
 enum ScenarioRuns {

@@ -1,3 +1,5 @@
+import SwitchboardSystem
+
 /// One thread's share of a run: its client loop, its participants and
 /// sessions, and everything it measured. Scenarios drive it through phases
 /// (connect, traffic, drain); nothing in it is shared with other shards.
