@@ -50,11 +50,18 @@ extension ChatConnection {
     }
 
     /// Frames that act inside a session need the connection joined to it,
-    /// which is where the session's ownership was checked.
+    /// and the join answered: the answer is where the session's access rule
+    /// is checked, so a frame pipelined behind its join is refused.
     private func requireJoined(_ sessionID: String, ref: String?) -> Bool {
-        if subscriptions[sessionID] != nil { return true }
-        fail(ChatError(.forbidden, "join session \(sessionID) before using it", ref: ref))
-        return false
+        guard let subscription = subscriptions[sessionID] else {
+            fail(ChatError(.forbidden, "join session \(sessionID) before using it", ref: ref))
+            return false
+        }
+        guard subscription.accessChecked else {
+            fail(ChatError(.forbidden, "session \(sessionID): wait for the join's answer before using it", ref: ref))
+            return false
+        }
+        return true
     }
 
     private func failJoinLimit(_ ref: String?) {

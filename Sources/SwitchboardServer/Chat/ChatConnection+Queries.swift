@@ -43,7 +43,7 @@ extension ChatConnection {
             case .failure(let error): connection.fail(error)
             case .success(let session):
                 connection.service.directory.remember(session)
-                connection.subscribe(session.id, state: .live(lastSeq: session.lastSeq))
+                connection.subscribe(session.id, state: .live(lastSeq: session.lastSeq), accessChecked: true)
                 connection.reply(connection.hub.encoder.session(ref: ref, session))
                 connection.service.announce(session, excluding: connection.serial, fromLoop: connection.hub.loop.index)
             }
@@ -55,7 +55,9 @@ extension ChatConnection {
     /// Joins at once (so no live message can slip past), holds live frames
     /// while the replay is read, then sends `joined`, the replay, and what was held.
     func join(_ sessionID: String, since: Int64, ref: String?, as identity: Identity) {
-        let subscription = subscribe(sessionID, state: .replaying([]))
+        // A rejoin keeps what the earlier join established (same token, same session).
+        let subscription = subscribe(
+            sessionID, state: .replaying([]), accessChecked: subscriptions[sessionID]?.accessChecked ?? false)
         let joinID = subscription.joinID
         let limit = settings.replayLimit
         withDatabase(ref: ref) { queries throws(ChatError) in
@@ -85,6 +87,7 @@ extension ChatConnection {
             hub.remove(subscription)
             fail(error)
         case .success(let replay):
+            subscription.accessChecked = true
             service.directory.remember(replay.session)
             let newest = replay.messages.last?.seq ?? replay.from
             // `joined`, up to replay_limit messages and what was held: one send, not hundreds.
@@ -100,10 +103,11 @@ extension ChatConnection {
     }
 
     @discardableResult
-    func subscribe(_ sessionID: String, state: Subscription.State) -> Subscription {
+    func subscribe(_ sessionID: String, state: Subscription.State, accessChecked: Bool) -> Subscription {
         if let previous = subscriptions[sessionID] { hub.remove(previous) }
         nextJoinID &+= 1
-        let subscription = Subscription(connection: self, sessionID: sessionID, joinID: nextJoinID, state: state)
+        let subscription = Subscription(
+            connection: self, sessionID: sessionID, joinID: nextJoinID, state: state, accessChecked: accessChecked)
         subscriptions[sessionID] = subscription
         hub.add(subscription)
         return subscription

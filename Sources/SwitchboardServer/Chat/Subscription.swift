@@ -16,17 +16,18 @@ final class Subscription {
     /// Tells a join's late answer from the answer to a later join of the same session.
     let joinID: UInt64
     var state: State
+    /// Whether the session's access rule has passed for this connection: at
+    /// once for a session it created, else when its join's answer arrives.
+    /// Until then the connection is subscribed (so no live frame slips past)
+    /// but may not act in the session.
+    var accessChecked: Bool
 
-    init(connection: ChatConnection, sessionID: String, joinID: UInt64, state: State) {
+    init(connection: ChatConnection, sessionID: String, joinID: UInt64, state: State, accessChecked: Bool) {
         self.connection = connection
         self.sessionID = sessionID
         self.joinID = joinID
         self.state = state
-    }
-
-    var isLive: Bool {
-        if case .live = state { return true }
-        return false
+        self.accessChecked = accessChecked
     }
 
     /// A live frame for this session. Returns whether it was written now

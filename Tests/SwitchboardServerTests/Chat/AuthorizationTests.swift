@@ -25,6 +25,33 @@ import Testing
             try owner.request(["type": "send", "session_id": sessionID, "client_msg_id": "m", "body": "ok"]).seq == 1)
     }
 
+    /// The join's access check runs on a reader thread; frames pipelined behind
+    /// the join must not act in the session before its answer.
+    @Test func framesPipelinedBehindAForbiddenJoinAreRefused() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let owner = try fixture.client(.visitor, "v-owner")
+        let sessionID = try fixture.createSession(owner)
+        let intruder = try fixture.client(.visitor, "v-intruder")
+        intruder.send(["type": "join", "ref": "j", "session_id": sessionID])
+        intruder.send(["type": "send", "ref": "s", "session_id": sessionID, "client_msg_id": "x", "body": "hi"])
+        intruder.send(["type": "typing", "ref": "t", "session_id": sessionID, "state": true])
+        intruder.send(["type": "read", "ref": "r", "session_id": sessionID, "seq": 0])
+        var codes: [String: String] = [:]
+        while codes.count < 4 {
+            let frame = try intruder.next()
+            if let ref = frame["ref"] as? String { codes[ref] = frame["code"] as? String ?? frame["type"] as? String }
+        }
+        #expect(codes == ["j": "forbidden", "s": "forbidden", "t": "forbidden", "r": "forbidden"])
+        #expect(try fixture.count("SELECT count(*)::int FROM chats WHERE session_id = $1::uuid", [sessionID]) == 0)
+        #expect(
+            try fixture.count("SELECT count(*)::int FROM chat_read_positions WHERE session_id = $1::uuid", [sessionID])
+                == 0)
+        // The owner heard nothing from the intruder.
+        #expect(try owner.request(["type": "ping"]).type == "pong")
+        #expect(owner.pending.allSatisfy { $0.type != "typing" && $0.type != "message" && $0.type != "read" })
+    }
+
     @Test func anOperatorOfAnotherWorkspaceCannotSeeJoinAssignOrList() throws {
         let fixture = try ChatFixture()
         defer { fixture.stop() }
