@@ -67,10 +67,16 @@ public struct TokenVerifier: Sendable {
             expiresAt: claims.expiresAt)
     }
 
+    /// Whether a token that expires at `expiresAt` is no longer valid at `now`
+    /// (RFC 7519 4.1.4: not accepted "on or after" exp, hence >=). The one
+    /// expiry rule: checked at `hello` and again while the connection lives.
+    public func isExpired(_ expiresAt: Int64, now: Int64) -> Bool {
+        now >= Self.adding(expiresAt, clockSkewSeconds)
+    }
+
     /// Saturating arithmetic: a hostile `exp` near Int64.max must not trap the process.
     private func checkTimes(_ claims: TokenPayload, now: Int64) throws(TokenError) {
-        // RFC 7519 4.1.4: not accepted "on or after" exp, hence >=.
-        if now >= Self.adding(claims.expiresAt, clockSkewSeconds) { throw .expired }
+        if isExpired(claims.expiresAt, now: now) { throw .expired }
         // RFC 7519 4.1.5: not accepted "before" nbf; nbf itself is valid.
         if let nbf = claims.notBefore, Self.adding(now, clockSkewSeconds) < nbf { throw .notYetValid }
         // RFC 7519 4.1.6 only records iat; a future iat means a broken or forged issuer.

@@ -33,7 +33,8 @@ struct Token: ParsableCommand {
         guard Role(rawValue: role) != nil else {
             throw ValidationError("--role must be visitor, operator or admin, not '\(role)'")
         }
-        guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+        // Ten years is plenty for a development token, and keeps exp far from overflow.
+        guard ttl > 0 && ttl <= 315_360_000 else { throw ValidationError("--ttl must be 1...315360000 seconds") }
         guard !sub.isEmpty, sub.utf8.count <= 128 else { throw ValidationError("--sub must be 1 to 128 bytes") }
     }
 

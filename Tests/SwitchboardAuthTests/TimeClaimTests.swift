@@ -68,4 +68,14 @@ import Testing
         #expect(TokenFixture.error(token(exp: .max, nbf: .max), verifier: huge, now: .max) == .expired)
         #expect(TokenFixture.error(token(exp: .max, nbf: .max, iat: .min), now: .min) == .notYetValid)
     }
+
+    /// The rule the gateway re-applies at every heartbeat: the same as at hello,
+    /// and an `exp` near Int64.max (which hello accepts) must not trap there either.
+    @Test func isExpiredMatchesVerificationAndSaturates() throws {
+        let identity = try lenient.verify(token(exp: .max), now: now)
+        #expect(!lenient.isExpired(identity.expiresAt, now: now))
+        #expect(!lenient.isExpired(.max, now: .max - 1))
+        #expect(lenient.isExpired(now - 60, now: now))
+        #expect(!lenient.isExpired(now - 59, now: now))
+    }
 }

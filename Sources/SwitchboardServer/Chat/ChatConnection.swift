@@ -54,7 +54,7 @@ final class ChatConnection: WebSocketApplication {
             }
             return
         }
-        if UnixClock.nowSeconds() >= identity.expiresAt + settings.clockSkewSeconds {
+        if service.verifier.isExpired(identity.expiresAt, now: UnixClock.nowSeconds()) {
             reply(hub.encoder.error(ChatError(.unauthorized, "token expired")))
             socket.close(code: 4001, reason: "token expired")
         }
