@@ -9,9 +9,14 @@ final class SharedFrame: Sendable {
     let payload: [UInt8]
     let frame: [UInt8]
 
+    /// Keeps an exact-size copy: `payload` usually shares the encoder's reused
+    /// buffer, whose capacity (as large as the biggest reply it ever wrote,
+    /// an inbox page) the frame would otherwise hold, and the encoder would
+    /// reallocate on its next reset.
     init(payload: [UInt8]) {
-        self.payload = payload
-        frame = FrameEncoder.encode(opcode: .text, payload: payload)
+        let exact = payload.withUnsafeBufferPointer { [UInt8]($0) }
+        self.payload = exact
+        frame = exact.withUnsafeBytes { FrameEncoder.encode(opcode: .text, payload: $0) }
     }
 }
 
