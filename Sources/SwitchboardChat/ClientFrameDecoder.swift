@@ -59,7 +59,9 @@ public enum ClientFrameDecoder {
         case "hello":
             return .hello(token: try fields.requiredString("token", maxBytes: Int.max))
         case "session.create":
-            return .sessionCreate(title: try fields.optionalString("title", maxBytes: 200, allowEmpty: true))
+            let title = try fields.optionalString("title", maxBytes: 4 * SessionTitle.maxCharacters, allowEmpty: true)
+            if let title, let problem = SessionTitle.problem(title) { throw fields.invalid(problem) }
+            return .sessionCreate(title: title)
         case "join":
             return .join(sessionID: try fields.sessionID(), sinceSeq: try fields.optionalSeq("since_seq"))
         case "leave":

@@ -44,7 +44,10 @@ private let id = sessionUUID
         Rejection(frame: #"{"type":"session.create","ref":"s","title":3}"#, ref: "s", mentions: #""title""#),
         Rejection(
             frame: #"{"type":"session.create","ref":"s","title":"\#(String(repeating: "t", count: 201))"}"#, ref: "s",
-            mentions: #""title" must be at most 200 bytes"#),
+            mentions: #""title" must be a string of 1 to 200 characters"#),
+        Rejection(
+            frame: #"{"type":"session.create","ref":"s","title":""}"#, ref: "s",
+            mentions: #""title" must be a string of 1 to 200 characters"#),
         Rejection(frame: #"{"type":"session.create","ref":"s","title":"\u0000"}"#, ref: "s", mentions: "U+0000"),
         // join
         Rejection(frame: #"{"type":"join","ref":"j"}"#, ref: "j", mentions: #""session_id" is required"#),

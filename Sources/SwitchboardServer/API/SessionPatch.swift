@@ -6,17 +6,23 @@ import SwitchboardJSON
 struct SessionPatch {
     var title: String?
     var status: SessionStatus?
+    static let maxBodyBytes = 8192
 
     init(_ request: HTTPRequest) throws(ChatError) {
         let contentType = request.headers.first("Content-Type")?.lowercased() ?? ""
         guard contentType == "application/json" || contentType.hasPrefix("application/json;") else {
             throw ChatError(.badRequest, "Content-Type must be application/json")
         }
+        // Checked before parsing, so an oversized body is 413 (docs/openapi.yaml), not "invalid JSON".
+        guard request.body.count <= Self.maxBodyBytes else {
+            throw ChatError(
+                .tooLarge, "the body is \(request.body.count) bytes; at most \(Self.maxBodyBytes) are accepted")
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(
-                request.body, limits: JSONLimits(maxDepth: 4, maxStringBytes: 4096, maxMembers: 16, maxTotalBytes: 8192)
-            )
+                request.body,
+                limits: JSONLimits(maxDepth: 4, maxStringBytes: 4096, maxMembers: 16, maxTotalBytes: Self.maxBodyBytes))
         } catch {
             throw ChatError(.badRequest, "the body is not valid JSON: \(error)")
         }
@@ -25,12 +31,8 @@ struct SessionPatch {
             throw ChatError(.badRequest, "unknown field \"\(key)\" (only \"title\" and \"status\" can change)")
         }
         if let raw = object["title"], !raw.isNull {
-            // Counted in code points, as JSON Schema's maxLength (docs/openapi.yaml) counts them.
-            guard let title = raw.stringValue, !title.isEmpty, title.unicodeScalars.count <= 200,
-                !title.utf8.contains(0)
-            else {
-                throw ChatError(.badRequest, "\"title\" must be a string of 1 to 200 characters without NUL")
-            }
+            guard let title = raw.stringValue else { throw ChatError(.badRequest, "\"title\" must be a string") }
+            if let problem = SessionTitle.problem(title) { throw ChatError(.badRequest, problem) }
             self.title = title
         }
         if let raw = object["status"], !raw.isNull {
