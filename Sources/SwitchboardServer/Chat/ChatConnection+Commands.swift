@@ -14,10 +14,11 @@ extension ChatConnection {
             reply(hub.encoder.pong(ref: ref))
         case .sessionCreate(let title):
             if let error = Access.requireVisitor(identity, action: "session.create", ref: ref) { return fail(error) }
-            guard subscriptions.count < settings.maxJoinedSessions else { return failJoinLimit(ref) }
+            guard subscriptions.count + pendingCreates < settings.maxJoinedSessions else { return failJoinLimit(ref) }
             createSession(title: title, ref: ref, as: identity)
         case .join(let sessionID, let sinceSeq):
-            guard subscriptions[sessionID] != nil || subscriptions.count < settings.maxJoinedSessions else {
+            guard subscriptions[sessionID] != nil || subscriptions.count + pendingCreates < settings.maxJoinedSessions
+            else {
                 return failJoinLimit(ref)
             }
             join(sessionID, since: sinceSeq ?? 0, ref: ref, as: identity)

@@ -6,11 +6,13 @@ import SwitchboardReaders
 /// query runs on a reader thread, its answer comes back to this loop.
 extension ChatConnection {
     /// Runs `query` on a reader thread, then `finish` on this loop if the
-    /// connection is still open. A full reader queue answers `overloaded`.
+    /// connection is still open. A full reader queue answers `overloaded` and
+    /// returns false (`finish` will not run).
+    @discardableResult
     private func withDatabase<T: Sendable>(
         ref: String?, _ query: @escaping @Sendable (ChatQueries) throws(ChatError) -> T,
         then finish: @escaping @Sendable (ChatConnection, Result<T, ChatError>) -> Void
-    ) {
+    ) -> Bool {
         let hub = self.hub
         let serial = self.serial
         let loopIndex = hub.loop.index
@@ -29,16 +31,20 @@ extension ChatConnection {
             }
         }
         if !accepted { fail(ChatError(.overloaded, "too many requests in flight; retry later", ref: ref)) }
+        return accepted
     }
 
     // MARK: session.create
 
     func createSession(title: String?, ref: String?, as identity: Identity) {
-        withDatabase(ref: ref) { queries throws(ChatError) in
+        // Counted until answered, so pipelined creates cannot pass the joined-sessions cap.
+        pendingCreates += 1
+        let accepted = withDatabase(ref: ref) { queries throws(ChatError) in
             try ChatError.mapping(ref) { () throws(QueryError) in
                 try queries.createSession(workspaceID: identity.workspaceID, visitorID: identity.id, title: title)
             }
         } then: { connection, result in
+            connection.pendingCreates -= 1
             switch result {
             case .failure(let error): connection.fail(error)
             case .success(let session):
@@ -48,6 +54,7 @@ extension ChatConnection {
                 connection.service.announce(session, excluding: connection.serial, fromLoop: connection.hub.loop.index)
             }
         }
+        if !accepted { pendingCreates -= 1 }
     }
 
     // MARK: join

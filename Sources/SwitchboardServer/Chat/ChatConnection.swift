@@ -14,6 +14,8 @@ final class ChatConnection: WebSocketApplication {
     private var authDeadline: UInt64 = 0
     private var limiter: RateLimiter
     var subscriptions: [String: Subscription] = [:]
+    /// `session.create`s sent to the reader pool and not yet answered.
+    var pendingCreates = 0
     var inboxWorkspace: String?
     var nextJoinID: UInt64 = 0
     /// Sends of this connection waiting for their commit.

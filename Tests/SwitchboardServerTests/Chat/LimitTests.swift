@@ -47,6 +47,17 @@ import Testing
         _ = try fixture.createSession(visitor)
         _ = try fixture.createSession(visitor)
         #expect(try visitor.request(["type": "session.create"]).code == "bad_request")
+
+        // Pipelined creates count before they are answered: three sent at once, two fit.
+        let eager = try fixture.client(.visitor, "v-2")
+        for ref in ["a", "b", "c"] { eager.send(["type": "session.create", "ref": ref]) }
+        var replies: [String: String] = [:]
+        while replies.count < 3 {
+            let frame = try eager.next()
+            if let ref = frame["ref"] as? String { replies[ref] = frame.type == "error" ? frame.code : frame.type }
+        }
+        #expect(replies.values.filter { $0 == "session" }.count == 2)
+        #expect(replies["c"] == "bad_request")
     }
 
     @Test func aSlowSubscriberIsClosedWith1008WhileOthersKeepReceiving() throws {
