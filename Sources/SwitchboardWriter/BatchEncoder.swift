@@ -13,7 +13,9 @@ struct BatchEncoder {
     /// into arrays server-side. The function returns the sender columns, kind
     /// and body only for duplicates (a stored row's equal the input's).
     static let statement = """
-        SELECT ord, status, id, seq, created_at, sender_role, sender_id, sender_name, kind, body
+        SELECT ord, status, id, seq,
+               to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               sender_role, sender_id, sender_name, kind, body
           FROM switchboard_append_messages($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                            $6::text[], $7::text[])
         """

@@ -5,7 +5,9 @@ public struct StoredMessage: Sendable, Equatable {
     public var sessionID: String
     /// The message's place in its session: 1, 2, 3, ... with no gaps.
     public var seq: Int64
-    /// `created_at` in PostgreSQL's text form for timestamptz.
+    /// `created_at` in RFC 3339, UTC, milliseconds (`2026-11-22T08:00:01.234Z`),
+    /// formatted by PostgreSQL as the readers format theirs, whatever the
+    /// connection's DateStyle.
     public var createdAt: String
     public var clientMessageID: String
     public var senderRole: String

@@ -195,12 +195,12 @@ private final class ChatCounters: Sendable {
 }
 
 extension ChatMessage {
-    /// A row as the writer returned it, with PostgreSQL's timestamp in RFC 3339.
+    /// A row as the writer returned it (its timestamp already in RFC 3339).
     init(_ stored: StoredMessage) {
         self.init(
             id: stored.id, sessionID: stored.sessionID, seq: stored.seq, clientMessageID: stored.clientMessageID,
             kind: stored.kind, body: stored.body,
             sender: Participant(id: stored.senderID, role: stored.senderRole, name: stored.senderName),
-            createdAt: ChatTimestamp.rfc3339(fromPostgres: stored.createdAt))
+            createdAt: stored.createdAt)
     }
 }
