@@ -76,7 +76,7 @@ extension ChatConnection {
     private func send(
         _ sessionID: String, clientMessageID: String, body: String, kind: String, ref: String?, as identity: Identity
     ) {
-        let pending = PendingSend(connection: serial, ref: ref, sessionID: sessionID, clientMessageID: clientMessageID)
+        let pending = PendingSend(connection: serial, ref: ref, sessionID: sessionID)
         let token = hub.awaitCommit(pending)
         let command = WriteCommand(
             sessionID: sessionID, clientMessageID: clientMessageID, senderRole: identity.role.rawValue,
@@ -84,7 +84,7 @@ extension ChatConnection {
             token: token)
         switch service.writer.submit(command) {
         case .accepted:
-            pendingTokens.insert(token)
+            break
         case .overloaded:
             hub.abandon(token: token)
             fail(ChatError(.overloaded, "the write queue is full; retry later", ref: ref))
@@ -98,8 +98,7 @@ extension ChatConnection {
     }
 
     /// The writer's verdict on one of this connection's sends.
-    func committed(_ outcome: WriteOutcome, for pending: PendingSend, token: UInt64) {
-        pendingTokens.remove(token)
+    func committed(_ outcome: WriteOutcome, for pending: PendingSend) {
         let ref = pending.ref
         switch outcome {
         case .stored(let stored), .duplicate(let stored):
@@ -108,7 +107,7 @@ extension ChatConnection {
             reply(
                 hub.encoder.ack(
                     ref: ref, sessionID: stored.sessionID, clientMessageID: stored.clientMessageID, seq: stored.seq,
-                    id: stored.id, createdAt: ChatTimestamp.rfc3339(fromPostgres: stored.createdAt),
+                    id: stored.id, createdAt: stored.createdAt,
                     duplicate: duplicate))
         case .noSession:
             fail(ChatError(.notFound, "session \(pending.sessionID) does not exist", ref: ref))

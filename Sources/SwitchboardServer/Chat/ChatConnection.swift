@@ -18,8 +18,6 @@ final class ChatConnection: WebSocketApplication {
     var pendingCreates = 0
     var inboxWorkspace: String?
     var nextJoinID: UInt64 = 0
-    /// Sends of this connection waiting for their commit.
-    var pendingTokens: Set<UInt64> = []
 
     init(hub: ChatHub) {
         self.hub = hub

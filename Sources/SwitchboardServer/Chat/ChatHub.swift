@@ -31,12 +31,12 @@ final class ChatHub: @unchecked Sendable {
         connections[connection.serial] = connection
     }
 
-    /// Forgets everything of a closed connection.
+    /// Forgets everything of a closed connection. (Its sends still waiting in
+    /// `pendingSends` go when their result arrives: the writer answers every command.)
     func unregister(_ connection: ChatConnection) {
         connections[connection.serial] = nil
         for subscription in connection.subscriptions.values { remove(subscription) }
         if let workspace = connection.inboxWorkspace { unsubscribeInbox(connection, workspace: workspace) }
-        for token in connection.pendingTokens { pendingSends[token] = nil }
     }
 
     func connection(_ serial: UInt64) -> ChatConnection? { connections[serial] }
@@ -85,7 +85,7 @@ final class ChatHub: @unchecked Sendable {
             guard let pending = pendingSends.removeValue(forKey: result.token),
                 let connection = connections[pending.connection]
             else { continue }
-            connection.committed(result.outcome, for: pending, token: result.token)
+            connection.committed(result.outcome, for: pending)
         }
         // Counted once per delivery, not per subscriber: the counter is shared by every loop.
         var delivered = 0
@@ -141,5 +141,4 @@ struct PendingSend {
     let connection: UInt64
     let ref: String?
     let sessionID: String
-    let clientMessageID: String
 }
