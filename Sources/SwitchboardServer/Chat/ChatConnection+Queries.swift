@@ -39,16 +39,18 @@ extension ChatConnection {
     func createSession(title: String?, ref: String?, as identity: Identity) {
         // Counted until answered, so pipelined creates cannot pass the joined-sessions cap.
         pendingCreates += 1
+        let directory = service.directory
         let accepted = withDatabase(ref: ref) { queries throws(ChatError) in
-            try ChatError.mapping(ref) { () throws(QueryError) in
+            let session = try ChatError.mapping(ref) { () throws(QueryError) in
                 try queries.createSession(workspaceID: identity.workspaceID, visitorID: identity.id, title: title)
             }
+            directory.remember(session)
+            return session
         } then: { connection, result in
             connection.pendingCreates -= 1
             switch result {
             case .failure(let error): connection.fail(error)
             case .success(let session):
-                connection.service.directory.remember(session)
                 connection.subscribe(session.id, state: .live(lastSeq: session.lastSeq), accessChecked: true)
                 connection.reply(connection.hub.encoder.session(ref: ref, session))
                 connection.service.announce(session, excluding: connection.serial, fromLoop: connection.hub.loop.index)
@@ -67,12 +69,14 @@ extension ChatConnection {
             sessionID, state: .replaying([]), accessChecked: subscriptions[sessionID]?.accessChecked ?? false)
         let joinID = subscription.joinID
         let limit = settings.replayLimit
+        let directory = service.directory
         withDatabase(ref: ref) { queries throws(ChatError) in
             try ChatError.mapping(ref) { () throws(QueryError) -> Result<JoinReplay, ChatError> in
                 guard let session = try queries.session(id: sessionID) else {
                     return .failure(ChatError(.notFound, "no session \(sessionID)", ref: ref))
                 }
                 if let denied = Access.checkView(identity, session, ref: ref) { return .failure(denied) }
+                directory.remember(session)
                 // The newest `limit` messages after since_seq; older ones are paged over HTTP.
                 let since = min(since, session.lastSeq)
                 let from = max(since, session.lastSeq - Int64(limit))
@@ -95,7 +99,6 @@ extension ChatConnection {
             fail(error)
         case .success(let replay):
             subscription.accessChecked = true
-            service.directory.remember(replay.session)
             let newest = replay.messages.last?.seq ?? replay.from
             // `joined`, up to replay_limit messages and what was held: one send, not hundreds.
             socket?.batchWrites {
@@ -152,16 +155,18 @@ extension ChatConnection {
             hub.subscribeInbox(self, workspace: identity.workspaceID)
         }
         let pageSize = settings.inboxPageSize
+        let directory = service.directory
         withDatabase(ref: ref) { queries throws(ChatError) in
-            try ChatError.mapping(ref) { () throws(QueryError) in
+            let page = try ChatError.mapping(ref) { () throws(QueryError) in
                 try queries.inbox(
                     workspaceID: identity.workspaceID, statuses: [.open, .assigned], limit: pageSize, cursor: nil)
             }
+            directory.remember(page.sessions)
+            return page
         } then: { connection, result in
             switch result {
             case .failure(let error): connection.fail(error)
             case .success(let page):
-                for session in page.sessions { connection.service.directory.remember(session) }
                 connection.reply(
                     connection.hub.encoder.inbox(ref: ref, sessions: page.sessions, nextCursor: page.nextCursor))
             }
@@ -192,6 +197,7 @@ extension ChatConnection {
         change: @escaping @Sendable (ChatQueries, SessionInfo) throws(QueryError) -> SessionInfo?
     ) {
         guard let identity else { return }
+        let directory = service.directory
         withDatabase(ref: ref) { queries throws(ChatError) in
             try ChatError.mapping(ref) { () throws(QueryError) -> Result<SessionInfo, ChatError> in
                 guard let session = try queries.session(id: sessionID) else {
@@ -201,13 +207,13 @@ extension ChatConnection {
                 guard let changed = try change(queries, session) else {
                     return .failure(ChatError(.notFound, "no session \(sessionID)", ref: ref))
                 }
+                directory.remember(changed)
                 return .success(changed)
             }.get()
         } then: { connection, result in
             switch result {
             case .failure(let error): connection.fail(error)
             case .success(let session):
-                connection.service.directory.remember(session)
                 connection.reply(connection.hub.encoder.sessionUpdated(ref: ref, session))
                 connection.service.announce(session, excluding: connection.serial, fromLoop: connection.hub.loop.index)
             }

@@ -13,15 +13,23 @@ final class SessionDirectory: Sendable {
         self.capacity = capacity
     }
 
-    func remember(_ session: SessionInfo) {
+    /// Called on reader threads with what a query just read, never on a loop:
+    /// the lock is shared with the writer's `apply`, and eviction rebuilds the table.
+    func remember(_ sessions: some Sequence<SessionInfo>) {
         entries.withLock { entries in
-            if entries.count >= capacity && entries[session.id] == nil {
-                // Rare: forget an arbitrary half rather than track recency on every message.
-                let keep = entries.keys.prefix(capacity / 2)
-                entries = Dictionary(uniqueKeysWithValues: keep.map { ($0, entries[$0]!) })
+            for session in sessions {
+                if entries.count >= capacity && entries[session.id] == nil {
+                    // Rare: forget an arbitrary half rather than track recency on every message.
+                    let keep = entries.keys.prefix(capacity / 2)
+                    entries = Dictionary(uniqueKeysWithValues: keep.map { ($0, entries[$0]!) })
+                }
+                entries[session.id] = session
             }
-            entries[session.id] = session
         }
+    }
+
+    func remember(_ session: SessionInfo) {
+        remember(CollectionOfOne(session))
     }
 
     /// Folds a batch's committed messages into their sessions' summaries, under one lock:
