@@ -15,7 +15,11 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// A request is being answered by the reader pool; input waits in `held`.
     private var awaitingResponse = false
     private var held: [UInt8] = []
-    /// The route of the request being answered, for the request counter.
+    /// The peer half-closed while an answer was pending: close once it is sent.
+    private var closeWhenAnswered = false
+    /// The route of the request being answered, for the request counter;
+    /// back to `.other` after each response, so that a later refusal on the
+    /// same connection (a malformed request, a 408) is not counted under it.
     private var route: HTTPRoute = .other
 
     init(context: ServerContext) {
@@ -78,14 +82,22 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     func peerClosed(on connection: Connection) {
-        connection.closeAfterFlush()
+        // A half-closed client still reads: a pending answer is sent first.
+        if awaitingResponse {
+            closeWhenAnswered = true
+        } else {
+            connection.closeAfterFlush()
+        }
     }
 
     func closed(_ connection: Connection) {}
 
+    /// A pending answer or a partly received request is finished first, and
+    /// the connection closes after that response (`respond` sees
+    /// `shuttingDown`); the server's grace period bounds the wait.
     func beginShutdown(on connection: Connection) {
         shuttingDown = true
-        if !parser.hasPartialRequest { connection.closeAfterFlush() }
+        if !awaitingResponse && !parser.hasPartialRequest { connection.closeAfterFlush() }
     }
 
     private func handle(_ request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer, on connection: Connection) {
@@ -114,11 +126,19 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             case .ready:
                 answer(readiness(), to: request, on: connection)
             case .conversations, .sessionMessages, .sessionPatch, .sessionDelete, .analytics:
-                guard let chat = context.chat else { return }
+                // These routes exist only with a database (ServerContext), so
+                // this guard is a safety net, not a code path.
+                guard let chat = context.chat else {
+                    respond(Self.noDatabase, to: request, on: connection)
+                    return
+                }
                 answer(
                     AdminAPI(chat: chat).handle(found, request, parameters: parameters), to: request, on: connection)
             case .chat:
-                guard let chat = context.chat else { return }
+                guard let chat = context.chat else {
+                    respond(Self.noDatabase, to: request, on: connection)
+                    return
+                }
                 upgrade(
                     request, configuration: context.chatWebSocket,
                     application: ChatConnection(hub: chat.hubs[connection.loop.index]), leftover: leftover,
@@ -135,7 +155,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             respond(response, to: request, on: connection, headOnly: request.method == .head)
         case .later(let job):
             guard let chat = context.chat else {
-                respond(.api(ChatError(.unavailable, "no database is configured")), to: request, on: connection)
+                respond(Self.noDatabase, to: request, on: connection)
                 return
             }
             awaitingResponse = true
@@ -161,10 +181,17 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         awaitingResponse = false
         guard connection.isOpen, connection.handler === self else { return }
         respond(response, to: request, on: connection, headOnly: request.method == .head)
-        guard !held.isEmpty, connection.isOpen else { return }
-        var pending: [UInt8] = []
-        swap(&pending, &held)
-        pending.withUnsafeMutableBytes { received($0, on: connection) }
+        if !held.isEmpty, connection.isOpen {
+            var pending: [UInt8] = []
+            swap(&pending, &held)
+            pending.withUnsafeMutableBytes { received($0, on: connection) }
+        }
+        // The peer closed meanwhile and everything it sent is answered: close
+        // now, as `peerClosed` would have. (A held request may have upgraded
+        // the connection; its new handler learns of the close the same way.)
+        if closeWhenAnswered, !awaitingResponse, connection.isOpen {
+            connection.handler?.peerClosed(on: connection)
+        }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
@@ -180,10 +207,9 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     /// GET /readyz: the database answers and its schema is the one this build expects.
     private func readiness() -> APIResult {
-        guard context.chat != nil else {
-            return .now(.api(ChatError(.unavailable, "no database is configured")))
-        }
+        guard context.chat != nil else { return .now(Self.noDatabase) }
         let expected = Migrations.all.last?.version ?? 0
+        let logger = context.logger
         return .later { queries in
             do throws(QueryError) {
                 guard let version = try queries.appliedSchemaVersion() else {
@@ -197,7 +223,14 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
                 }
                 return .json(.ok, #"{"status":"ready","schema_version":\#(version)}"#)
             } catch {
-                return .api(ChatError(.unavailable, "the database is unreachable: \(error)"))
+                // The detail (libpq's message: host, port, user) goes to the
+                // log, not to this unauthenticated endpoint.
+                logger.warning("readiness check failed: \(error)")
+                switch error {
+                case .unavailable: return .api(ChatError(.unavailable, "the database is unreachable; retry later"))
+                case .failed, .invalidCursor:
+                    return .api(ChatError(.unavailable, "the readiness check could not be completed; retry later"))
+                }
             }
         }
     }
@@ -244,6 +277,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         _ response: HTTPResponse, to request: HTTPRequest, on connection: Connection, headOnly: Bool = false
     ) {
         context.metrics.recordHTTPRequest(route: route, status: response.status.code)
+        route = .other
         let keepAlive = request.keepAlive && !shuttingDown
         connection.write(response.serialize(keepAlive: keepAlive, headOnly: headOnly))
         if keepAlive {
@@ -255,9 +289,12 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     private func respondAndClose(_ response: HTTPResponse, on connection: Connection) {
         context.metrics.recordHTTPRequest(route: route, status: response.status.code)
+        route = .other
         connection.write(response.serialize(keepAlive: false))
         connection.closeAfterFlush()
     }
+
+    private static let noDatabase = HTTPResponse.api(ChatError(.unavailable, "no database is configured"))
 
     private static func metricsRoute(_ route: Route) -> HTTPRoute {
         switch route {
