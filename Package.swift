@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth"]),
         .target(
             name: "SwitchboardReaders",
-            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardAuth", "CSystem"]),
+            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardAuth", "SwitchboardSystem", "CSystem"]),
         .target(
             name: "SwitchboardWebSocket",
             dependencies: ["SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "LoadKit",
             dependencies: [
-                "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardWebSocket", "SwitchboardCrypto",
+                "CSystem", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardCrypto",
                 "SwitchboardJSON", "SwitchboardAuth", "SwitchboardPostgres",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

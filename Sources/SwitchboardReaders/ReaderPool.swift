@@ -1,4 +1,5 @@
 import CSystem
+import SwitchboardSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ public final class ReaderPool: Sendable {
     private let databaseURL: String
     private let threadCount: Int
     private let queue: JobQueue
-    private let threads = Mutex<[pthread_t]>([])
+    private let threads = Mutex<[NamedThread]>([])
 
     public init(databaseURL: String, threads: Int, queueCapacity: Int) {
         self.databaseURL = databaseURL
@@ -33,18 +34,7 @@ public final class ReaderPool: Sendable {
             guard threads.isEmpty, !queue.isStopped else { return }
             for index in 0..<threadCount {
                 let reader = ReaderThread(databaseURL: databaseURL, queue: queue)
-                let context = Unmanaged.passRetained(reader).toOpaque()
-                var handle = pthread_t()
-                let rc = pthread_create(
-                    &handle, nil,
-                    { raw in
-                        let reader = Unmanaged<ReaderThread>.fromOpaque(raw!).takeRetainedValue()
-                        reader.run()
-                        return nil
-                    }, context)
-                precondition(rc == 0, "pthread_create failed: \(rc)")
-                _ = pthread_setname_np(handle, "sb-reader-\(index)")
-                threads.append(handle)
+                threads.append(NamedThread.spawn(name: "sb-reader-\(index)") { reader.run() })
             }
         }
     }
@@ -52,14 +42,13 @@ public final class ReaderPool: Sendable {
     /// Refuses new jobs, lets the threads finish the queued ones, joins them.
     public func stop() {
         queue.stop(readers: threadCount)
-        let handles = threads.withLock { threads -> [pthread_t] in
+        let handles = threads.withLock { threads -> [NamedThread] in
             defer { threads = [] }
             return threads
         }
-        let current = pthread_self()
         // A job that held the last reference to the pool runs deinit on a
         // reader thread: that thread cannot join itself (it exits on its own).
-        for handle in handles where pthread_equal(handle, current) == 0 { _ = pthread_join(handle, nil) }
+        for handle in handles where !handle.isCurrent { handle.join() }
     }
 
     /// Runs `job` on a reader thread. Returns false at once (never blocks) when the queue is full or the pool is stopped.

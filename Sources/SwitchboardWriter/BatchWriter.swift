@@ -1,4 +1,5 @@
 import CSystem
+import SwitchboardSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ public final class BatchWriter: Sendable {
     private let queues: [SubmitQueue]
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
-    private let threads = Mutex<[pthread_t]>([])
+    private let threads = Mutex<[NamedThread]>([])
 
     public init(configuration: WriterConfiguration, sink: @escaping @Sendable (WriterBatchResult) -> Void) {
         self.configuration = configuration
@@ -47,18 +48,7 @@ public final class BatchWriter: Sendable {
             guard threads.isEmpty, queues[0].status != .stopped else { return }
             for queue in queues {
                 let loop = WriterLoop(configuration: configuration, queue: queue, metrics: metrics, sink: sink)
-                let context = Unmanaged.passRetained(loop).toOpaque()
-                var handle = pthread_t()
-                let rc = pthread_create(
-                    &handle, nil,
-                    { raw in
-                        let loop = Unmanaged<WriterLoop>.fromOpaque(raw!).takeRetainedValue()
-                        loop.run()
-                        return nil
-                    }, context)
-                precondition(rc == 0, "pthread_create failed: \(rc)")
-                _ = pthread_setname_np(handle, "sb-writer-\(threads.count)")
-                threads.append(handle)
+                threads.append(NamedThread.spawn(name: "sb-writer-\(threads.count)") { loop.run() })
             }
         }
     }
@@ -67,11 +57,11 @@ public final class BatchWriter: Sendable {
     /// briefly for batches already sent to commit, and joins the threads.
     public func stop() {
         for queue in queues { queue.stop() }
-        let handles = threads.withLock { threads -> [pthread_t] in
+        let handles = threads.withLock { threads -> [NamedThread] in
             defer { threads = [] }
             return threads
         }
-        for handle in handles { _ = pthread_join(handle, nil) }
+        for handle in handles { handle.join() }
     }
 
     /// Queues one command on its session's shard. Never blocks beyond a short mutex.

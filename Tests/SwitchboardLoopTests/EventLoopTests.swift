@@ -66,9 +66,9 @@ final class BacklogHandler: ConnectionHandler {
         return out
     }
 
-    @Test func executeRunsPostedTasksOnTheLoopThread() throws {
+    @Test func executeRunsPostedTasksOnTheNamedThread() throws {
         let loop = try EventLoop(index: 0, maxFileDescriptors: 256)
-        let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
+        let thread = NamedThread.spawn(name: "test-loop") { loop.run() }
         let counter = Counter()
         for _ in 0..<1000 {
             #expect(loop.execute { counter.increment() })
@@ -99,11 +99,11 @@ final class BacklogHandler: ConnectionHandler {
         loop.execute {
             _ = try? Connection.open(fd: fd, loop: loop, cipher: nil, maxOutboundBytes: 64 << 20, handler: h)
         }
-        let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
+        let thread = NamedThread.spawn(name: "test-loop") { loop.run() }
         // 4 MiB exceeds the socket buffers, so the echo must queue and resume on EPOLLOUT.
         let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let received = Box<[UInt8]>([])
-        let reader = LoopThread.spawn(name: "reader") { received.value = self.readAll(client, count: payload.count) }
+        let reader = NamedThread.spawn(name: "reader") { received.value = self.readAll(client, count: payload.count) }
         var offset = 0
         while offset < payload.count {
             let n = payload[offset...].withUnsafeBytes { write(client, $0.baseAddress, min($0.count, 65536)) }
@@ -148,7 +148,7 @@ final class BacklogHandler: ConnectionHandler {
             }
             finished.set()
         }
-        let thread = LoopThread.spawn(name: "test-loop") { loop.run() }
+        let thread = NamedThread.spawn(name: "test-loop") { loop.run() }
         while !finished.isSet { usleep(1000) }
         #expect(handler.exceeded.value == 1, "the handler hears of the crossing once, not per write")
         #expect(outcome.value.contains(.sent))

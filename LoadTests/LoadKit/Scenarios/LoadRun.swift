@@ -1,4 +1,3 @@
-import SwitchboardLoop
 import SwitchboardSystem
 
 /// Runs one scenario end to end: shards on their threads, the merge, the
@@ -79,7 +78,7 @@ public enum LoadRun {
         let slots = ShardSlots(contexts)
         let threads = contexts.indices.map { index in
             // Each thread owns one shard and writes only its own slot.
-            LoopThread.spawn(name: "loadtest-\(index)") { slots.run(index) }
+            NamedThread.spawn(name: "loadtest-\(index)") { slots.run(index) }
         }
         for thread in threads { thread.join() }
         return slots.outcomes.map { $0! }

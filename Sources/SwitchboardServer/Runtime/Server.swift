@@ -15,7 +15,7 @@ public final class Server: @unchecked Sendable {
     private let context: ServerContext
     private let logger: Logger
     private var loops: [EventLoop] = []
-    private var threads: [LoopThread] = []
+    private var threads: [NamedThread] = []
     private var listeners: [[Listener]] = []
     private let maxConnectionsPerLoop: Int
 
@@ -62,7 +62,7 @@ public final class Server: @unchecked Sendable {
         }
         context.chat?.attach(loops: loops)
         for loop in loops {
-            threads.append(LoopThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
+            threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
         }
         let names = boundAddresses.map { ($0.tls ? "https://" : "http://") + $0.address.description }
         logger.info("listening on \(names.joined(separator: ", ")) with \(count) event loops")

@@ -1,0 +1,38 @@
+import CSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain, named pthread running one closure: event loops, the writer's
+/// shards and the reader pool each own their OS thread outright, which Swift
+/// concurrency's cooperative pool cannot promise (and libpq calls block).
+public final class NamedThread: @unchecked Sendable {
+    private var thread = pthread_t()
+    private let body: @Sendable () -> Void
+
+    private init(body: @escaping @Sendable () -> Void) { self.body = body }
+
+    /// Starts `body` on a new thread named `name` (cut to the 15 bytes Linux keeps).
+    public static func spawn(name: String, _ body: @escaping @Sendable () -> Void) -> NamedThread {
+        let box = NamedThread(body: body)
+        let context = Unmanaged.passRetained(box).toOpaque()
+        let rc = pthread_create(
+            &box.thread, nil,
+            { raw in
+                let box = Unmanaged<NamedThread>.fromOpaque(raw!).takeRetainedValue()
+                box.body()
+                return nil
+            }, context)
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        _ = pthread_setname_np(box.thread, String(name.prefix(15)))
+        return box
+    }
+
+    /// Whether the caller is running on this thread (which cannot join itself).
+    public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
+
+    public func join() {
+        _ = pthread_join(thread, nil)
+    }
+}
