@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
             name: "SwitchboardWriter",
-            dependencies: ["SwitchboardPostgres", "SwitchboardStore", "SwitchboardSystem", "CSystem"]),
+            dependencies: ["SwitchboardPostgres", "SwitchboardStore", "SwitchboardSystem", "SwitchboardAuth", "CSystem"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),

@@ -42,7 +42,7 @@ struct TokenPayload {
         guard let workspaceText = workspaceValue.stringValue else {
             throw .invalidClaim("workspace_id is not a string")
         }
-        guard let workspaceID = ClaimText.canonicalUUID(workspaceText) else {
+        guard let workspaceID = UUIDText.canonical(workspaceText) else {
             throw .invalidClaim("workspace_id is not a UUID")
         }
         self.workspaceID = workspaceID

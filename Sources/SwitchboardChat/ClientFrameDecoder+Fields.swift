@@ -1,3 +1,4 @@
+import SwitchboardAuth
 import SwitchboardJSON
 
 /// Typed access to one frame's members. Every refusal is a `bad_request` (except an oversized

@@ -1,3 +1,4 @@
+import SwitchboardAuth
 import SwitchboardChat
 
 /// The inbox's keyset position: the last session of a page, by

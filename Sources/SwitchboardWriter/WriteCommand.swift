@@ -1,3 +1,5 @@
+import SwitchboardAuth
+
 /// One `send` to store: what the protocol's `send` frame carries plus who sent
 /// it, and where its result goes back to.
 public struct WriteCommand: Sendable {
@@ -49,22 +51,7 @@ public struct WriteCommand: Sendable {
 
     /// The canonical form only (hex digits, either case, dashes at 8, 13, 18, 23).
     static func isUUIDText(_ text: String) -> Bool {
-        var count = 0
-        for byte in text.utf8 {
-            switch count {
-            case 8, 13, 18, 23:
-                if byte != UInt8(ascii: "-") { return false }
-            default:
-                let isHex =
-                    (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
-                if !isHex { return false }
-            }
-            count += 1
-            if count > 36 { return false }
-        }
-        return count == 36
+        UUIDText.canonical(text) != nil
     }
 
     static func containsNUL(_ text: String) -> Bool {

@@ -1,5 +1,5 @@
 /// Canonical UUID text (RFC 9562 section 4: 8-4-4-4-12 hex digits), as PostgreSQL's `uuid` prints it.
-/// The one check for ids that arrive from clients (frames, HTTP paths, inbox cursors).
+/// The one check for ids that arrive from clients (tokens, frames, HTTP paths, inbox cursors, writes).
 public enum UUIDText {
     /// `text` lower-cased when it is a canonical UUID in either case; nil otherwise.
     public static func canonical(_ text: String) -> String? {
