@@ -92,7 +92,9 @@ public final class GatewayMetrics: Sendable {
                     "switchboard_writer_queue_depth", "gauge", "Write commands waiting for the batch writer.")))
 
         framesIn = counter("switchboard_frames_in_total", "WebSocket frames received.")
-        framesOut = counter("switchboard_frames_out_total", "WebSocket frames sent.")
+        framesOut = counter(
+            "switchboard_frames_out_total",
+            "Chat frames sent to one connection as a reply (acks, errors, query answers); fan-out is counted apart.")
         messagesStored = counter("switchboard_messages_stored_total", "Chat messages committed to the database.")
         messagesDuplicate = counter(
             "switchboard_messages_duplicate_total", "Chat messages dropped as duplicates of a stored message.")

@@ -31,7 +31,9 @@ import Testing
 
             """
         expected += counter("switchboard_frames_in_total", "WebSocket frames received.", 3)
-        expected += counter("switchboard_frames_out_total", "WebSocket frames sent.", 0)
+        expected += counter(
+            "switchboard_frames_out_total",
+            "Chat frames sent to one connection as a reply (acks, errors, query answers); fan-out is counted apart.", 0)
         expected += counter("switchboard_messages_stored_total", "Chat messages committed to the database.", 0)
         expected += counter(
             "switchboard_messages_duplicate_total", "Chat messages dropped as duplicates of a stored message.", 0)

@@ -7,8 +7,7 @@ protocol WebSocketApplication: AnyObject {
     /// A complete, validated data message. `payload` is valid only during the call.
     func received(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, from socket: WebSocketConnectionHandler)
     /// Called at every heartbeat tick (and first at `firstTickMilliseconds`): the
-    /// application's chance to enforce deadlines. Returning false closes nothing
-    /// by itself; the application closes the socket when it must.
+    /// application's chance to enforce deadlines; it closes the socket when it must.
     func tick(_ socket: WebSocketConnectionHandler, nowMilliseconds: UInt64)
     /// When the first tick should come, if sooner than a heartbeat interval (auth timeout).
     var firstTickMilliseconds: UInt64? { get }

@@ -31,9 +31,6 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         application.opened(self)
     }
 
-    /// The loop this connection belongs to, while it is open.
-    var loop: EventLoop? { connection?.loop }
-
     /// Sends a frame encoded once for every subscriber: the prebuilt
     /// uncompressed frame as is, or compressed for this connection when it
     /// negotiated deflate and the message is worth compressing.
