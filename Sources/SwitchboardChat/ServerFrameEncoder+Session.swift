@@ -4,10 +4,7 @@ import SwitchboardJSON
 extension ServerFrameEncoder {
     /// `{"type":"session","ref":..,"session":{...}}`
     public mutating func session(ref: String?, _ session: SessionInfo) -> [UInt8] {
-        begin("session", ref: ref)
-        writer.key("session")
-        sessionObject(session)
-        return end()
+        sessionFrame("session", ref: ref, session)
     }
 
     /// `{"type":"inbox","ref":..,"sessions":[...],"next_cursor":...}`; `next_cursor` is null on the last page.
@@ -30,7 +27,11 @@ extension ServerFrameEncoder {
     /// `{"type":"session.updated","ref":..,"session":{...}}`; the whole session, so a console
     /// can replace its row without merging.
     public mutating func sessionUpdated(ref: String?, _ session: SessionInfo) -> [UInt8] {
-        begin("session.updated", ref: ref)
+        sessionFrame("session.updated", ref: ref, session)
+    }
+
+    private mutating func sessionFrame(_ type: String, ref: String?, _ session: SessionInfo) -> [UInt8] {
+        begin(type, ref: ref)
         writer.key("session")
         sessionObject(session)
         return end()
