@@ -30,6 +30,27 @@ final class WriterLoop: @unchecked Sendable {
     private var inFlight: [InFlightBatch] = []
     private var encoder = BatchEncoder()
 
+    /// Run once on each new connection.
+    ///
+    /// An ack promises durability: never let a server default of
+    /// synchronous_commit=off weaken it (stricter settings are kept).
+    /// switchboard_append_messages reaches chat_sessions and chats only by key,
+    /// and these settings keep every plan that way at any table size. Custom
+    /// plans, re-made per batch, chose a hash join over a sequential scan of
+    /// chat_sessions once a batch named a few dozen sessions; generic plans then
+    /// ANDed the key with a bitmap of the partial index on live sessions, built
+    /// from every session's entry. Either way each batch read every session
+    /// (found by loadtest: each run was slower than the last); with both
+    /// settings a 100-message batch costs about 35% less. (Migration 6 closed
+    /// the last such plan, one that needed no bitmap: see Migration0006.)
+    static let sessionSettings = """
+        SET application_name = 'switchboard-writer';
+        SET plan_cache_mode = force_generic_plan;
+        SET enable_bitmapscan = off;
+        SELECT set_config('synchronous_commit', 'on', false)
+         WHERE current_setting('synchronous_commit') = 'off'
+        """
+
     /// How long `stop` waits for batches already sent before calling them unavailable.
     private static let stopGraceNanoseconds: UInt64 = 2_000_000_000
 
@@ -73,24 +94,7 @@ final class WriterLoop: @unchecked Sendable {
     private func connect() -> PostgresConnection? {
         do {
             let connection = try PostgresConnection(configuration.databaseURL)
-            // An ack promises durability: never let a server default of
-            // synchronous_commit=off weaken it (stricter settings are kept).
-            // switchboard_append_messages reaches chat_sessions and chats only by
-            // key, and these settings keep every plan that way at any table size.
-            // Custom plans, re-made per batch, chose a hash join over a sequential
-            // scan of chat_sessions once a batch named a few dozen sessions; generic
-            // plans then ANDed the key with a bitmap of the partial index on live
-            // sessions, built from every session's entry. Either way each batch read
-            // every session (found by loadtest: each run was slower than the last);
-            // with both settings a 100-message batch costs about 35% less.
-            try connection.execute(
-                """
-                SET application_name = 'switchboard-writer';
-                SET plan_cache_mode = force_generic_plan;
-                SET enable_bitmapscan = off;
-                SELECT set_config('synchronous_commit', 'on', false)
-                 WHERE current_setting('synchronous_commit') = 'off'
-                """)
+            try connection.execute(Self.sessionSettings)
             try connection.enterPipelineMode()
             return connection
         } catch {

@@ -228,7 +228,7 @@ import Testing
     @Test func appliedSchemaVersion() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        #expect(try fixture.queries.appliedSchemaVersion() == 5)
+        #expect(try fixture.queries.appliedSchemaVersion() == 6)
 
         let empty = try TestDatabase(migrated: false)
         defer { empty.drop() }

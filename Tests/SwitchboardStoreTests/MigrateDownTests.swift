@@ -31,7 +31,7 @@ import Testing
         let (workspace, _) = try seed(db)
         let runner = try MigrationRunner(connection: db)
 
-        #expect(try runner.migrateDown(to: 2).map(\.version) == [5, 4, 3])
+        #expect(try runner.migrateDown(to: 2).map(\.version) == [6, 5, 4, 3])
         #expect(try db.appliedVersions() == [1, 2])
         // Deleted: read positions, sessions, and the session columns of chats.
         #expect(try !db.exists("chat_read_positions"))
@@ -44,7 +44,7 @@ import Testing
         // Kept: the message itself, in the legacy layout.
         #expect(try db.column("SELECT content FROM chats") == ["hello"])
 
-        #expect(try runner.up().map(\.version) == [3, 4, 5])
+        #expect(try runner.up().map(\.version) == [3, 4, 5, 6])
         #expect(try SchemaVerifier(connection: db).verify() == [])
         let legacy = try db.query(
             """
@@ -54,17 +54,37 @@ import Testing
         #expect(legacy.rows == [[workspace, "1"]])
     }
 
+    @Test func downToFiveRestoresTheVersionFiveFunctionWhichStillStores() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let (_, session) = try seed(db)
+        let definition = "SELECT pg_get_functiondef('switchboard_append_messages'::regproc)"
+        #expect(try db.column(definition).first??.contains("LEFT JOIN LATERAL") == true)
+
+        #expect(try MigrationRunner(connection: db).migrateDown(to: 5).map(\.version) == [6])
+        #expect(
+            try db.column(definition).first??.contains("WHERE s.id = ANY (p_session_ids) ORDER BY s.id FOR UPDATE")
+                == true)
+        let stored = try db.query(
+            "SELECT status, seq FROM switchboard_append_messages($1, $2, $3, $4, $5, $6, $7)",
+            ["{\(session)}", "{c-2}", "{visitor}", "{v-1}", "{Vera}", "{text}", "{again}"])
+        #expect(stored.rows == [["stored", "2"]])
+        #expect(try MigrationRunner(connection: db).up().map(\.version) == [6])
+        #expect(try SchemaVerifier(connection: db).verify() == [])
+    }
+
     @Test func downToZeroKeepsTablesThatHoldDataAndDropsEmptyOnes() throws {
         let full = try TestDatabase(migrated: true)
         defer { full.drop() }
         let db = try full.connect()
         _ = try seed(db)
-        #expect(try MigrationRunner(connection: db).migrateDown(to: 0).count == 5)
+        #expect(try MigrationRunner(connection: db).migrateDown(to: 0).count == 6)
         #expect(try db.appliedVersions() == [])
         #expect(try db.exists("workspaces") && db.exists("chats"))
         #expect(try !db.exists("chat_sessions"))
         #expect(try db.count("SELECT count(*) FROM pg_proc WHERE proname = 'update_updated_at'") == 0)
-        #expect(try MigrationRunner(connection: db).up().count == 5)
+        #expect(try MigrationRunner(connection: db).up().count == 6)
         #expect(try SchemaVerifier(connection: db).verify() == [])
 
         let blank = try TestDatabase(migrated: true)
@@ -79,12 +99,12 @@ import Testing
         defer { database.drop() }
         let db = try database.connect()
         let runner = try MigrationRunner(connection: db)
-        #expect(throws: MigrationError.invalidTarget(6, current: 5)) { try runner.migrateDown(to: 6) }
-        #expect(throws: MigrationError.invalidTarget(-1, current: 5)) { try runner.migrateDown(to: -1) }
-        #expect(try runner.migrateDown(to: 5).isEmpty)
+        #expect(throws: MigrationError.invalidTarget(7, current: 6)) { try runner.migrateDown(to: 7) }
+        #expect(throws: MigrationError.invalidTarget(-1, current: 6)) { try runner.migrateDown(to: -1) }
+        #expect(try runner.migrateDown(to: 6).isEmpty)
 
         let edited = try MigrationRunner(connection: db, migrations: migrations(editing: 4))
         #expect(throws: MigrationError.self) { try edited.migrateDown(to: 3) }
-        #expect(try db.appliedVersions() == [1, 2, 3, 4, 5])
+        #expect(try db.appliedVersions() == [1, 2, 3, 4, 5, 6])
     }
 }

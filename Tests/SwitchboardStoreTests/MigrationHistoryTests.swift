@@ -18,12 +18,12 @@ import Testing
         let history = MigrationHistory(known: Migrations.all, recorded: Migrations.all.prefix(3).map { applied($0) })
         #expect(history.divergences.isEmpty)
         #expect(history.currentVersion == 3)
-        #expect(history.pending.map(\.version) == [4, 5])
+        #expect(history.pending.map(\.version) == [4, 5, 6])
         let status = MigrationStatus(history: history)
         #expect(
             status.entries.map(\.state) == [
                 .applied(at: "2026-01-20T10:00:00Z"), .applied(at: "2026-01-20T10:00:00Z"),
-                .applied(at: "2026-01-20T10:00:00Z"), .pending, .pending,
+                .applied(at: "2026-01-20T10:00:00Z"), .pending, .pending, .pending,
             ])
         #expect(!status.isUpToDate)
     }

@@ -35,11 +35,11 @@ import Testing
 
         let status = Lines()
         try MigrationTool.status(url: database.url, output: status.write)
-        #expect(status.all.count == 7)
+        #expect(status.all.count == 8)
         #expect(status.all[0].hasPrefix("version"))
         #expect(status.all[3].hasPrefix("3") && status.all[3].contains("applied 20"))
         #expect(status.all[4].hasPrefix("4") && status.all[4].hasSuffix("pending"))
-        #expect(status.all[6] == "schema is at version 3, this build needs 5: 2 pending")
+        #expect(status.all[7] == "schema is at version 3, this build needs 6: 3 pending")
 
         let verify = Lines()
         #expect(try !MigrationTool.verify(url: database.url, output: verify.write))
@@ -51,24 +51,25 @@ import Testing
         #expect(
             again.all == [
                 "applied 4 create_chat_read_positions", "applied 5 append_messages_function",
-                "schema is at version 5 (2 applied)", "schema is up to date at version 5",
+                "applied 6 append_messages_by_key", "schema is at version 6 (3 applied)",
+                "schema is up to date at version 6",
             ])
         let ok = Lines()
         #expect(try MigrationTool.verify(url: database.url, output: ok.write))
         #expect(ok.all == ["OK: every verification check passed"])
 
-        let refused = #expect(throws: MigrationError.notConfirmed(target: 3, current: 5)) {
+        let refused = #expect(throws: MigrationError.notConfirmed(target: 3, current: 6)) {
             try MigrationTool.down(url: database.url, to: 3, confirmed: false, output: { _ in })
         }
         #expect(refused?.description.contains("--yes") == true)
         #expect(refused?.description.contains("deletes data") == true)
         let down = Lines()
         try MigrationTool.down(url: database.url, to: 3, confirmed: true, output: down.write)
-        #expect(down.all.first?.hasPrefix("warning: rolling back from version 5 to 3; this deletes data") == true)
+        #expect(down.all.first?.hasPrefix("warning: rolling back from version 6 to 3; this deletes data") == true)
         #expect(
             down.all.dropFirst() == [
-                "rolled back 5 append_messages_function", "rolled back 4 create_chat_read_positions",
-                "schema is at version 3",
+                "rolled back 6 append_messages_by_key", "rolled back 5 append_messages_function",
+                "rolled back 4 create_chat_read_positions", "schema is at version 3",
             ])
     }
 
@@ -80,7 +81,7 @@ import Testing
         let out = Lines()
         try MigrationTool.status(url: database.url, migrations: migrations(editing: 2), output: out.write)
         #expect(out.all[2].contains("edited after it was applied"))
-        #expect(out.all[6].hasPrefix("9") && out.all[6].contains("unknown to this build"))
+        #expect(out.all[7].hasPrefix("9") && out.all[7].contains("unknown to this build"))
         #expect(out.all.last?.hasPrefix("diverged:") == true)
     }
 
@@ -113,7 +114,7 @@ import Testing
 
         let (up, upOut, _) = try run(["migrate", "up"], environment: ["SWITCHBOARD_DATABASE_URL": database.url])
         #expect(up == 0)
-        #expect(upOut.contains("applied 5 append_messages_function"))
+        #expect(upOut.contains("applied 6 append_messages_by_key"))
 
         let (down, _, downError) = try run(["migrate", "down", "--to", "2", "--database-url", database.url])
         #expect(down != 0)

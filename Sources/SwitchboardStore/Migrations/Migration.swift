@@ -32,6 +32,7 @@ public enum Migrations {
         Migration0003.migration,
         Migration0004.migration,
         Migration0005.migration,
+        Migration0006.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -255,7 +255,7 @@ import Testing
         let fixture = try ChatFixture()
         defer { fixture.stop() }
         let ready = try HTTPTestClient.request(port: fixture.port, "GET", "/readyz")
-        #expect(ready.status == 200 && ready.json["schema_version"] as? Int == 5)
+        #expect(ready.status == 200 && ready.json["schema_version"] as? Int == 6)
         let running = try RunningServer()
         defer { running.stop() }
         let noDatabase = try HTTPTestClient.request(port: running.port, "GET", "/readyz")

@@ -55,7 +55,7 @@ import Testing
         lock.release()
         let (head, body) = readResponse(client)
         #expect(statusLine(of: head) == "HTTP/1.1 200 OK", "got: \(head)")
-        #expect(body == #"{"status":"ready","schema_version":5}"#)
+        #expect(body == #"{"status":"ready","schema_version":6}"#)
         expectPromptEOF(client)
     }
 
@@ -84,7 +84,7 @@ import Testing
         let (head, body) = readResponse(client)
         #expect(statusLine(of: head) == "HTTP/1.1 200 OK", "got: \(head)")
         #expect(head.lowercased().contains("connection: close"))
-        #expect(body == #"{"status":"ready","schema_version":5}"#)
+        #expect(body == #"{"status":"ready","schema_version":6}"#)
         expectPromptEOF(client)
     }
 

@@ -1,0 +1,61 @@
+import SwitchboardPostgres
+import SwitchboardTestSupport
+import Testing
+
+@testable import SwitchboardWriter
+
+/// A batch must cost the same whether the database holds ten sessions or a
+/// million: it may touch its own sessions, never scan the others. The trap is a
+/// table without statistics (a fresh deployment, or sessions created since the
+/// last ANALYZE): under the writer's generic plans, version 5 of
+/// switchboard_append_messages then read every live session per batch.
+@Suite struct SessionLookupTests {
+    @Test func aBatchReadsOnlyItsOwnSessionsOnATableWithoutStatistics() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let workspace = "7f3c2a10-0000-4000-8000-000000000001"
+        try db.query("ALTER TABLE chat_sessions SET (autovacuum_enabled = false)")
+        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
+        try db.query(
+            "INSERT INTO chat_sessions (workspace_id) SELECT $1 FROM generate_series(1, 3000)", [workspace])
+        // The condition under test: the planner has no statistics for the table.
+        #expect(try db.query("SELECT reltuples FROM pg_class WHERE relname = 'chat_sessions'").string(0, 0) == "-1")
+
+        let sessions = try db.query("SELECT id::text FROM chat_sessions ORDER BY created_at, id LIMIT 5").rows
+            .compactMap { $0.first ?? nil }
+        #expect(sessions.count == 5)
+        try db.execute(WriterLoop.sessionSettings)
+
+        // Two batches, the second on the generic plans the first one cached.
+        for round in 1...2 {
+            let ids = sessions + sessions
+            let literal = { (values: [String]) in "{" + values.map { "\"\($0)\"" }.joined(separator: ",") + "}" }
+            // Counts not yet flushed to the statistics collector, this
+            // transaction's included: the batch's own reads are the difference.
+            let counters =
+                "SELECT seq_scan, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'chat_sessions'"
+            try db.query("BEGIN")
+            let before = try db.query(counters)
+            let stored = try db.query(
+                BatchEncoder.statement,
+                [
+                    literal(ids), literal(ids.indices.map { "r\(round)-\($0)" }), literal(ids.map { _ in "visitor" }),
+                    literal(ids.map { _ in "v-1" }), literal(ids.map { _ in "Vera" }), literal(ids.map { _ in "text" }),
+                    literal(ids.map { _ in "hello" }),
+                ])
+            let after = try db.query(counters)
+            try db.query("COMMIT")
+            let scans = (after.int(0, 0) ?? -1) - (before.int(0, 0) ?? 0)
+            let fetched = (after.int(0, 1) ?? -1) - (before.int(0, 1) ?? 0)
+
+            #expect(stored.rows.count == 10)
+            #expect(stored.rows.allSatisfy { $0[1] == "stored" })
+            #expect(scans == 0, "sequential scans of chat_sessions in round \(round)")
+            // Per session: the lock, the last_seq update and one foreign-key check
+            // per message, about 20 rows in all; a scan would read all 3,000.
+            #expect(fetched >= 5 && fetched <= 50, "chat_sessions rows fetched by index in round \(round): \(fetched)")
+        }
+        #expect(try db.query("SELECT max(last_seq) FROM chat_sessions").int(0, 0) == 4)
+    }
+}
