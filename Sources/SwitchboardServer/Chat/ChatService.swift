@@ -125,11 +125,6 @@ final class ChatService: @unchecked Sendable {
         var stored = 0
         var duplicates = 0
         var failures = 0
-        defer {
-            metrics.messagesStored.increment(by: stored)
-            metrics.messagesDuplicate.increment(by: duplicates)
-            if failures > 0 { metrics.databaseErrors(.writer).increment(by: failures) }
-        }
         for result in batch.results {
             if result.origin >= 0 && result.origin < results.count { results[result.origin].append(result) }
             switch result.outcome {
@@ -146,6 +141,11 @@ final class ChatService: @unchecked Sendable {
                     frame: SharedFrame(payload: encoder.message(message))))
             if announce { announced.append(message) }
         }
+        // Counted before anyone is answered: a client holding its ack finds
+        // the message in /metrics.
+        metrics.messagesStored.increment(by: stored)
+        metrics.messagesDuplicate.increment(by: duplicates)
+        if failures > 0 { metrics.databaseErrors(.writer).increment(by: failures) }
         let (updated, unknown) = announced.isEmpty ? ([], []) : directory.apply(announced)
         for session in updated {
             delivery.workspaceFrames.append(
