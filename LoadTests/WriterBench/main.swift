@@ -27,29 +27,50 @@ struct Options {
     var seconds = 10
     var skipNaive = false
 
+    static let usage = """
+        usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
+                            [--naive-messages 200000] [--batch 1024] [--delay-ms 2]
+                            [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+        (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
+        """
+
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
-        func value(_ name: String) -> String {
-            guard let value = iterator.next() else { fatalError("\(name) needs a value") }
-            return value
+        func count(_ name: String, minimum: Int = 1) -> Int {
+            guard let text = iterator.next() else { Self.fail("\(name) needs a value") }
+            guard let number = Int(text), number >= minimum else {
+                Self.fail("\(name) must be an integer of at least \(minimum), not '\(text)'")
+            }
+            return number
         }
         while let argument = iterator.next() {
             switch argument {
-            case "--database-url": databaseURL = value(argument)
-            case "--sessions": sessions = Int(value(argument))!
-            case "--messages": messages = Int(value(argument))!
-            case "--naive-messages": naiveMessages = Int(value(argument))!
-            case "--batch": batch = Int(value(argument))!
-            case "--delay-ms": delayMilliseconds = Int(value(argument))!
-            case "--depth": depth = Int(value(argument))!
-            case "--connections": connections = Int(value(argument))!
-            case "--rate": rate = Int(value(argument))!
-            case "--seconds": seconds = Int(value(argument))!
+            case "--database-url":
+                guard let url = iterator.next() else { Self.fail("--database-url needs a value") }
+                databaseURL = url
+            case "--sessions": sessions = count(argument)
+            case "--messages": messages = count(argument)
+            case "--naive-messages": naiveMessages = count(argument)
+            case "--batch": batch = count(argument)
+            case "--delay-ms": delayMilliseconds = count(argument, minimum: 0)
+            case "--depth": depth = count(argument)
+            case "--connections": connections = count(argument)
+            case "--rate": rate = count(argument)
+            case "--seconds": seconds = count(argument)
             case "--skip-naive": skipNaive = true
-            default: fatalError("unknown option \(argument) (see the header of LoadTests/WriterBench/main.swift)")
+            case "-h", "--help":
+                print(Self.usage)
+                exit(0)
+            default: Self.fail("unknown option \(argument)")
             }
         }
-        precondition(!databaseURL.isEmpty, "--database-url or SWITCHBOARD_DATABASE_URL is required")
+        if databaseURL.isEmpty { Self.fail("--database-url or SWITCHBOARD_DATABASE_URL is required") }
+    }
+
+    /// A usage error: the message and the usage on stderr, exit status 2.
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("writer-bench: \(message)\n\(usage)\n".utf8))
+        exit(2)
     }
 }
 
