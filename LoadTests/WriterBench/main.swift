@@ -271,12 +271,14 @@ let url = try prepareDatabase(options.databaseURL)
 let settings = try PostgresConnection(url).query(
     """
     SELECT current_setting('server_version'), current_setting('fsync'), current_setting('synchronous_commit'),
-           current_setting('full_page_writes'), current_setting('wal_sync_method'), current_setting('shared_buffers')
+           current_setting('full_page_writes'), current_setting('wal_sync_method'), current_setting('shared_buffers'),
+           current_setting('max_wal_size')
     """)
 report(
     "settings: server_version=\(settings.string(0, 0)!.split(separator: " ")[0]) fsync=\(settings.string(0, 1)!)"
         + " synchronous_commit=\(settings.string(0, 2)!) full_page_writes=\(settings.string(0, 3)!)"
-        + " wal_sync_method=\(settings.string(0, 4)!) shared_buffers=\(settings.string(0, 5)!)")
+        + " wal_sync_method=\(settings.string(0, 4)!) shared_buffers=\(settings.string(0, 5)!)"
+        + " max_wal_size=\(settings.string(0, 6)!)")
 /// Each run starts from a vacuumed, analyzed database just checkpointed.
 /// Otherwise the autovacuum the previous run's rows call for lands at a random
 /// moment of the next run (200,000 inserts pass its insert threshold), and so
