@@ -5,11 +5,13 @@
 /// IS NULL`. The writer runs generic plans, and on a table not yet analyzed
 /// (a fresh deployment, or sessions created since the last ANALYZE) the
 /// planner took the partial index of live sessions as nearly empty: each batch
-/// read every session in it and compared each with every id of the batch. At
-/// 20,000 messages/s over 1,000 sessions that made PostgreSQL the bottleneck.
-/// Now both paths look each distinct session up by its key (a lateral join,
-/// which no plan can turn into a scan of the table), still in id order.
-/// Results and semantics are unchanged (see Migration0005).
+/// read every session in it and compared each with every id of the batch
+/// (3,015 rows read for a 5-session batch over 3,000 sessions; loadtest
+/// `conversations` at 20,000 messages/s over 1,000 new sessions: PostgreSQL
+/// 0.83 cores, 0.73 with this version). Now both paths look each distinct
+/// session up by its key, a lateral join whose cheap plan is one index probe
+/// per session, still in id order. Results and semantics are unchanged (see
+/// Migration0005).
 enum Migration0006 {
     static let migration = Migration(
         version: 6, name: "append_messages_by_key",
