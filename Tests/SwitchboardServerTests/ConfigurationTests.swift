@@ -115,6 +115,19 @@ import Testing
             _ = try ConfigurationLoader.load(file: path, environment: [:], overrides: .init())
         }
     }
+
+    /// The documented default file states the built-in defaults; the accept
+    /// queue is sized for reconnect storms (a full queue drops SYNs, resent
+    /// only after a second).
+    @Test func theDocumentedDefaultsAreTheBuiltInOnes() throws {
+        let documented = try ConfigurationLoader.load(
+            file: RepositoryPath.resolve("config/switchboard.toml"), environment: [:], overrides: .init())
+        let builtIn = Configuration()
+        #expect(builtIn.backlog == 4096)
+        #expect(documented.backlog == builtIn.backlog)
+        #expect(documented.threads == builtIn.threads)
+        #expect(documented.maxConnections == builtIn.maxConnections)
+    }
 }
 
 /// Finds files relative to the repository root, whatever the test's cwd.
