@@ -250,10 +250,17 @@ def render(report_dir):
     if run.get("quick") == "1":
         lines += ["> Quick run (`--quick`): smoke-test sizes, not a measurement. The targets are stated for the"
                   " standard sizes.", ""]
+    if run.get("harness_nice", "none") == "none":
+        priority = (" The harness runs at the default priority, so time it waits for the CPU behind PostgreSQL"
+                    " counts as latency.")
+    else:
+        priority = (f" The harness runs at `{run['harness_nice']}`: latency runs from each message's scheduled send"
+                    " time, and PostgreSQL yields core 1 to it rather than its waits counting as gateway latency.")
     lines += [
         f"Run {started} on {machine()}.",
         f"Command: `{command}`. The release gateway is pinned to core 0 (`taskset -c 0`), the `loadtest` harness"
         f" (LoadTests/LoadTest) to core 1 (`taskset -c 1`); {pg} is not pinned and shares both cores with them."
+        + priority +
         " The harness opens real WebSocket connections with JWTs (visitors and operator consoles), checks every"
         " delivery for gaps, duplicates and reordering, and afterwards checks acked messages against the database.",
         "",
