@@ -67,4 +67,44 @@ import Testing
         }
         #expect(try db.query("SELECT max(last_seq) FROM chat_sessions").int(0, 0) == 4)
     }
+
+    /// The fast path locks its sessions inside the subtransaction that updates
+    /// them. Locked by the parent and updated in the subtransaction, each row
+    /// got a multixact as its xmax: one more multixact per session and batch to
+    /// store, look up on every later lock of the row, and freeze.
+    @Test func batchesLeaveNoMultixactOnTheirSessions() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let workspace = "7f3c2a10-0000-4000-8000-000000000002"
+        try db.query("CREATE EXTENSION IF NOT EXISTS pageinspect")
+        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
+        try db.query("INSERT INTO chat_sessions (workspace_id) SELECT $1 FROM generate_series(1, 3)", [workspace])
+        let sessions = try db.query("SELECT id::text FROM chat_sessions ORDER BY id").rows.compactMap {
+            $0.first ?? nil
+        }
+        try db.execute(WriterLoop.sessionSettings)
+
+        let literal = { (values: [String]) in "{" + values.map { "\"\($0)\"" }.joined(separator: ",") + "}" }
+        for round in 1...3 {
+            let ids = sessions + sessions
+            let stored = try db.query(
+                BatchEncoder.statement,
+                [
+                    literal(ids), literal(ids.indices.map { "m\(round)-\($0)" }), literal(ids.map { _ in "visitor" }),
+                    literal(ids.map { _ in "v-1" }), literal(ids.map { _ in "Vera" }), literal(ids.map { _ in "text" }),
+                    literal(ids.map { _ in "hello" }),
+                ])
+            #expect(stored.rows.map { $0[1] } == Array(repeating: "stored", count: 6))
+        }
+        // HEAP_XMAX_IS_MULTI (0x1000) on any version of any session row.
+        let versions = try db.query(
+            """
+            SELECT count(*) FILTER (WHERE (t_infomask & 4096) <> 0), count(*)
+              FROM heap_page_items(get_raw_page('chat_sessions', 0))
+            """)
+        #expect(versions.int(0, 1) ?? 0 >= 3)
+        #expect(versions.int(0, 0) == 0, "session row versions with a multixact xmax")
+        #expect(try db.query("SELECT sum(last_seq) FROM chat_sessions").int(0, 0) == 18)
+    }
 }
