@@ -17,15 +17,11 @@ import Testing
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let db = try database.connect()
-        let workspace = "7f3c2a10-0000-4000-8000-000000000001"
         try db.query("ALTER TABLE chat_sessions SET (autovacuum_enabled = false)")
-        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
         // 1,000 analyzed sessions: few enough that a scan looks cheaper than ten
         // index probes (the generic plan's guess at a batch's sessions).
         let sessionCount = analyzed ? 1000 : 3000
-        try db.query(
-            "INSERT INTO chat_sessions (workspace_id) SELECT $1 FROM generate_series(1, $2::int)",
-            [workspace, String(sessionCount)])
+        try Self.createSessions(sessionCount, in: db)
         // The condition under test: what the planner knows of the table.
         if analyzed { try db.query("ANALYZE chat_sessions") }
         let estimate = try db.query("SELECT reltuples FROM pg_class WHERE relname = 'chat_sessions'").string(0, 0)
@@ -38,28 +34,19 @@ import Testing
 
         // Two batches, the second on the generic plans the first one cached.
         for round in 1...2 {
-            let ids = sessions + sessions
-            let literal = { (values: [String]) in "{" + values.map { "\"\($0)\"" }.joined(separator: ",") + "}" }
             // Counts not yet flushed to the statistics collector, this
             // transaction's included: the batch's own reads are the difference.
             let counters =
                 "SELECT seq_scan, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'chat_sessions'"
             try db.query("BEGIN")
             let before = try db.query(counters)
-            let stored = try db.query(
-                BatchEncoder.statement,
-                [
-                    literal(ids), literal(ids.indices.map { "r\(round)-\($0)" }), literal(ids.map { _ in "visitor" }),
-                    literal(ids.map { _ in "v-1" }), literal(ids.map { _ in "Vera" }), literal(ids.map { _ in "text" }),
-                    literal(ids.map { _ in "hello" }),
-                ])
+            let stored = try Self.appendTwoEach(to: sessions, round: round, db)
             let after = try db.query(counters)
             try db.query("COMMIT")
             let scans = (after.int(0, 0) ?? -1) - (before.int(0, 0) ?? 0)
             let fetched = (after.int(0, 1) ?? -1) - (before.int(0, 1) ?? 0)
 
-            #expect(stored.rows.count == 10)
-            #expect(stored.rows.allSatisfy { $0[1] == "stored" })
+            #expect(stored == Array(repeating: "stored", count: 10))
             #expect(scans == 0, "sequential scans of chat_sessions in round \(round)")
             // Per session: the lock, the last_seq update and one foreign-key check
             // per message, about 20 rows in all; a scan would read every session.
@@ -76,26 +63,15 @@ import Testing
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let db = try database.connect()
-        let workspace = "7f3c2a10-0000-4000-8000-000000000002"
         try db.query("CREATE EXTENSION IF NOT EXISTS pageinspect")
-        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
-        try db.query("INSERT INTO chat_sessions (workspace_id) SELECT $1 FROM generate_series(1, 3)", [workspace])
+        try Self.createSessions(3, in: db)
         let sessions = try db.query("SELECT id::text FROM chat_sessions ORDER BY id").rows.compactMap {
             $0.first ?? nil
         }
         try db.execute(WriterLoop.sessionSettings)
 
-        let literal = { (values: [String]) in "{" + values.map { "\"\($0)\"" }.joined(separator: ",") + "}" }
         for round in 1...3 {
-            let ids = sessions + sessions
-            let stored = try db.query(
-                BatchEncoder.statement,
-                [
-                    literal(ids), literal(ids.indices.map { "m\(round)-\($0)" }), literal(ids.map { _ in "visitor" }),
-                    literal(ids.map { _ in "v-1" }), literal(ids.map { _ in "Vera" }), literal(ids.map { _ in "text" }),
-                    literal(ids.map { _ in "hello" }),
-                ])
-            #expect(stored.rows.map { $0[1] } == Array(repeating: "stored", count: 6))
+            #expect(try Self.appendTwoEach(to: sessions, round: round, db) == Array(repeating: "stored", count: 6))
         }
         // HEAP_XMAX_IS_MULTI (0x1000) on any version of any session row.
         let versions = try db.query(
@@ -106,5 +82,33 @@ import Testing
         #expect(versions.int(0, 1) ?? 0 >= 3)
         #expect(versions.int(0, 0) == 0, "session row versions with a multixact xmax")
         #expect(try db.query("SELECT sum(last_seq) FROM chat_sessions").int(0, 0) == 18)
+    }
+
+    /// `count` sessions in one new workspace.
+    private static func createSessions(_ count: Int, in db: PostgresConnection) throws {
+        let workspace = "7f3c2a10-0000-4000-8000-000000000001"
+        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
+        try db.query(
+            "INSERT INTO chat_sessions (workspace_id) SELECT $1 FROM generate_series(1, $2::int)",
+            [workspace, String(count)])
+    }
+
+    /// Two messages for each session, as one batch through the writer's own
+    /// statement; returns each message's status.
+    private static func appendTwoEach(
+        to sessions: [String], round: Int, _ db: PostgresConnection
+    ) throws
+        -> [String?]
+    {
+        let ids = sessions + sessions
+        let literal = { (values: [String]) in "{" + values.map { "\"\($0)\"" }.joined(separator: ",") + "}" }
+        let stored = try db.query(
+            BatchEncoder.statement,
+            [
+                literal(ids), literal(ids.indices.map { "r\(round)-\($0)" }), literal(ids.map { _ in "visitor" }),
+                literal(ids.map { _ in "v-1" }), literal(ids.map { _ in "Vera" }), literal(ids.map { _ in "text" }),
+                literal(ids.map { _ in "hello" }),
+            ])
+        return stored.rows.map { $0[1] }
     }
 }
