@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardChat
 import SwitchboardPostgres
 import SwitchboardReaders
+import SwitchboardStore
 import SwitchboardTestSupport
 import Testing
 
@@ -228,7 +229,7 @@ import Testing
     @Test func appliedSchemaVersion() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        #expect(try fixture.queries.appliedSchemaVersion() == 6)
+        #expect(try fixture.queries.appliedSchemaVersion() == Migrations.latestVersion)
 
         let empty = try TestDatabase(migrated: false)
         defer { empty.drop() }

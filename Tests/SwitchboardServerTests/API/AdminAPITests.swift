@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardAuth
+import SwitchboardStore
 import Testing
 
 @testable import SwitchboardServer
@@ -255,7 +256,7 @@ import Testing
         let fixture = try ChatFixture()
         defer { fixture.stop() }
         let ready = try HTTPTestClient.request(port: fixture.port, "GET", "/readyz")
-        #expect(ready.status == 200 && ready.json["schema_version"] as? Int == 6)
+        #expect(ready.status == 200 && ready.json["schema_version"] as? Int == Migrations.latestVersion)
         let running = try RunningServer()
         defer { running.stop() }
         let noDatabase = try HTTPTestClient.request(port: running.port, "GET", "/readyz")

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardPostgres
+import SwitchboardStore
 import SwitchboardTestSupport
 import Testing
 
@@ -55,7 +56,7 @@ import Testing
         lock.release()
         let (head, body) = readResponse(client)
         #expect(statusLine(of: head) == "HTTP/1.1 200 OK", "got: \(head)")
-        #expect(body == #"{"status":"ready","schema_version":6}"#)
+        #expect(body == #"{"status":"ready","schema_version":\#(Migrations.latestVersion)}"#)
         expectPromptEOF(client)
     }
 
@@ -84,7 +85,7 @@ import Testing
         let (head, body) = readResponse(client)
         #expect(statusLine(of: head) == "HTTP/1.1 200 OK", "got: \(head)")
         #expect(head.lowercased().contains("connection: close"))
-        #expect(body == #"{"status":"ready","schema_version":6}"#)
+        #expect(body == #"{"status":"ready","schema_version":\#(Migrations.latestVersion)}"#)
         expectPromptEOF(client)
     }
 
