@@ -11,6 +11,9 @@ import Glibc
 /// on purpose for the second connection (the operator): it skips seq 3 (a
 /// gap), sends seq 5 twice (a duplicate), sends seq 8 before seq 7 (a
 /// reorder), and holds seq 10 back for `delay` (a latency outlier).
+/// With `repeatingAnAck`, deliveries are faithful instead and the one fault
+/// is in the acks: the fourth send is answered with the third send's ack
+/// again, so the counts of sends and acks still match.
 /// Blocking sockets, one thread per connection: simple beats fast here.
 final class FaultInjectingServer: @unchecked Sendable {
     static let sessionID = "00000000-0000-4000-8000-0000000000aa"
@@ -18,15 +21,18 @@ final class FaultInjectingServer: @unchecked Sendable {
     private let listener: Int32
     private let state = Mutex(State())
     private let delayMicroseconds: UInt32
+    private let repeatsAnAck: Bool
 
     private struct State {
         var connections: [Int32] = []
         var nextSeq: Int64 = 1
         var heldSeven: [UInt8]?
+        var previousAck = ""
     }
 
-    init(delayMilliseconds: UInt32) throws {
+    init(delayMilliseconds: UInt32, repeatingAnAck: Bool = false) throws {
         delayMicroseconds = delayMilliseconds * 1000
+        repeatsAnAck = repeatingAnAck
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -102,15 +108,15 @@ final class FaultInjectingServer: @unchecked Sendable {
         state.withLock { state in
             let seq = state.nextSeq
             state.nextSeq += 1
-            reply(
-                sender,
+            let ack =
                 #"{"type":"ack","ref":"\#(ref)","session_id":"\#(Self.sessionID)","client_msg_id":"\#(id)","seq":\#(seq),"id":"m\#(seq)","duplicate":false}"#
-            )
+            reply(sender, repeatsAnAck && seq == 4 ? state.previousAck : ack)
+            state.previousAck = ack
             let message = Self.encode(
                 #"{"session_id":"\#(Self.sessionID)","type":"message","seq":\#(seq),"client_msg_id":"\#(id)","kind":"text","body":"\#(body)","sender":{"id":"x","role":"visitor"}}"#
             )
             for (index, fd) in state.connections.enumerated() {
-                guard index == 1 else {
+                guard index == 1, !repeatsAnAck else {
                     writeAll(fd, message)
                     continue
                 }

@@ -28,4 +28,23 @@ struct HarnessFindsInjectedFaultsTests {
         #expect(delivery.p99 >= 200)
         #expect(delivery.p50 < 50)
     }
+
+    @Test("an ack repeated in place of another send's answer fails the run, though the counts match")
+    func repeatedAck() throws {
+        let server = try FaultInjectingServer(delayMilliseconds: 0, repeatingAnAck: true)
+        defer { server.stop() }
+        let options = try LoadOptions(arguments: [
+            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
+            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
+            "--seconds", "1", "--warmup", "0", "--drain", "3",
+        ])
+        let report = try LoadRun.run(options)
+
+        #expect(report.correctness.gaps == 0 && report.correctness.duplicates == 0)
+        #expect(report.correctness.reorders == 0)
+        #expect(report.correctness.unanswered == 0)  // one ack too many, one too few
+        #expect(report.correctness.unexpectedCloses == 1)  // the protocol violation
+        #expect(report.notes.contains { $0.contains("a second ack for one send") })
+        #expect(!report.passed)
+    }
 }

@@ -12,14 +12,18 @@ struct SessionState {
         id = String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Records an ack; false when the seq was already acked for another message.
-    mutating func recordAck(seq: Int64, messageID: UInt64) -> Bool {
-        guard seq >= 1 else { return false }
+    enum AckRecord { case recorded, repeated, conflicting }
+
+    /// Records an ack: `repeated` when this seq was already acked for this
+    /// message, `conflicting` when for another one (or the seq is not valid).
+    mutating func recordAck(seq: Int64, messageID: UInt64) -> AckRecord {
+        guard seq >= 1 else { return .conflicting }
         let slot = Int(seq - 1)
         if slot >= ledger.count { ledger.append(contentsOf: repeatElement(0, count: slot + 1 - ledger.count)) }
-        if ledger[slot] != 0 && ledger[slot] != messageID { return false }
+        if ledger[slot] == messageID { return .repeated }
+        if ledger[slot] != 0 { return .conflicting }
         ledger[slot] = messageID
         maxAckedSeq = max(maxAckedSeq, seq)
-        return true
+        return .recorded
     }
 }

@@ -113,10 +113,17 @@ final class Shard {
         acked += 1
         timeline.count(.acked, at: now)
         if frame.duplicate { errors["ack.duplicate (never retried by the harness)", default: 0] += 1 }
-        if let idRange = frame.clientMsgID, let messageID = ClientFrames.parseMessageID(bytes[idRange]),
-            !sessions[participant.session].recordAck(seq: frame.seq, messageID: messageID)
-        {
-            conflictingAcks += 1
+        // `unanswered` is counted from totals, so an ack that is not one
+        // send's first must fail the run itself: it could stand in for a
+        // send that was never answered. (The harness never retries a send.)
+        if let idRange = frame.clientMsgID, let messageID = ClientFrames.parseMessageID(bytes[idRange]) {
+            switch sessions[participant.session].recordAck(seq: frame.seq, messageID: messageID) {
+            case .recorded: break
+            case .repeated: protocolViolation("a second ack for one send")
+            case .conflicting: conflictingAcks += 1
+            }
+        } else {
+            protocolViolation("an ack without one of the harness's client_msg_ids")
         }
         guard let ref = frame.ref, let scheduled = ClientFrames.stampedInstant(bytes, ref, prefix: UInt8(ascii: "r")),
             scheduled >= recordFrom
