@@ -29,6 +29,13 @@ struct LoadOptionsTests {
             ["ramp", "--jwt-secret", "s", "--threads", "2", "--sessions", "4"],
             ["conversations", "--jwt-secret", "s", "--body-bytes", "10"],
             ["conversations", "--jwt-secret", "s", "--frobnicate", "1"],
+            // Numbers that would overflow the nanosecond clock or a count used to trap.
+            ["conversations", "--jwt-secret", "s", "--seconds", "1e11"],
+            ["conversations", "--jwt-secret", "s", "--drain", "inf"],
+            // A ramp must carry traffic in every step and end.
+            ["ramp", "--jwt-secret", "s", "--step-seconds", "0"],
+            ["ramp", "--jwt-secret", "s", "--start", "1000", "--step", "0.5", "--max", "2000"],
+            ["ramp", "--jwt-secret", "s", "--start", "1", "--step", "1", "--max", "100000"],
         ])
     func refusesMistakes(_ arguments: [String]) {
         #expect(throws: LoadOptions.UsageError.self) { try LoadOptions(arguments: arguments) }

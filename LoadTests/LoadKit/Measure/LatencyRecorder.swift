@@ -10,6 +10,9 @@ public struct LatencyRecorder: Sendable {
 
     public init() {}
 
+    /// Latencies recorded.
+    public var count: UInt64 { histogram.totalCount }
+
     @inline(__always)
     public mutating func record(nanoseconds: UInt64) {
         let micros = Swift.min(Swift.max(nanoseconds / 1000, 1), Self.highestMicroseconds)

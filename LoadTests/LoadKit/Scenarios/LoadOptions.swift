@@ -88,9 +88,11 @@ public struct LoadOptions: Sendable {
             guard index + 1 < arguments.count else { throw UsageError(description: "\(name) needs a value") }
             return arguments[index + 1]
         }
+        // At most 1e9: seconds become nanoseconds and rate x seconds a count,
+        // and both must fit their integers (a larger value used to trap).
         func number(_ name: String) throws(UsageError) -> Double {
-            guard let parsed = Double(try value(name)), parsed >= 0, parsed.isFinite else {
-                throw UsageError(description: "\(name) needs a non-negative number")
+            guard let parsed = Double(try value(name)), parsed >= 0, parsed <= 1_000_000_000 else {
+                throw UsageError(description: "\(name) needs a number from 0 to 1,000,000,000")
             }
             return parsed
         }
@@ -163,8 +165,12 @@ public struct LoadOptions: Sendable {
         }
         if sessions < threads { throw UsageError(description: "--sessions must be at least --threads") }
         if bodyBytes < 24 || bodyBytes > 8000 { throw UsageError(description: "--body-bytes must be 24...8000") }
-        if scenario == "ramp" && (rampStep <= 0 || rampStart <= 0 || rampMax < rampStart) {
-            throw UsageError(description: "ramp needs --start > 0, --step > 0 and --max >= --start")
+        if scenario == "ramp" && (rampStep < 1 || rampStart <= 0 || rampMax < rampStart) {
+            throw UsageError(description: "ramp needs --start > 0, --step >= 1 and --max >= --start")
+        }
+        // Every step must carry traffic, and the ramp must end.
+        if scenario == "ramp" && (stepSeconds <= 0 || (rampMax - rampStart) / rampStep > 1000) {
+            throw UsageError(description: "ramp needs --step-seconds > 0 and at most 1,000 steps")
         }
     }
 

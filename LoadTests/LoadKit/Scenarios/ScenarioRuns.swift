@@ -168,7 +168,10 @@ enum ScenarioRuns {
             let sent = shard.sent - sentBefore
             let acked = shard.acked - ackedBefore
             let p99 = shard.deliveryLatency.milliseconds(atPercentile: 99)
-            let passed = p99 <= options.p99BoundMilliseconds && Double(acked) >= 0.99 * Double(sent)
+            // A step that measured nothing proves nothing.
+            let passed =
+                sent > 0 && shard.deliveryLatency.count > 0 && p99 <= options.p99BoundMilliseconds
+                && Double(acked) >= 0.99 * Double(sent)
             outcome.rampSteps.append(
                 RampStep(rate: rate, sent: sent, acked: acked, p99Milliseconds: p99, passed: passed))
             total.merge(shard.deliveryLatency)
