@@ -11,9 +11,7 @@ import Glibc
 /// on purpose for the second connection (the operator): it skips seq 3 (a
 /// gap), sends seq 5 twice (a duplicate), sends seq 8 before seq 7 (a
 /// reorder), and holds seq 10 back for `delay` (a latency outlier).
-/// With `repeatingAnAck`, deliveries are faithful instead and the one fault
-/// is in the acks: the fourth send is answered with the third send's ack
-/// again, so the counts of sends and acks still match.
+/// The other `Fault`s keep deliveries faithful and break one thing instead.
 /// Blocking sockets, one thread per connection: simple beats fast here.
 final class FaultInjectingServer: @unchecked Sendable {
     static let sessionID = "00000000-0000-4000-8000-0000000000aa"
@@ -21,7 +19,17 @@ final class FaultInjectingServer: @unchecked Sendable {
     private let listener: Int32
     private let state = Mutex(State())
     private let delayMicroseconds: UInt32
-    private let repeatsAnAck: Bool
+    private let fault: Fault
+
+    enum Fault {
+        /// Seq 3 skipped, 5 twice, 8 before 7, 10 held back: on the operator's deliveries.
+        case deliveries
+        /// The fourth send is answered with the third send's ack again, so
+        /// the counts of sends and acks still match.
+        case repeatedAck
+        /// After the fourth send, an `error` frame that answers no send.
+        case strayError
+    }
 
     private struct State {
         var connections: [Int32] = []
@@ -30,9 +38,9 @@ final class FaultInjectingServer: @unchecked Sendable {
         var previousAck = ""
     }
 
-    init(delayMilliseconds: UInt32, repeatingAnAck: Bool = false) throws {
+    init(delayMilliseconds: UInt32, fault: Fault = .deliveries) throws {
         delayMicroseconds = delayMilliseconds * 1000
-        repeatsAnAck = repeatingAnAck
+        self.fault = fault
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -110,13 +118,16 @@ final class FaultInjectingServer: @unchecked Sendable {
             state.nextSeq += 1
             let ack =
                 #"{"type":"ack","ref":"\#(ref)","session_id":"\#(Self.sessionID)","client_msg_id":"\#(id)","seq":\#(seq),"id":"m\#(seq)","duplicate":false}"#
-            reply(sender, repeatsAnAck && seq == 4 ? state.previousAck : ack)
+            reply(sender, fault == .repeatedAck && seq == 4 ? state.previousAck : ack)
             state.previousAck = ack
+            if fault == .strayError && seq == 4 {
+                reply(sender, #"{"type":"error","code":"internal","message":"injected"}"#)
+            }
             let message = Self.encode(
                 #"{"session_id":"\#(Self.sessionID)","type":"message","seq":\#(seq),"client_msg_id":"\#(id)","kind":"text","body":"\#(body)","sender":{"id":"x","role":"visitor"}}"#
             )
             for (index, fd) in state.connections.enumerated() {
-                guard index == 1, !repeatsAnAck else {
+                guard index == 1, fault == .deliveries else {
                     writeAll(fd, message)
                     continue
                 }

@@ -31,7 +31,7 @@ struct HarnessFindsInjectedFaultsTests {
 
     @Test("an ack repeated in place of another send's answer fails the run, though the counts match")
     func repeatedAck() throws {
-        let server = try FaultInjectingServer(delayMilliseconds: 0, repeatingAnAck: true)
+        let server = try FaultInjectingServer(delayMilliseconds: 0, fault: .repeatedAck)
         defer { server.stop() }
         let options = try LoadOptions(arguments: [
             "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
@@ -45,6 +45,22 @@ struct HarnessFindsInjectedFaultsTests {
         #expect(report.correctness.unanswered == 0)  // one ack too many, one too few
         #expect(report.correctness.unexpectedCloses == 1)  // the protocol violation
         #expect(report.notes.contains { $0.contains("a second ack for one send") })
+        #expect(!report.passed)
+    }
+
+    @Test("a participant failing after traffic started fails the run, which still reports")
+    func failureDuringTraffic() throws {
+        let server = try FaultInjectingServer(delayMilliseconds: 0, fault: .strayError)
+        defer { server.stop() }
+        let options = try LoadOptions(arguments: [
+            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
+            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
+            "--seconds", "1", "--warmup", "0", "--drain", "3",
+        ])
+        // Not a set-up error (which throws, exit 2, no report): a correctness failure.
+        let report = try LoadRun.run(options)
+        #expect(report.correctness.unexpectedCloses >= 1)
+        #expect(report.notes.contains { $0.contains("failed after traffic started") })
         #expect(!report.passed)
     }
 }

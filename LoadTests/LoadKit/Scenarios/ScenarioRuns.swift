@@ -132,7 +132,7 @@ enum ScenarioRuns {
         }
         outcome.reconnectSeconds = reconnectSeconds
         outcome.reconnections = population.operators.count
-        if !back { shard.setupErrors.append("not every operator was back after the reconnect storm") }
+        if !back { shard.failedDuringTraffic("not every operator was back after the reconnect storm") }
         shard.closeAll()
         return outcome
     }

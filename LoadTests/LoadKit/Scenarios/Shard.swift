@@ -37,6 +37,11 @@ final class Shard {
     var errors: [String: Int] = [:]
     var notes: Set<String> = []
     var setupErrors: [String] = []
+    /// Participants that failed after traffic began (a refused rejoin, an
+    /// error frame): the gateway failing a run, counted with the unexpected
+    /// closes, where a set-up error would abort the run without a report.
+    private(set) var failuresInTraffic = 0
+    private var trafficStarted = false
 
     /// Participants that finished setting up (or failed to) since `connect` began.
     private var settled = 0
@@ -67,7 +72,16 @@ final class Shard {
 
     func setupFailed(_ message: String) {
         settled += 1
-        if setupErrors.count < 20 { setupErrors.append(message) }
+        if trafficStarted {
+            failedDuringTraffic(message)
+        } else if setupErrors.count < 20 {
+            setupErrors.append(message)
+        }
+    }
+
+    func failedDuringTraffic(_ message: String) {
+        failuresInTraffic += 1
+        note("failed after traffic started: \(message)")
     }
 
     func protocolViolation(_ message: String) {
@@ -178,6 +192,7 @@ final class Shard {
         senders: [Participant], rate: Double, start: UInt64, seconds: Double, during: ((UInt64) -> Void)? = nil
     ) {
         guard !senders.isEmpty, rate > 0 else { return }
+        trafficStarted = true
         let end = start + UInt64(seconds * 1e9)
         let total = Int(seconds * rate)
         var issued = 0
@@ -238,7 +253,7 @@ final class Shard {
         }
         result.unanswered = max(0, sent - acked - refused)
         result.lostAcks = conflictingAcks
-        result.unexpectedCloses = unexpectedCloses + protocolViolations
+        result.unexpectedCloses = unexpectedCloses + protocolViolations + failuresInTraffic
         result.errors = errors
         return result
     }
