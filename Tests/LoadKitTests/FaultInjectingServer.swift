@@ -29,6 +29,8 @@ final class FaultInjectingServer: @unchecked Sendable {
         case repeatedAck
         /// After the fourth send, an `error` frame that answers no send.
         case strayError
+        /// After the fourth send, a masked text frame (server frames never are).
+        case maskedFrame
     }
 
     private struct State {
@@ -122,6 +124,10 @@ final class FaultInjectingServer: @unchecked Sendable {
             state.previousAck = ack
             if fault == .strayError && seq == 4 {
                 reply(sender, #"{"type":"error","code":"internal","message":"injected"}"#)
+            }
+            if fault == .maskedFrame && seq == 4 {
+                // "{}" masked with a zero key: FIN + text, MASK + length 2, key, payload.
+                writeAll(sender, [0x81, 0x82, 0, 0, 0, 0, UInt8(ascii: "{"), UInt8(ascii: "}")])
             }
             let message = Self.encode(
                 #"{"session_id":"\#(Self.sessionID)","type":"message","seq":\#(seq),"client_msg_id":"\#(id)","kind":"text","body":"\#(body)","sender":{"id":"x","role":"visitor"}}"#

@@ -63,4 +63,19 @@ struct HarnessFindsInjectedFaultsTests {
         #expect(report.notes.contains { $0.contains("failed after traffic started") })
         #expect(!report.passed)
     }
+
+    @Test("a frame that breaks RFC 6455 (a masked server frame) closes the connection and fails the run")
+    func maskedServerFrame() throws {
+        let server = try FaultInjectingServer(delayMilliseconds: 0, fault: .maskedFrame)
+        defer { server.stop() }
+        let options = try LoadOptions(arguments: [
+            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
+            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
+            "--seconds", "1", "--warmup", "0", "--drain", "3",
+        ])
+        let report = try LoadRun.run(options)
+        #expect(report.correctness.unexpectedCloses >= 1)
+        #expect(report.notes.contains { $0.contains("a masked server frame") })
+        #expect(!report.passed)
+    }
 }

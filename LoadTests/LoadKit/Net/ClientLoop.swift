@@ -65,7 +65,13 @@ public final class ClientLoop {
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         while true {
-            let count = (try? Epoll.wait(epfd, events: events, timeoutMilliseconds: 1)) ?? 0
+            // An error here (EBADF, EINVAL) would repeat forever: stop, as the gateway's loop does.
+            let count: Int
+            do {
+                count = try Epoll.wait(epfd, events: events, timeoutMilliseconds: 1)
+            } catch {
+                fatalError("epoll_wait: \(error)")
+            }
             for index in 0..<count {
                 let fd = Int32(truncatingIfNeeded: events[index].data.u64)
                 guard Int(fd) < clients.count, let client = clients[Int(fd)] else { continue }

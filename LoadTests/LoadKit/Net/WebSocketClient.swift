@@ -41,13 +41,16 @@ public final class WebSocketClient {
     private var handshakeKey = ""
     /// The upgrade response while it is split across reads.
     private var head: [UInt8] = []
-    /// The gateway's frames, checked as strictly as the gateway checks ours
-    /// (server frames are unmasked; anything else breaking RFC 6455 closes).
+    /// The gateway's frames: the decoder checks each frame (opcodes, control
+    /// frame rules, lengths); `received(_:)` checks what spans frames. Any
+    /// breach of RFC 6455 or the protocol closes the connection, which the
+    /// run counts as an unexpected close.
     private var decoder = FrameDecoder(requireMask: false, maxFrameBytes: 16 * 1024 * 1024)
     private var frameOpcode = WebSocketOpcode.text
     private var frameFin = true
     /// The data message in progress (control frames may come between its fragments).
     private var messageOpcode = WebSocketOpcode.text
+    private var inMessage = false
     /// A message's payload when it spans reads or frames; empty otherwise.
     private var message: [UInt8] = []
     /// A control frame's payload split across reads (rare: at most 125 bytes).
@@ -145,9 +148,16 @@ public final class WebSocketClient {
             case .needMore:
                 return
             case .header(let header):
+                if let breach = Self.breach(header, inMessage: inMessage) {
+                    finish(.transport("the gateway broke RFC 6455: \(breach)"))
+                    return
+                }
                 frameOpcode = header.opcode
                 frameFin = header.fin
-                if !header.opcode.isControl && header.opcode != .continuation { messageOpcode = header.opcode }
+                if !header.opcode.isControl {
+                    if header.opcode != .continuation { messageOpcode = header.opcode }
+                    inMessage = !header.fin
+                }
             case .payload(let chunk, let frameComplete):
                 payload(UnsafeRawBufferPointer(chunk), frameComplete: frameComplete)
             }
@@ -203,13 +213,39 @@ public final class WebSocketClient {
             return
         }
         if frameComplete && frameFin && message.isEmpty {
-            if messageOpcode == .text { delegate?.received(chunk, on: self) }
+            deliver(chunk)
             return
         }
         message.append(contentsOf: chunk)
         guard frameComplete && frameFin else { return }
-        if messageOpcode == .text { message.withUnsafeBytes { delegate?.received($0, on: self) } }
+        message.withUnsafeBytes { deliver($0) }
         message.removeAll(keepingCapacity: false)
+    }
+
+    /// A complete data message: the protocol sends only UTF-8 text.
+    private func deliver(_ whole: UnsafeRawBufferPointer) {
+        guard messageOpcode == .text else {
+            finish(.transport("the gateway sent a binary message"))
+            return
+        }
+        guard UTF8Validator.isValid(whole) else {
+            finish(.transport("the gateway broke RFC 6455: a text message that is not UTF-8"))
+            return
+        }
+        delegate?.received(whole, on: self)
+    }
+
+    /// What is wrong with a server frame's header, given whether a fragmented
+    /// message is in progress; nil when nothing is. The harness negotiates no
+    /// extension, so RSV1 is never allowed, and server frames are never masked.
+    private static func breach(_ header: FrameHeader, inMessage: Bool) -> String? {
+        if header.maskKey != nil { return "a masked server frame" }
+        if header.rsv1 { return "RSV1 set without an extension" }
+        if header.opcode == .continuation && !inMessage { return "a continuation frame outside a message" }
+        if !header.opcode.isControl && header.opcode != .continuation && inMessage {
+            return "a new message inside a fragmented one"
+        }
+        return nil
     }
 
     private func control(_ payload: UnsafeRawBufferPointer) {
@@ -217,9 +253,16 @@ public final class WebSocketClient {
         case .ping:
             sendFrame(opcode: .pong, payload: payload)
         case .close:
-            let code = payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005
-            sendFrame(opcode: .close, payload: UnsafeRawBufferPointer(rebasing: payload[0..<min(2, payload.count)]))
-            finish(.closeFrame(code))
+            let code: UInt16?
+            do {
+                code = try CloseFrame.parse(payload).code
+            } catch {
+                finish(.transport("the gateway broke RFC 6455: \(error.reason)"))
+                return
+            }
+            // Echo the code (RFC 6455 5.5.1); a close without one is echoed empty.
+            sendFrame(opcode: .close, payload: UnsafeRawBufferPointer(rebasing: payload[0..<(code == nil ? 0 : 2)]))
+            finish(.closeFrame(code ?? 1005))
         default:
             break  // pong
         }
@@ -261,8 +304,11 @@ public final class WebSocketClient {
         var written = 0
         while written < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[written...])
-            guard let result = try? Posix.write(fd, rest) else {
-                finish(.transport("write failed"))
+            let result: IOResult<Int>
+            do {
+                result = try Posix.write(fd, rest)
+            } catch {
+                finish(.transport("write: \(error)"))
                 return
             }
             guard case .processed(let count) = result else { break }
@@ -277,16 +323,19 @@ public final class WebSocketClient {
 
     private func flush() {
         while pendingOutboundBytes > 0 {
-            let result = outbound.withUnsafeBytes { all -> IOResult<Int>? in
-                try? Posix.write(fd, UnsafeRawBufferPointer(rebasing: all[outboundStart...]))
+            let result: IOResult<Int>
+            do {
+                result = try outbound.withUnsafeBytes { all throws(SystemError) -> IOResult<Int> in
+                    try Posix.write(fd, UnsafeRawBufferPointer(rebasing: all[outboundStart...]))
+                }
+            } catch {
+                finish(.transport("write: \(error)"))
+                return
             }
             switch result {
-            case nil:
-                finish(.transport("write failed"))
+            case .wouldBlock:
                 return
-            case .wouldBlock?:
-                return
-            case .processed(let count)?:
+            case .processed(let count):
                 outboundStart += count
             }
         }
