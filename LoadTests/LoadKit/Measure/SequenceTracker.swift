@@ -8,7 +8,6 @@
 public struct SequenceTracker: Sendable {
     /// The highest seq received (or the `since_seq` a join started from).
     public private(set) var highest: Int64
-    public private(set) var received = 0
     public private(set) var duplicates = 0
     public private(set) var reorders = 0
     /// Skipped seqs not (yet) received, as ranges: a large gap costs one entry.
@@ -24,7 +23,6 @@ public struct SequenceTracker: Sendable {
 
     @discardableResult
     public mutating func observe(_ seq: Int64) -> Observation {
-        received += 1
         if seq == highest + 1 {
             highest = seq
             return .inOrder

@@ -10,7 +10,6 @@ public struct ServerFrame {
     public var kind = Kind.other
     public var sessionID: Range<Int>?
     public var seq: Int64 = -1
-    public var lastSeq: Int64 = -1
     public var ref: Range<Int>?
     public var clientMsgID: Range<Int>?
     public var body: Range<Int>?
@@ -30,8 +29,6 @@ public struct ServerFrame {
                 frame.sessionID = value
             } else if JSONMembers.equals(bytes, key, "seq") {
                 frame.seq = JSONMembers.integer(bytes, value) ?? -1
-            } else if JSONMembers.equals(bytes, key, "last_seq") {
-                frame.lastSeq = JSONMembers.integer(bytes, value) ?? -1
             } else if JSONMembers.equals(bytes, key, "ref") {
                 frame.ref = value
             } else if JSONMembers.equals(bytes, key, "client_msg_id") {

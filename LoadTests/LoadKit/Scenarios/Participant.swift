@@ -81,6 +81,8 @@ final class Participant: WebSocketClientDelegate {
         }
         switch frame.kind {
         case .message:
+            // Without a valid seq the tracker would count it as a duplicate.
+            guard frame.seq >= 1 else { return shard.protocolViolation("a message without a valid seq") }
             shard.delivered(to: self, seq: frame.seq, bytes: text, body: frame.body, at: client.lastReadAt)
         case .ack:
             shard.acked(by: self, frame: frame, bytes: text, at: client.lastReadAt)

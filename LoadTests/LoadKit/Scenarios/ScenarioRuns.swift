@@ -84,8 +84,6 @@ enum ScenarioRuns {
             outcome.gatewayWallSeconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
         }
         outcome.measureFrom = shard.recordFrom
-        let lastEvent = max(shard.lastAckAt, shard.lastDeliveryAt)
-        outcome.trafficSeconds = lastEvent > shard.recordFrom ? Double(lastEvent - shard.recordFrom) / 1e9 : 0
     }
 
     private static func idle(_ context: Context) -> ShardOutcome {

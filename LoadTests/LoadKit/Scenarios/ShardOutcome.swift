@@ -7,9 +7,8 @@ struct ShardOutcome {
     /// Storm: seconds for the dropped operators to be back, and how many.
     var reconnectSeconds = 0.0
     var reconnections = 0
-    /// Traffic window: the end of the warm-up to the last ack or delivery.
+    /// When the measured traffic began (the end of the warm-up).
     var measureFrom: UInt64 = 0
-    var trafficSeconds = 0.0
     var drained = true
     /// Gateway readings (shard 0 only).
     var rssBeforeKiB: Int?
