@@ -29,6 +29,7 @@ struct LoadOptionsTests {
             ["ramp", "--jwt-secret", "s", "--threads", "2", "--sessions", "4"],
             ["conversations", "--jwt-secret", "s", "--body-bytes", "10"],
             ["conversations", "--jwt-secret", "s", "--frobnicate", "1"],
+            ["conversations", "--jwt-secret", "s", "--workspace", "not-a-uuid"],
             // Numbers that would overflow the nanosecond clock or a count used to trap.
             ["conversations", "--jwt-secret", "s", "--seconds", "1e11"],
             ["conversations", "--jwt-secret", "s", "--drain", "inf"],

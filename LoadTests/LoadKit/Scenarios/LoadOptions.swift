@@ -1,3 +1,5 @@
+import SwitchboardAuth
+
 /// The command line of `loadtest`: the scenario, where the gateway is, and
 /// the sizes. Every size has a default small enough for a laptop.
 public struct LoadOptions: Sendable {
@@ -108,7 +110,11 @@ public struct LoadOptions: Sendable {
             switch name {
             case "--url": try parseURL(try value(name))
             case "--jwt-secret": jwtSecret = try value(name)
-            case "--workspace": workspace = try value(name)
+            case "--workspace":
+                guard let uuid = UUIDText.canonical(try value(name)) else {
+                    throw UsageError(description: "--workspace needs a UUID")
+                }
+                workspace = uuid
             case "--database-url": databaseURL = try value(name)
             case "--gateway-pid": gatewayPID = Int32(try count(name))
             case "--out": outputDirectory = try value(name)
