@@ -51,6 +51,7 @@ def parse(path):
     return rows
 
 
+FLOOR = "echo-floor"
 REGIMES = [("closed-loop", "closed loop"), ("20000", "paced 20,000/s"), ("5000", "paced 5,000/s")]
 
 
@@ -87,7 +88,7 @@ def transport_section(rows, seconds, connections, idle):
     if ours:
         lines.append("")
         for label, data in rows.items():
-            if label == "switchboard":
+            if label in ("switchboard", FLOOR):
                 continue
             parts = []
             for key, name in REGIMES:
@@ -102,6 +103,21 @@ def transport_section(rows, seconds, connections, idle):
                 memory = f"; {int(mem_theirs) / int(mem_ours):.0f}x the memory per idle connection"
             lines.append(f"- {label} spends " + ", ".join(parts) + " the server CPU per round trip that"
                          f" switchboard does{memory}.")
+    floor = rows.get(FLOOR)
+    if floor:
+        lines.append(
+            f"- Against {FLOOR} (LoadTests/EchoFloor: a minimal C epoll echo, one read and one write per message,"
+            " so its cost is the kernel's loopback TCP and the epoll sleep and wake-up that any server pays here):")
+        for label, data in rows.items():
+            if label == FLOOR:
+                continue
+            parts = []
+            for key, name in REGIMES:
+                base = floor["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
+                theirs = data["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
+                if base and theirs:
+                    parts.append(f"{float(theirs) / float(base):.2f}x ({name})")
+            lines.append(f"  - {label}: " + ", ".join(parts) + " the floor's CPU per round trip.")
     lines.append("")
     lines.append("Raw output:")
     lines.append("")

@@ -8,6 +8,7 @@
 #   start_node_ws_echo 9002   # sets NODE_WS_ECHO_PID
 #   ...
 #   stop_pid "$HB_ECHO_PID"; stop_pid "$NODE_WS_ECHO_PID"
+#   build_echo_floor          # the reference floor: $SB_ECHO_FLOOR_BIN --port P
 #
 # The start functions set variables, so call them directly, not in $(...).
 # Logs: .build-test/peer-hb-echo.log, .build-test/peer-node-ws-echo.log.
@@ -87,4 +88,25 @@ start_node_ws_echo() {
     sb_die "node-ws-echo did not start on 127.0.0.1:$port"
   fi
   sb_log "node-ws-echo: ws://127.0.0.1:$port/v1/echo (pid $NODE_WS_ECHO_PID)"
+}
+
+# --- echo-floor (LoadTests/EchoFloor): the least any server does per message -----
+
+SB_ECHO_FLOOR_SOURCE=$SB_ROOT/LoadTests/EchoFloor/echo-floor.c
+SB_ECHO_FLOOR_BIN=$SB_ROOT/.build-floor/echo-floor
+
+# build_echo_floor: compile echo-floor unless the binary is newer than its source.
+# The Swift toolchain brings clang; libcrypto (libssl-dev) gives SHA-1 and base64.
+build_echo_floor() {
+  if [ -x "$SB_ECHO_FLOOR_BIN" ] && [ "$SB_ECHO_FLOOR_BIN" -nt "$SB_ECHO_FLOOR_SOURCE" ]; then
+    return 0
+  fi
+  ensure_packages
+  local cc=${CC:-}
+  if [ -z "$cc" ]; then
+    cc=$(command -v clang || command -v cc) || sb_die "no C compiler for echo-floor (clang comes with Swift)"
+  fi
+  mkdir -p "$(dirname "$SB_ECHO_FLOOR_BIN")"
+  "$cc" -O2 -Wall -Wextra -Werror -o "$SB_ECHO_FLOOR_BIN" "$SB_ECHO_FLOOR_SOURCE" -lcrypto ||
+    sb_die "echo-floor build failed"
 }

@@ -1,0 +1,180 @@
+// echo-floor: the least a WebSocket echo server can do per message on this
+// kernel, as a reference row for scripts/bench-transport.
+//
+//   echo-floor --port P
+//
+// One thread, one edge-triggered epoll instance, one read() and one write()
+// per burst of input, no allocation after start-up. It speaks just enough of
+// RFC 6455 for transport-bench: the upgrade handshake (any path), and masked
+// client frames of at most 125 bytes, which it echoes unmasked with the same
+// opcode (a close frame is echoed, then the socket closed). Anything else
+// closes the connection. It is not a server to deploy: it exists to show how
+// much of a round trip's CPU time the kernel's loopback TCP and the
+// epoll_wait sleep take, whatever the server does above them.
+// Prints "echo-floor listening on 127.0.0.1:PORT" once listening.
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum { max_fds = 65536, max_small_frame = 2 + 4 + 125, input_size = 65536 };
+
+// Per connection: whether the upgrade is done, and the tail of a frame that a
+// read split (at most one small frame's worth).
+struct peer {
+  unsigned char upgraded;
+  unsigned char pending_len;
+  unsigned char pending[max_small_frame];
+};
+
+static struct peer peers[max_fds];
+static unsigned char input[max_small_frame + input_size];
+static unsigned char output[input_size];
+
+static void drop(int fd) {
+  close(fd);
+  peers[fd].upgraded = 0;
+  peers[fd].pending_len = 0;
+}
+
+static void write_all_or_drop(int fd, const void *bytes, size_t count) {
+  // A 64-byte echo always fits the socket buffer; a peer that stops reading
+  // is dropped rather than queued for.
+  if (write(fd, bytes, count) != (ssize_t)count) drop(fd);
+}
+
+static void upgrade(int fd, unsigned char *request, size_t count) {
+  static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+  request[count] = 0;
+  if (!strstr((char *)request, "\r\n\r\n")) return drop(fd);  // one read carries the whole request
+  char *key = strcasestr((char *)request, "\r\nSec-WebSocket-Key:");
+  if (!key) return drop(fd);
+  key += strlen("\r\nSec-WebSocket-Key:");
+  key += strspn(key, " \t");
+  size_t key_len = strcspn(key, " \t\r\n");
+  if (key_len == 0 || key_len > 64) return drop(fd);
+
+  char joined[64 + sizeof guid];
+  memcpy(joined, key, key_len);
+  memcpy(joined + key_len, guid, sizeof guid);
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA1((unsigned char *)joined, key_len + sizeof guid - 1, digest);
+  char accept_value[32];
+  EVP_EncodeBlock((unsigned char *)accept_value, digest, SHA_DIGEST_LENGTH);
+
+  char response[256];
+  int n = snprintf(response, sizeof response,
+                   "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   "Sec-WebSocket-Accept: %s\r\n%s\r\n",
+                   accept_value,
+                   strstr((char *)request, "switchboard.v1") ? "Sec-WebSocket-Protocol: switchboard.v1\r\n" : "");
+  peers[fd].upgraded = 1;
+  write_all_or_drop(fd, response, (size_t)n);
+}
+
+// Echoes every complete frame in input[0..<count]; keeps a split frame's head.
+static void echo_frames(int fd, size_t count) {
+  size_t at = 0, out = 0;
+  int closing = 0;
+  while (at + 2 <= count) {
+    unsigned char first = input[at], second = input[at + 1];
+    size_t length = second & 0x7f;
+    if ((first & 0x70) || !(second & 0x80) || length > 125) return drop(fd);
+    if (at + 6 + length > count) break;
+    const unsigned char *mask = input + at + 2, *payload = input + at + 6;
+    output[out++] = first;
+    output[out++] = (unsigned char)length;
+    for (size_t i = 0; i < length; i++) output[out++] = payload[i] ^ mask[i & 3];
+    at += 6 + length;
+    if ((first & 0x0f) == 0x8) {
+      closing = 1;
+      break;
+    }
+  }
+  if (out > 0) write_all_or_drop(fd, output, out);
+  if (closing) return drop(fd);
+  size_t rest = count - at;
+  if (rest > max_small_frame) return drop(fd);
+  memcpy(peers[fd].pending, input + at, rest);
+  peers[fd].pending_len = (unsigned char)rest;
+}
+
+static void readable(int fd) {
+  struct peer *peer = &peers[fd];
+  for (;;) {
+    size_t head = peer->pending_len;
+    memcpy(input, peer->pending, head);
+    ssize_t n = read(fd, input + head, input_size - 1);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return drop(fd);
+    if (n < 0) return;
+    if (!peer->upgraded) {
+      upgrade(fd, input, (size_t)n);
+      return;
+    }
+    echo_frames(fd, head + (size_t)n);
+    // A short read drained the socket; more input raises a new edge.
+    if (n < input_size - 1 || !peer->upgraded) return;
+  }
+}
+
+int main(int argc, char **argv) {
+  int port = -1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (strcmp(argv[i], "--port") == 0) port = atoi(argv[i + 1]);
+  }
+  if (port < 0 || port > 65535) {
+    fprintf(stderr, "usage: echo-floor --port PORT\n");
+    return 2;
+  }
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), on = 1;
+  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 4096) != 0) {
+    perror("echo-floor: bind/listen");
+    return 1;
+  }
+  int epfd = epoll_create1(0);
+  struct epoll_event listen_event = {.events = EPOLLIN, .data.fd = listener};
+  if (epfd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, listener, &listen_event) != 0) {
+    perror("echo-floor: epoll");
+    return 1;
+  }
+  printf("echo-floor listening on 127.0.0.1:%d\n", port);
+  fflush(stdout);
+
+  static struct epoll_event events[512];
+  for (;;) {
+    int n = epoll_wait(epfd, events, 512, -1);
+    if (n < 0 && errno != EINTR) {
+      perror("echo-floor: epoll_wait");
+      return 1;
+    }
+    for (int i = 0; i < n; i++) {
+      int fd = events[i].data.fd;
+      if (fd != listener) {
+        readable(fd);
+        continue;
+      }
+      int client;
+      while ((client = accept4(listener, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+        if (client >= max_fds) {
+          close(client);
+          continue;
+        }
+        setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+        struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = client};
+        if (epoll_ctl(epfd, EPOLL_CTL_ADD, client, &event) != 0) close(client);
+      }
+    }
+  }
+}
