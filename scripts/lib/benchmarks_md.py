@@ -55,6 +55,17 @@ FLOOR = "echo-floor"
 REGIMES = [("closed-loop", "closed loop"), ("20000", "paced 20,000/s"), ("5000", "paced 5,000/s")]
 
 
+def cpu_ratios(server, base, digits):
+    """`server`'s CPU per round trip over `base`'s, per regime both measured: ["2.4x (closed loop)", ...]."""
+    parts = []
+    for key, name in REGIMES:
+        theirs = server["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
+        reference = base["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
+        if theirs and reference:
+            parts.append(f"{float(theirs) / float(reference):.{digits}f}x ({name})")
+    return parts
+
+
 def transport_section(rows, seconds, connections, idle):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -90,12 +101,7 @@ def transport_section(rows, seconds, connections, idle):
         for label, data in rows.items():
             if label in ("switchboard", FLOOR):
                 continue
-            parts = []
-            for key, name in REGIMES:
-                mine = ours["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
-                theirs = data["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
-                if mine and theirs:
-                    parts.append(f"{float(theirs) / float(mine):.1f}x ({name})")
+            parts = cpu_ratios(data, ours, 1)
             mem_ours = ours.get("idle", {}).get("bytes_per_connection")
             mem_theirs = data.get("idle", {}).get("bytes_per_connection")
             memory = ""
@@ -111,12 +117,7 @@ def transport_section(rows, seconds, connections, idle):
         for label, data in rows.items():
             if label == FLOOR:
                 continue
-            parts = []
-            for key, name in REGIMES:
-                base = floor["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
-                theirs = data["echo"].get(key, {}).get("server_cpu_us_per_round_trip")
-                if base and theirs:
-                    parts.append(f"{float(theirs) / float(base):.2f}x ({name})")
+            parts = cpu_ratios(data, floor, 2)
             lines.append(f"  - {label}: " + ", ".join(parts) + " the floor's CPU per round trip.")
     lines.append("")
     lines.append("Raw output:")
