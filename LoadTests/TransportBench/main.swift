@@ -35,36 +35,64 @@ struct Options {
     init(_ arguments: [String]) {
         guard arguments.count > 1 else { Self.usage() }
         mode = arguments[1]
+        if mode != "echo" && mode != "idle" { Self.usage("unknown mode \(mode)") }
+        var sawPID = false
         var i = 2
-        while i + 1 < arguments.count {
+        while i < arguments.count {
+            let name = arguments[i]
+            guard i + 1 < arguments.count else { Self.usage("\(name) needs a value") }
             let value = arguments[i + 1]
-            switch arguments[i] {
-            case "--port": port = UInt16(value) ?? port
-            case "--pid": pid = Int32(value) ?? 0
-            case "--connections": connections = Int(value) ?? connections
-            case "--payload": payload = Int(value) ?? payload
-            case "--seconds": seconds = Double(value) ?? seconds
-            case "--path": path = value
-            case "--label": label = value
-            case "--rate": rate = Double(value) ?? 0
-            default: Self.usage()
+            switch name {
+            case "--port": port = Self.parse(name, value, as: UInt16.self, in: 1...65535)
+            case "--pid":
+                pid = Self.parse(name, value, as: Int32.self, in: 1...Int32.max)
+                sawPID = true
+            case "--connections": connections = Self.parse(name, value, as: Int.self, in: 1...1_000_000)
+            case "--payload": payload = Self.parse(name, value, as: Int.self, in: 0...Int(UInt16.max))
+            case "--seconds": seconds = Self.parse(name, value, as: Double.self, in: 0.1...86_400)
+            case "--rate": rate = Self.parse(name, value, as: Double.self, in: 0...1e9)
+            case "--path":
+                guard value.hasPrefix("/"), !value.contains(where: { $0.isWhitespace }) else {
+                    Self.usage("--path must be an absolute path without spaces, not \(value)")
+                }
+                path = value
+            case "--label":
+                guard !value.isEmpty, !value.contains(where: { $0.isWhitespace }) else {
+                    Self.usage("--label must be one word (it keys the report's rows)")
+                }
+                label = value
+            default: Self.usage("unknown option \(name)")
             }
             i += 2
         }
-        if mode != "echo" && mode != "idle" { Self.usage() }
+        if !sawPID { Self.usage("--pid is required: the server's CPU time and memory are read from /proc") }
     }
 
-    static func usage() -> Never {
-        print(
+    private static func parse<Value: LosslessStringConvertible & Comparable>(
+        _ name: String, _ text: String, as: Value.Type, in range: ClosedRange<Value>
+    ) -> Value {
+        guard let value = Value(text), range.contains(value) else {
+            usage("\(name) must be a number in \(range.lowerBound)...\(range.upperBound), not \(text)")
+        }
+        return value
+    }
+
+    static func usage(_ problem: String? = nil) -> Never {
+        if let problem { printError("transport-bench: \(problem)") }
+        printError(
             "usage: transport-bench echo|idle --port P --pid PID [--connections N] [--payload B] [--seconds S] [--rate R] [--path P] [--label L]"
         )
         exit(2)
     }
 }
 
+func printError(_ line: String) {
+    let text = line + "\n"
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
 func fail(_ message: String) -> Never {
-    let line = "transport-bench: \(message)\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    printError("transport-bench: \(message)")
     exit(1)
 }
 
@@ -107,24 +135,43 @@ func openWebSocket(port: UInt16, path: String) -> Int32 {
         guard read(fd, &byte, 1) == 1 else { fail("upgrade: connection closed") }
         head.append(byte)
     }
-    guard head.starts(with: Array("HTTP/1.1 101".utf8)) else {
-        fail("upgrade refused: \(String(decoding: head, as: UTF8.self))")
+    let response = String(decoding: head, as: UTF8.self)
+    guard response.hasPrefix("HTTP/1.1 101") else { fail("upgrade refused: \(response)") }
+    // RFC 6455 section 1.3: the accept value for the key sent above.
+    let expected = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+    let isBlank = { (c: Character) in c == " " || c == "\t" }
+    let hasAccept = response.split(separator: "\r\n").contains { line in
+        let parts = line.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "sec-websocket-accept" else { return false }
+        let value = parts[1].drop(while: isBlank)
+        return value.hasPrefix(expected) && value.dropFirst(expected.count).allSatisfy(isBlank)
     }
+    guard hasAccept else { fail("upgrade without the right Sec-WebSocket-Accept: \(response)") }
     try? Posix.setNonBlocking(fd)
     return fd
 }
 
+/// The length of a server's unmasked frame header for `payload` bytes (RFC 6455 section 5.2).
+func serverHeaderLength(payload: Int) -> Int {
+    payload < 126 ? 2 : 4  // --payload is at most 65535: never the 64-bit form
+}
+
 func maskedTextFrame(payload: Int) -> [UInt8] {
-    precondition(payload < 126, "benchmark frames use the 7-bit length form")
     let mask: [UInt8] = [0x11, 0x22, 0x33, 0x44]
-    var frame: [UInt8] = [0x81, 0x80 | UInt8(payload)] + mask
+    var frame: [UInt8] = [0x81]
+    if payload < 126 {
+        frame.append(0x80 | UInt8(payload))
+    } else {
+        frame += [0x80 | 126, UInt8(payload >> 8), UInt8(payload & 0xff)]
+    }
+    frame += mask
     for i in 0..<payload { frame.append(UInt8(ascii: "a") ^ mask[i % 4]) }
     return frame
 }
 
 func runEcho(_ options: Options) {
     let frame = maskedTextFrame(payload: options.payload)
-    let echoLength = 2 + options.payload
+    let echoLength = serverHeaderLength(payload: options.payload) + options.payload
     let epfd = epoll_create1(0)
     var fds: [Int32] = []
     var pending = [Int](repeating: 0, count: options.connections)
