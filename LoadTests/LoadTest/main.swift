@@ -27,6 +27,14 @@ do {
     standardError("loadtest: \(error)")
     exit(2)
 }
+if !options.outputDirectory.isEmpty {
+    do {
+        try ReportFiles.prepare(options.outputDirectory)
+    } catch {
+        standardError("loadtest: --out: \(error)")
+        exit(2)
+    }
+}
 let report: RunReport
 do {
     report = try LoadRun.run(options) { standardError("loadtest: \($0)") }

@@ -24,6 +24,8 @@ struct LoadOptionsTests {
             ["storms", "--jwt-secret", "s"],
             ["idle"],
             ["idle", "--jwt-secret", "s", "--url", "wss://127.0.0.1:1/v1/ws"],
+            ["idle", "--jwt-secret", "s", "--url", "ws://gateway.internal:1/v1/ws"],
+            ["idle", "--jwt-secret", "s", "--url", "ws://127.1:1/v1/ws"],
             ["idle", "--jwt-secret", "s", "--sessions"],
             ["idle", "--jwt-secret", "s", "--rate", "-1"],
             ["ramp", "--jwt-secret", "s", "--threads", "2", "--sessions", "4"],

@@ -14,7 +14,11 @@ enum ClientSocket {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr(host)
+        guard let ip = ipv4Address(host) else {
+            Posix.close(fd)
+            throw SystemError(call: "inet_pton(\(host))", errno: EINVAL)
+        }
+        address.sin_addr = ip
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -27,6 +31,13 @@ enum ClientSocket {
         }
         Socket.setNoDelay(fd)
         return fd
+    }
+
+    /// `text` as an IPv4 address (dotted quad only: no names, no inet_addr
+    /// shorthand such as "127.1"), or nil.
+    static func ipv4Address(_ text: String) -> in_addr? {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1 ? address : nil
     }
 
     /// The outcome of a connect that epoll reported finished: nil on success.

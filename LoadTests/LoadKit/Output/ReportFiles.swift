@@ -20,6 +20,19 @@ public enum ReportFiles {
         return files.map(\.0)
     }
 
+    /// Creates `directory` and checks that files can be made in it, so that a
+    /// bad `--out` stops the harness before its run rather than after it.
+    public static func prepare(_ directory: String) throws(WriteError) {
+        try makeDirectories(directory)
+        var info = stat()
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw WriteError(description: "\(directory) is not a directory")
+        }
+        if access(directory, W_OK | X_OK) != 0 {
+            throw WriteError(description: "cannot write in \(directory): \(String(cString: strerror(errno)))")
+        }
+    }
+
     private static func makeDirectories(_ path: String) throws(WriteError) {
         var partial = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {

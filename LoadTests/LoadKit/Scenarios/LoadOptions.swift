@@ -46,6 +46,7 @@ public struct LoadOptions: Sendable {
 
     public static let usage = """
         usage: loadtest SCENARIO --url ws://127.0.0.1:PORT/v1/ws --jwt-secret SECRET [options]
+               (the URL's host is an IPv4 address or localhost: the harness never looks names up)
                (--jwt-secret and --database-url default to SWITCHBOARD_JWT_SECRET and
                SWITCHBOARD_DATABASE_URL, as for the gateway)
 
@@ -65,7 +66,8 @@ public struct LoadOptions: Sendable {
           --database-url URL   check every acked message is stored (strongly advised)
           --gateway-pid PID    read the gateway's RSS and CPU time from /proc
           --workspace UUID     workspace for the minted tokens (default: a new one per run)
-          --out DIR            write DIR/SCENARIO.json and DIR/SCENARIO.html
+          --out DIR            write DIR/SCENARIO.json and DIR/SCENARIO.html (DIR is created,
+                               and checked, before the run)
           --threads N          client loops (default 1; ramp needs 1)
           --warmup S (2)  --drain S (10)  --setup-timeout S (60)  --connect-concurrency N (256)
           --body-bytes B (64)
@@ -157,7 +159,12 @@ public struct LoadOptions: Sendable {
         guard parts.count == 2, let parsedPort = UInt16(parts[1]) else {
             throw UsageError(description: "--url needs an IPv4 host and a port: ws://127.0.0.1:8080/v1/ws")
         }
-        host = parts[0] == "localhost" ? "127.0.0.1" : String(parts[0])
+        let named = parts[0] == "localhost" ? "127.0.0.1" : String(parts[0])
+        // The harness connects to an address, never a name (and must not look names up mid-run).
+        guard ClientSocket.ipv4Address(named) != nil else {
+            throw UsageError(description: "--url host must be an IPv4 address or localhost, not \(parts[0])")
+        }
+        host = named
         port = parsedPort
     }
 
