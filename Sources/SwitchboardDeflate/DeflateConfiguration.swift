@@ -4,8 +4,9 @@ public struct DeflateConfiguration: Sendable {
     /// When false every offer is declined and nothing is compressed.
     public var enabled: Bool
     /// Ask for `server_no_context_takeover` even when the client did not: the
-    /// compressor then forgets its window after each message, which makes one
-    /// compressed frame reusable for every subscriber (fan-out).
+    /// compressor then forgets its window after each message, so a loop's one
+    /// compressor (`SharedDeflaters`) serves every such connection, which
+    /// holds no zlib memory of its own.
     public var serverNoContextTakeover: Bool
     /// The largest window the server compresses with (8...15). Smaller windows
     /// use less memory per connection and compress less.

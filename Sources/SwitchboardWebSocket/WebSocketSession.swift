@@ -13,7 +13,8 @@ import SwitchboardDeflate
 /// decoder's inline stash; a message that arrives whole in one read is handed
 /// over as a pointer into the read buffer. Fragmented or compressed messages
 /// are assembled in a buffer that is kept for reuse only while it is small
-/// (`retainedBufferCapacity`). zlib streams are created on first use.
+/// (`retainedBufferCapacity`). zlib streams are created on first use; without
+/// context takeover the compressor is the loop's (`SharedDeflaters`), not the session's.
 public final class WebSocketSession {
     public let configuration: WebSocketConfiguration
     /// The negotiated permessage-deflate parameters, nil when not negotiated.
@@ -44,7 +45,12 @@ public final class WebSocketSession {
     var controlBuffer: [UInt8] = []
 
     var inflater: MessageInflater?
+    /// This connection's own compressor: only with context takeover, where the
+    /// window carries over from one message to the next.
     private var deflater: MessageDeflater?
+    /// The loop's compressors, used instead when the server forgets its window
+    /// after every message (`server_no_context_takeover`).
+    private let sharedDeflaters: SharedDeflaters?
 
     /// True once a close frame was sent (by `encodeClose`, a reply or a failure).
     public private(set) var isClosing = false
@@ -55,14 +61,19 @@ public final class WebSocketSession {
     /// Why the session failed the connection, if it did.
     public private(set) var failure: WebSocketError?
 
+    /// - Parameter sharedDeflaters: the compressors of the loop that owns the
+    ///   connection; without them a session compresses with its own even
+    ///   without context takeover.
     /// - Throws: never at present (zlib streams are created lazily); kept so a
     ///   future eager allocation does not change the API.
     public init(
-        configuration: WebSocketConfiguration, deflate: DeflateParameters?, deflateConfiguration: DeflateConfiguration
+        configuration: WebSocketConfiguration, deflate: DeflateParameters?, deflateConfiguration: DeflateConfiguration,
+        sharedDeflaters: SharedDeflaters? = nil
     ) throws(DeflateError) {
         self.configuration = configuration
         self.deflate = deflate
         self.deflateConfiguration = deflateConfiguration
+        self.sharedDeflaters = sharedDeflaters
         let maxMessage = configuration.maxMessageBytes
         compressedLimit = maxMessage > Int.max / 4 ? Int.max : maxMessage + maxMessage / 4 + 1024
         decoder = FrameDecoder(requireMask: true, maxFrameBytes: configuration.maxFrameBytes ?? .max)
@@ -286,6 +297,9 @@ public final class WebSocketSession {
     private func obtainDeflater() -> MessageDeflater? {
         if let deflater { return deflater }
         guard let deflate else { return nil }
+        if deflate.serverNoContextTakeover, let sharedDeflaters {
+            return sharedDeflaters.deflater(windowBits: deflate.serverMaxWindowBits)
+        }
         deflater = try? MessageDeflater(
             windowBits: deflate.serverMaxWindowBits, noContextTakeover: deflate.serverNoContextTakeover,
             level: deflateConfiguration.compressionLevel, memLevel: deflateConfiguration.memLevel)

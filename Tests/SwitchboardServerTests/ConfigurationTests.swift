@@ -127,6 +127,10 @@ import Testing
         #expect(documented.backlog == builtIn.backlog)
         #expect(documented.threads == builtIn.threads)
         #expect(documented.maxConnections == builtIn.maxConnections)
+        // Without context takeover a loop's one compressor serves every deflate
+        // connection, instead of about 256 KiB of zlib state in each.
+        #expect(builtIn.deflateServerNoContextTakeover)
+        #expect(documented.deflateServerNoContextTakeover == builtIn.deflateServerNoContextTakeover)
     }
 }
 

@@ -82,11 +82,11 @@ struct Transcript: Equatable, CustomStringConvertible {
 
 func makeSession(
     maxMessageBytes: Int = 65536, maxFrameBytes: Int? = nil, deflate: DeflateParameters? = nil,
-    deflateConfiguration: DeflateConfiguration = DeflateConfiguration()
+    deflateConfiguration: DeflateConfiguration = DeflateConfiguration(), sharedDeflaters: SharedDeflaters? = nil
 ) -> WebSocketSession {
     try! WebSocketSession(
         configuration: WebSocketConfiguration(maxMessageBytes: maxMessageBytes, maxFrameBytes: maxFrameBytes),
-        deflate: deflate, deflateConfiguration: deflateConfiguration)
+        deflate: deflate, deflateConfiguration: deflateConfiguration, sharedDeflaters: sharedDeflaters)
 }
 
 /// Feeds `chunks` to `session` as separate reads and records what happens.

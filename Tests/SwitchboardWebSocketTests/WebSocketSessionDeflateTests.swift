@@ -113,21 +113,63 @@ struct WebSocketSessionDeflateTests {
             windowBits: parameters.serverMaxWindowBits, noContextTakeover: parameters.serverNoContextTakeover)
         let message = Array(repeating: Self.json, count: 4).flatMap { $0 }
         for _ in 0..<3 {
-            var frame = session.encodeMessage(opcode: .text, payload: message)
+            let frame = session.encodeMessage(opcode: .text, payload: message)
             #expect(frame[0] == 0xC1)  // FIN, RSV1, text
             #expect(frame.count < message.count / 2)
-            var decoder = FrameDecoder(requireMask: false)
-            var payload: [UInt8] = []
-            frame.withUnsafeMutableBytes { raw in
-                var offset = 0
-                while case .some(let event) = try? decoder.next(raw, offset: &offset) {
-                    if case .payload(let chunk, _) = event { payload += chunk } else if case .needMore = event { break }
-                }
-            }
-            var inflated: [UInt8] = []
-            try payload.withUnsafeBytes { try inflater.inflate($0, limit: 1 << 20, into: &inflated) }
-            try inflater.finishMessage(limit: 1 << 20, into: &inflated)
-            #expect(inflated == message)
+            #expect(try Self.inflate(frame, with: inflater) == message)
         }
+    }
+
+    @Test("sessions without context takeover compress with their loop's one compressor, interleaved")
+    func sessionsWithoutContextTakeoverShareTheLoopsCompressor() throws {
+        let shared = SharedDeflaters(configuration: DeflateConfiguration())
+        let parameters = DeflateParameters(serverNoContextTakeover: true)
+        let first = makeSession(deflate: parameters, sharedDeflaters: shared)
+        let second = makeSession(deflate: parameters, sharedDeflaters: shared)
+        let one = Array(repeating: Self.json, count: 4).flatMap { $0 }
+        let other = Array(repeating: Self.json.reversed(), count: 3).flatMap { $0 }
+        let sends = [(first, one), (second, other), (first, other), (second, one), (first, one)]
+        var frames: [[UInt8]] = []
+        for (session, message) in sends {
+            let frame = session.encodeMessage(opcode: .text, payload: message)
+            #expect(frame[0] == 0xC1)
+            // A fresh decompressor per frame: nothing may refer to an earlier message.
+            let inflater = try MessageInflater(windowBits: 15, noContextTakeover: true)
+            #expect(try Self.inflate(frame, with: inflater) == message)
+            frames.append(frame)
+        }
+        #expect(frames[0] == frames[3] && frames[0] == frames[4])
+        #expect(shared.count == 1)  // both sessions used the loop's, neither made its own
+    }
+
+    @Test("a session with context takeover keeps its own compressor, whose window carries over")
+    func contextTakeoverKeepsItsOwnCompressor() throws {
+        let shared = SharedDeflaters(configuration: DeflateConfiguration())
+        let session = makeSession(deflate: DeflateParameters(), sharedDeflaters: shared)
+        let inflater = try MessageInflater(windowBits: 15, noContextTakeover: false)
+        let message = Array(repeating: Self.json, count: 4).flatMap { $0 }
+        let firstFrame = session.encodeMessage(opcode: .text, payload: message)
+        let secondFrame = session.encodeMessage(opcode: .text, payload: message)
+        #expect(try Self.inflate(firstFrame, with: inflater) == message)
+        #expect(try Self.inflate(secondFrame, with: inflater) == message)
+        #expect(secondFrame.count < firstFrame.count / 2)  // it refers back to the first message
+        #expect(shared.count == 0)
+    }
+
+    /// The payload of one unmasked server frame, inflated.
+    static func inflate(_ frame: [UInt8], with inflater: MessageInflater) throws -> [UInt8] {
+        var frame = frame
+        var decoder = FrameDecoder(requireMask: false)
+        var payload: [UInt8] = []
+        frame.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while case .some(let event) = try? decoder.next(raw, offset: &offset) {
+                if case .payload(let chunk, _) = event { payload += chunk } else if case .needMore = event { break }
+            }
+        }
+        var inflated: [UInt8] = []
+        try payload.withUnsafeBytes { try inflater.inflate($0, limit: 1 << 20, into: &inflated) }
+        try inflater.finishMessage(limit: 1 << 20, into: &inflated)
+        return inflated
     }
 }

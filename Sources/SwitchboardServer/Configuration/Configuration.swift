@@ -40,7 +40,7 @@ public struct Configuration: Sendable {
 
     // [websocket.deflate]
     public var deflateEnabled = true
-    public var deflateServerNoContextTakeover = false
+    public var deflateServerNoContextTakeover = true
     public var deflateServerMaxWindowBits = 15
     public var deflateCompressionLevel = 6
     public var deflateMemoryLevel = 8

@@ -253,7 +253,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             let session: WebSocketSession
             do {
                 session = try WebSocketSession(
-                    configuration: configuration, deflate: accept.deflate, deflateConfiguration: context.deflate)
+                    configuration: configuration, deflate: accept.deflate, deflateConfiguration: context.deflate,
+                    sharedDeflaters: context.deflaters(forLoop: connection.loop.index))
             } catch {
                 respondAndClose(
                     .error(.internalServerError, code: "unavailable", message: "cannot start session"),

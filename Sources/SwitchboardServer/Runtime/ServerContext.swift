@@ -29,6 +29,14 @@ final class ServerContext: Sendable {
     /// The chat protocol; nil when no database is configured.
     let chat: ChatService?
     let deflate: DeflateConfiguration
+    /// One set of compressors per event loop (index = `EventLoop.index`), each
+    /// used only on its loop's thread, for sessions without context takeover.
+    let loopDeflaters: [SharedDeflaters]
+
+    /// The compressors of the loop numbered `index`, if the server runs it.
+    func deflaters(forLoop index: Int) -> SharedDeflaters? {
+        loopDeflaters.indices.contains(index) ? loopDeflaters[index] : nil
+    }
     let tls: TLSContext?
     let router: HTTPRouter<Route>
     let logger: Logger
@@ -58,6 +66,9 @@ final class ServerContext: Sendable {
             compressionLevel: configuration.deflateCompressionLevel,
             minimumCompressSize: configuration.deflateMinimumBytes,
             memLevel: configuration.deflateMemoryLevel)
+        loopDeflaters = (0..<configuration.effectiveThreads).map { [deflate] _ in
+            SharedDeflaters(configuration: deflate)
+        }
         if configuration.tlsListen.isEmpty {
             tls = nil
         } else {
