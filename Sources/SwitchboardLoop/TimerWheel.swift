@@ -18,8 +18,12 @@ struct TimerWheel {
         cancel(connection)
         // An empty wheel is not advanced; catch up before arming.
         if count == 0 { currentTick = nowMilliseconds / Self.tickMilliseconds }
-        // Never in the current slot: it may be mid-sweep.
-        let tick = max(deadline / Self.tickMilliseconds, currentTick + 1)
+        // The first tick at or after the deadline, so a timer never fires early
+        // (rounding down fired up to a tick early, and a handler that found its
+        // deadline not yet reached waited for its next timer: a client that never
+        // sent `hello` was closed a heartbeat late). Never in the current slot:
+        // it may be mid-sweep.
+        let tick = max((deadline + Self.tickMilliseconds - 1) / Self.tickMilliseconds, currentTick + 1)
         let slot = Int(tick % UInt64(Self.slotCount))
         connection.timerTick = tick
         connection.timerSlot = Int32(slot)

@@ -25,6 +25,19 @@ import Testing
         #expect(wheel.count == 0)
     }
 
+    @Test("a deadline between ticks fires at the tick after it, never before")
+    func neverFiresBeforeTheDeadline() throws {
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 64)
+        var wheel = TimerWheel(nowMilliseconds: 10_000)
+        let c = makeConnection(loop, fd: 1)
+        wheel.schedule(c, atMilliseconds: 11_100, nowMilliseconds: 10_000)
+        var expired: [Connection] = []
+        wheel.advance(to: 11_099, expired: &expired)
+        #expect(expired.isEmpty)
+        wheel.advance(to: 11_250, expired: &expired)
+        #expect(expired.count == 1 && expired[0] === c)
+    }
+
     @Test func cancelAndRescheduleKeepOneEntryPerConnection() throws {
         let loop = try EventLoop(index: 0, maxFileDescriptors: 64)
         var wheel = TimerWheel(nowMilliseconds: 0)
