@@ -63,12 +63,14 @@ final class FaultInjectingServer: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
+    /// Wakes the accept thread, which closes the listener itself: closing it
+    /// here could let that thread accept on the number once it is reused.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
     }
 
     private func acceptLoop() {
+        defer { Glibc.close(listener) }
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 { return }
@@ -77,7 +79,14 @@ final class FaultInjectingServer: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        defer { Glibc.close(fd) }
+        // Forgotten before it is closed, under the lock `broadcast` writes under:
+        // tests run in parallel in one process, and a closed descriptor's number
+        // is soon another test's socket (a PostgreSQL connection got a WebSocket
+        // frame this way: "invalid frontend message type 129").
+        defer {
+            state.withLock { $0.connections.removeAll { $0 == fd } }
+            Glibc.close(fd)
+        }
         var buffer: [UInt8] = []
         guard let key = readHead(fd, &buffer) else { return }
         let accept = WebSocketHandshake.acceptValue(forKey: key)

@@ -43,7 +43,7 @@ struct HarnessFindsInjectedFaultsTests {
         #expect(report.correctness.gaps == 0 && report.correctness.duplicates == 0)
         #expect(report.correctness.reorders == 0)
         #expect(report.correctness.unanswered == 0)  // one ack too many, one too few
-        #expect(report.correctness.unexpectedCloses == 1)  // the protocol violation
+        #expect(report.correctness.unexpectedCloses == 1, "notes: \(report.notes)")  // the protocol violation
         #expect(report.notes.contains { $0.contains("a second ack for one send") })
         #expect(!report.passed)
     }
