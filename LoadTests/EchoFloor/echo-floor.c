@@ -46,10 +46,12 @@ static void drop(int fd) {
   peers[fd].pending_len = 0;
 }
 
-static void write_all_or_drop(int fd, const void *bytes, size_t count) {
-  // A 64-byte echo always fits the socket buffer; a peer that stops reading
-  // is dropped rather than queued for.
-  if (write(fd, bytes, count) != (ssize_t)count) drop(fd);
+// Returns 0 when the peer was dropped. A 64-byte echo always fits the socket
+// buffer; a peer that stops reading is dropped rather than queued for.
+static int write_all_or_drop(int fd, const void *bytes, size_t count) {
+  if (write(fd, bytes, count) == (ssize_t)count) return 1;
+  drop(fd);
+  return 0;
 }
 
 static void upgrade(int fd, unsigned char *request, size_t count) {
@@ -77,8 +79,7 @@ static void upgrade(int fd, unsigned char *request, size_t count) {
                    "Sec-WebSocket-Accept: %s\r\n%s\r\n",
                    accept_value,
                    strstr((char *)request, "switchboard.v1") ? "Sec-WebSocket-Protocol: switchboard.v1\r\n" : "");
-  peers[fd].upgraded = 1;
-  write_all_or_drop(fd, response, (size_t)n);
+  if (write_all_or_drop(fd, response, (size_t)n)) peers[fd].upgraded = 1;
 }
 
 // Echoes every complete frame in input[0..<count]; keeps a split frame's head.
@@ -100,7 +101,7 @@ static void echo_frames(int fd, size_t count) {
       break;
     }
   }
-  if (out > 0) write_all_or_drop(fd, output, out);
+  if (out > 0 && !write_all_or_drop(fd, output, out)) return;
   if (closing) return drop(fd);
   size_t rest = count - at;
   if (rest > max_small_frame) return drop(fd);
@@ -108,7 +109,9 @@ static void echo_frames(int fd, size_t count) {
   peers[fd].pending_len = (unsigned char)rest;
 }
 
-static void readable(int fd) {
+// `hangup`: the peer's FIN is queued behind the data, and no further edge
+// will come for it, so the connection ends once its input is echoed.
+static void readable(int fd, int hangup) {
   struct peer *peer = &peers[fd];
   for (;;) {
     size_t head = peer->pending_len;
@@ -117,12 +120,17 @@ static void readable(int fd) {
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return drop(fd);
     if (n < 0) return;
     if (!peer->upgraded) {
+      // Nothing is kept before the upgrade: the request comes in one read.
       upgrade(fd, input, (size_t)n);
+    } else {
+      echo_frames(fd, head + (size_t)n);
+    }
+    if (!peer->upgraded) return;  // dropped
+    // A short read drained the socket; more input raises a new edge.
+    if (n < input_size - 1) {
+      if (hangup) drop(fd);
       return;
     }
-    echo_frames(fd, head + (size_t)n);
-    // A short read drained the socket; more input raises a new edge.
-    if (n < input_size - 1 || !peer->upgraded) return;
   }
 }
 
@@ -162,7 +170,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
       int fd = events[i].data.fd;
       if (fd != listener) {
-        readable(fd);
+        readable(fd, (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
         continue;
       }
       int client;

@@ -190,7 +190,12 @@ func runEcho(_ options: Options) {
     var nextSend = (0..<options.connections).map { start + interval * Double($0) / Double(options.connections) }
     var awaiting = [Bool](repeating: false, count: options.connections)
     func send(_ index: Int) {
-        _ = frame.withUnsafeBytes { write(fds[index], $0.baseAddress, $0.count) }
+        // One frame per connection is in flight, so it always fits the socket
+        // buffer; a short write would stall that connection silently.
+        let written = frame.withUnsafeBytes { write(fds[index], $0.baseAddress, $0.count) }
+        if written != frame.count {
+            fail("connection \(index): wrote \(written) of \(frame.count) bytes (errno \(errno))")
+        }
         awaiting[index] = true
         if paced { nextSend[index] += interval }
     }

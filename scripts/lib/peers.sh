@@ -101,7 +101,7 @@ build_echo_floor() {
   if [ -x "$SB_ECHO_FLOOR_BIN" ] && [ "$SB_ECHO_FLOOR_BIN" -nt "$SB_ECHO_FLOOR_SOURCE" ]; then
     return 0
   fi
-  ensure_packages
+  ensure_packages libssl-dev
   local cc=${CC:-}
   if [ -z "$cc" ]; then
     cc=$(command -v clang || command -v cc) || sb_die "no C compiler for echo-floor (clang comes with Swift)"
