@@ -6,7 +6,9 @@ public struct DeflateConfiguration: Sendable {
     /// Ask for `server_no_context_takeover` even when the client did not: the
     /// compressor then forgets its window after each message, so a loop's one
     /// compressor (`SharedDeflaters`) serves every such connection, which
-    /// holds no zlib memory of its own.
+    /// holds no compressor of its own. False here, as in RFC 7692; the
+    /// gateway's configuration asks for it by default
+    /// (`websocket.deflate.server_no_context_takeover`).
     public var serverNoContextTakeover: Bool
     /// The largest window the server compresses with (8...15). Smaller windows
     /// use less memory per connection and compress less.

@@ -2,8 +2,8 @@
 /// `server_no_context_takeover`. Such a compressor starts every message from
 /// an empty window (it resets after each one, and after a failure), so one
 /// per window size serves every such connection of the loop, and a session
-/// holds no zlib memory of its own: about 256 KiB less per connection at
-/// window 15 and memLevel 8.
+/// holds no compressor of its own: about 256 KiB less per connection at
+/// window 15 and memLevel 8. (Its decompressor stays its own.)
 ///
 /// Not thread-safe: one instance belongs to one loop thread, and a message is
 /// compressed whole before the next one starts.

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardDeflate
 import Testing
 
 @testable import SwitchboardServer
@@ -145,6 +146,28 @@ import Testing
         let plainHead = plain.upgrade(extraHeaders: "Sec-WebSocket-Extensions: permessage-deflate\r\n")
         #expect(plainHead.hasPrefix("HTTP/1.1 101 "))
         #expect(!plainHead.lowercased().contains("sec-websocket-extensions"))
+    }
+
+    @Test("by default the server forgets its window, and its loop's one compressor serves every such connection")
+    func deflateSharesTheLoopsCompressor() throws {
+        let running = try RunningServer { $0.threads = 1 }
+        defer { running.stop() }
+        let message = Array(String(repeating: "Hello, is anyone there? I need help with my order. ", count: 8).utf8)
+        for _ in 0..<2 {
+            let client = try RawClient(port: running.port)
+            let head = client.upgrade(extraHeaders: "Sec-WebSocket-Extensions: permessage-deflate\r\n")
+            #expect(head.lowercased().contains("permessage-deflate; server_no_context_takeover"))
+            client.send(RawClient.maskedFrame(opcode: 0x1, payload: message))
+            let echo = try #require(client.readFrame())
+            #expect(echo.opcode == 0x1 && echo.payload.count < message.count / 2)  // compressed
+            let inflater = try MessageInflater(windowBits: 15, noContextTakeover: true)
+            var inflated: [UInt8] = []
+            try echo.payload.withUnsafeBytes { try inflater.inflate($0, limit: 1 << 20, into: &inflated) }
+            try inflater.finishMessage(limit: 1 << 20, into: &inflated)
+            #expect(inflated == message)
+        }
+        // Both echoes came from the loop's compressor; neither connection made its own.
+        #expect(running.server.context.loopDeflaters.map(\.count) == [1])
     }
 
     @Test func shutdownClosesWebSocketsWith1001() throws {

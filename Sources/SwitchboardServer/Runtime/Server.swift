@@ -12,7 +12,7 @@ import Glibc
 /// Threading: `start`, `shutdown` and `wait` are called from the main thread;
 /// everything else runs on the loops.
 public final class Server: @unchecked Sendable {
-    private let context: ServerContext
+    let context: ServerContext
     private let logger: Logger
     private var loops: [EventLoop] = []
     private var threads: [NamedThread] = []
