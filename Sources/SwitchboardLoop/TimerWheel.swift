@@ -23,7 +23,8 @@ struct TimerWheel {
         // deadline not yet reached waited for its next timer: a client that never
         // sent `hello` was closed a heartbeat late). Never in the current slot:
         // it may be mid-sweep.
-        let tick = max((deadline + Self.tickMilliseconds - 1) / Self.tickMilliseconds, currentTick + 1)
+        let roundedUp = deadline / Self.tickMilliseconds + (deadline % Self.tickMilliseconds == 0 ? 0 : 1)
+        let tick = max(roundedUp, currentTick + 1)
         let slot = Int(tick % UInt64(Self.slotCount))
         connection.timerTick = tick
         connection.timerSlot = Int32(slot)
