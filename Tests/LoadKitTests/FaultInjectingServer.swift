@@ -35,6 +35,8 @@ final class FaultInjectingServer: @unchecked Sendable {
 
     private struct State {
         var connections: [Int32] = []
+        /// Set, under the lock, when the accept thread has closed the listener.
+        var listenerClosed = false
         var nextSeq: Int64 = 1
         var heldSeven: [UInt8]?
         var previousAck = ""
@@ -65,16 +67,27 @@ final class FaultInjectingServer: @unchecked Sendable {
 
     /// Wakes the accept thread, which closes the listener itself: closing it
     /// here could let that thread accept on the number once it is reused.
+    /// (Both under the lock, so a listener already closed is never shut down.)
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
+        state.withLock { state in
+            if !state.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
-        defer { Glibc.close(listener) }
+        defer {
+            state.withLock { state in
+                state.listenerClosed = true
+                Glibc.close(listener)
+            }
+        }
         while true {
             let fd = accept(listener, nil, nil)
-            if fd < 0 { return }
-            Thread.detachNewThread { [self] in serve(fd) }
+            if fd >= 0 {
+                Thread.detachNewThread { [self] in serve(fd) }
+            } else if errno != EINTR && errno != ECONNABORTED {
+                return
+            }
         }
     }
 
