@@ -73,7 +73,7 @@ let package = Package(
         ),
         // Load harnesses: release-built executables that drive the gateway from outside.
         .executableTarget(
-            name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem", "LoadKit"],
+            name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem", "SwitchboardWebSocket", "LoadKit"],
             path: "LoadTests/TransportBench"),
         .executableTarget(
             name: "writer-bench", dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres"],

@@ -1,6 +1,7 @@
 import CSystem
 import LoadKit
 import SwitchboardSystem
+import SwitchboardWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -125,9 +126,10 @@ func openWebSocket(port: UInt16, path: String) -> Int32 {
     }
     if rc != 0 { fail("connect: errno \(errno)") }
     Socket.setNoDelay(fd)
+    let key = "dGhlIHNhbXBsZSBub25jZQ=="
     let request =
         "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
     _ = request.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
     var head: [UInt8] = []
     var byte: UInt8 = 0
@@ -137,41 +139,18 @@ func openWebSocket(port: UInt16, path: String) -> Int32 {
     }
     let response = String(decoding: head, as: UTF8.self)
     guard response.hasPrefix("HTTP/1.1 101") else { fail("upgrade refused: \(response)") }
-    // RFC 6455 section 1.3: the accept value for the key sent above.
-    let expected = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
-    let isBlank = { (c: Character) in c == " " || c == "\t" }
-    let hasAccept = response.split(separator: "\r\n").contains { line in
-        let parts = line.split(separator: ":", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "sec-websocket-accept" else { return false }
-        let value = parts[1].drop(while: isBlank)
-        return value.hasPrefix(expected) && value.dropFirst(expected.count).allSatisfy(isBlank)
+    guard WebSocketHandshake.responseAccepts(response, key: key) else {
+        fail("upgrade without the right Sec-WebSocket-Accept: \(response)")
     }
-    guard hasAccept else { fail("upgrade without the right Sec-WebSocket-Accept: \(response)") }
     try? Posix.setNonBlocking(fd)
     return fd
 }
 
-/// The length of a server's unmasked frame header for `payload` bytes (RFC 6455 section 5.2).
-func serverHeaderLength(payload: Int) -> Int {
-    payload < 126 ? 2 : 4  // --payload is at most 65535: never the 64-bit form
-}
-
-func maskedTextFrame(payload: Int) -> [UInt8] {
-    let mask: [UInt8] = [0x11, 0x22, 0x33, 0x44]
-    var frame: [UInt8] = [0x81]
-    if payload < 126 {
-        frame.append(0x80 | UInt8(payload))
-    } else {
-        frame += [0x80 | 126, UInt8(payload >> 8), UInt8(payload & 0xff)]
-    }
-    frame += mask
-    for i in 0..<payload { frame.append(UInt8(ascii: "a") ^ mask[i % 4]) }
-    return frame
-}
-
 func runEcho(_ options: Options) {
-    let frame = maskedTextFrame(payload: options.payload)
-    let echoLength = serverHeaderLength(payload: options.payload) + options.payload
+    let frame = FrameEncoder.encode(
+        opcode: .text, payload: [UInt8](repeating: UInt8(ascii: "a"), count: options.payload), maskKey: 0x4433_2211)
+    // The echo comes back unmasked, with the same length.
+    let echoLength = FrameEncoder.headerLength(payloadLength: options.payload) + options.payload
     let epfd = epoll_create1(0)
     var fds: [Int32] = []
     var pending = [Int](repeating: 0, count: options.connections)

@@ -87,6 +87,18 @@ public struct WebSocketHandshake {
         Base64.encode(SHA1.hash(Array((key + guid).utf8)))
     }
 
+    /// The client's check of a 101 response head (RFC 6455 4.1): whether it
+    /// carries `Sec-WebSocket-Accept` for `key`. The header name in any case
+    /// (RFC 9110), the value exactly, blanks around it allowed.
+    public static func responseAccepts(_ head: String, key: String) -> Bool {
+        let expected = acceptValue(forKey: key)
+        return head.split(separator: "\r\n").contains { line in
+            guard let colon = line.firstIndex(of: ":") else { return false }
+            return line[..<colon].lowercased() == "sec-websocket-accept"
+                && trimmed(String(line[line.index(after: colon)...])) == expected
+        }
+    }
+
     /// The key if it is exactly a padded standard base64 encoding of 16 bytes
     /// (22 characters and "=="); nil otherwise, including for a repeated header.
     static func validKey(_ key: String) -> String? {

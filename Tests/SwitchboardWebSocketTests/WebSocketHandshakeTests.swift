@@ -117,4 +117,19 @@ struct WebSocketHandshakeTests {
             #expect(failure.extraHeaders.contains { $0.0 == "Sec-WebSocket-Version" && $0.1 == "13" })
         }
     }
+
+    @Test(
+        "a client accepts the 101 only with the accept value for its key",
+        arguments: [
+            ("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", true),
+            ("sec-websocket-accept:s3pPLMBiTxaQ9kYGzzhZRbK+xOo= \t", true),
+            ("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo", false),
+            ("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=x", false),
+            ("Sec-WebSocket-Accept: S3PPLMBITXAQ9KYGZZHZRBK+XOO=", false),
+            ("X-Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", false),
+        ])
+    func clientChecksTheAcceptValue(line: String, accepted: Bool) {
+        let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\(line)\r\n\r\n"
+        #expect(WebSocketHandshake.responseAccepts(head, key: "dGhlIHNhbXBsZSBub25jZQ==") == accepted)
+    }
 }

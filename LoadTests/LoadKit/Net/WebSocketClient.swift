@@ -177,14 +177,7 @@ public final class WebSocketClient {
             finish(.upgradeRefused(body.isEmpty ? status : "\(status): \(body)"))
             return nil
         }
-        // The header name in any case (RFC 9110), the base64 value exactly.
-        let expected = WebSocketHandshake.acceptValue(forKey: handshakeKey)
-        let accepted = text.split(separator: "\r\n").contains { line in
-            guard let colon = line.firstIndex(of: ":") else { return false }
-            return line[..<colon].lowercased() == "sec-websocket-accept"
-                && line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" } == expected
-        }
-        guard accepted else {
+        guard WebSocketHandshake.responseAccepts(text, key: handshakeKey) else {
             finish(.upgradeRefused("\(status) without the Sec-WebSocket-Accept for our key"))
             return nil
         }
