@@ -5,14 +5,7 @@ import Testing
 struct HarnessFindsInjectedFaultsTests {
     @Test("a gap, a duplicate, a reorder and a slow delivery are all reported, and the run fails")
     func injectedFaults() throws {
-        let server = try FaultInjectingServer(delayMilliseconds: 300)
-        defer { server.stop() }
-        let options = try LoadOptions(arguments: [
-            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
-            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
-            "--seconds", "1", "--warmup", "0", "--drain", "3",
-        ])
-        let report = try LoadRun.run(options)
+        let report = try Self.conversation(against: FaultInjectingServer(delayMilliseconds: 300))
 
         #expect(report.correctness.gaps == 1)  // seq 3 never reached the operator
         #expect(report.correctness.duplicates == 1)  // seq 5 arrived twice
@@ -31,14 +24,7 @@ struct HarnessFindsInjectedFaultsTests {
 
     @Test("an ack repeated in place of another send's answer fails the run, though the counts match")
     func repeatedAck() throws {
-        let server = try FaultInjectingServer(delayMilliseconds: 0, fault: .repeatedAck)
-        defer { server.stop() }
-        let options = try LoadOptions(arguments: [
-            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
-            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
-            "--seconds", "1", "--warmup", "0", "--drain", "3",
-        ])
-        let report = try LoadRun.run(options)
+        let report = try Self.conversation(against: FaultInjectingServer(delayMilliseconds: 0, fault: .repeatedAck))
 
         #expect(report.correctness.gaps == 0 && report.correctness.duplicates == 0)
         #expect(report.correctness.reorders == 0)
@@ -50,15 +36,8 @@ struct HarnessFindsInjectedFaultsTests {
 
     @Test("a participant failing after traffic started fails the run, which still reports")
     func failureDuringTraffic() throws {
-        let server = try FaultInjectingServer(delayMilliseconds: 0, fault: .strayError)
-        defer { server.stop() }
-        let options = try LoadOptions(arguments: [
-            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
-            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
-            "--seconds", "1", "--warmup", "0", "--drain", "3",
-        ])
         // Not a set-up error (which throws, exit 2, no report): a correctness failure.
-        let report = try LoadRun.run(options)
+        let report = try Self.conversation(against: FaultInjectingServer(delayMilliseconds: 0, fault: .strayError))
         #expect(report.correctness.unexpectedCloses >= 1)
         #expect(report.notes.contains { $0.contains("failed after traffic started") })
         #expect(!report.passed)
@@ -66,16 +45,21 @@ struct HarnessFindsInjectedFaultsTests {
 
     @Test("a frame that breaks RFC 6455 (a masked server frame) closes the connection and fails the run")
     func maskedServerFrame() throws {
-        let server = try FaultInjectingServer(delayMilliseconds: 0, fault: .maskedFrame)
+        let report = try Self.conversation(against: FaultInjectingServer(delayMilliseconds: 0, fault: .maskedFrame))
+        #expect(report.correctness.unexpectedCloses >= 1)
+        #expect(report.notes.contains { $0.contains("a masked server frame") })
+        #expect(!report.passed)
+    }
+
+    /// One visitor and one operator sending 100 messages/s for a second
+    /// against `server`, with up to 3 s to drain; the server stops after.
+    private static func conversation(against server: FaultInjectingServer) throws -> RunReport {
         defer { server.stop() }
         let options = try LoadOptions(arguments: [
             "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
             "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
             "--seconds", "1", "--warmup", "0", "--drain", "3",
         ])
-        let report = try LoadRun.run(options)
-        #expect(report.correctness.unexpectedCloses >= 1)
-        #expect(report.notes.contains { $0.contains("a masked server frame") })
-        #expect(!report.passed)
+        return try LoadRun.run(options)
     }
 }

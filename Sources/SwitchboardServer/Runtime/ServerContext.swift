@@ -32,11 +32,6 @@ final class ServerContext: Sendable {
     /// One set of compressors per event loop (index = `EventLoop.index`), each
     /// used only on its loop's thread, for sessions without context takeover.
     let loopDeflaters: [SharedDeflaters]
-
-    /// The compressors of the loop numbered `index`, if the server runs it.
-    func deflaters(forLoop index: Int) -> SharedDeflaters? {
-        loopDeflaters.indices.contains(index) ? loopDeflaters[index] : nil
-    }
     let tls: TLSContext?
     let router: HTTPRouter<Route>
     let logger: Logger
@@ -45,6 +40,11 @@ final class ServerContext: Sendable {
     var headerTimeoutMilliseconds: UInt64 { UInt64(configuration.headerTimeoutSeconds) * 1000 }
     var keepAliveTimeoutMilliseconds: UInt64 { UInt64(configuration.keepAliveTimeoutSeconds) * 1000 }
     var heartbeatMilliseconds: UInt64 { UInt64(configuration.heartbeatSeconds) * 1000 }
+
+    /// The compressors of the loop numbered `index`, if the server runs it.
+    func deflaters(forLoop index: Int) -> SharedDeflaters? {
+        loopDeflaters.indices.contains(index) ? loopDeflaters[index] : nil
+    }
 
     init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
