@@ -278,6 +278,19 @@ public final class WebSocketSession {
         payload.withUnsafeBytes { encodeMessage(opcode: opcode, payload: $0) }
     }
 
+    /// `encodeMessage` for a message that `source` (one object per message)
+    /// sends to many connections: when this session compresses with its
+    /// loop's compressor, every such session of the loop gets the one frame
+    /// the first made.
+    public func encodeMessage(opcode: WebSocketOpcode, payload: [UInt8], sharedBy source: AnyObject) -> [UInt8] {
+        guard compresses(opcode, payloadCount: payload.count), let deflate, deflate.serverNoContextTakeover,
+            let sharedDeflaters
+        else { return encodeMessage(opcode: opcode, payload: payload) }
+        return sharedDeflaters.frame(sharing: source, windowBits: deflate.serverMaxWindowBits, kind: opcode.rawValue) {
+            encodeMessage(opcode: opcode, payload: payload)
+        }
+    }
+
     /// A close frame; from now on the session is closing and ignores data frames.
     public func encodeClose(code: UInt16, reason: String) -> [UInt8] {
         isClosing = true

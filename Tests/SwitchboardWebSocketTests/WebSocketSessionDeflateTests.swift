@@ -142,14 +142,44 @@ struct WebSocketSessionDeflateTests {
         #expect(shared.count == 1)  // both sessions used the loop's, neither made its own
     }
 
+    @Test("a message shared by many connections is compressed once per loop and window")
+    func sharedMessagesAreCompressedOnce() throws {
+        final class Source {}
+        let shared = SharedDeflaters(configuration: DeflateConfiguration())
+        let wide = DeflateParameters(serverNoContextTakeover: true)
+        let narrow = DeflateParameters(serverNoContextTakeover: true, serverMaxWindowBits: 10)
+        let first = makeSession(deflate: wide, sharedDeflaters: shared)
+        let second = makeSession(deflate: wide, sharedDeflaters: shared)
+        let third = makeSession(deflate: narrow, sharedDeflaters: shared)
+        let message = Array(repeating: Self.json, count: 4).flatMap { $0 }
+        let source = Source()
+
+        let one = first.encodeMessage(opcode: .text, payload: message, sharedBy: source)
+        let two = second.encodeMessage(opcode: .text, payload: message, sharedBy: source)
+        // The same bytes, not a second compression of them.
+        #expect(one.withUnsafeBufferPointer { $0.baseAddress } == two.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(try Self.inflate(two, with: MessageInflater(windowBits: 15, noContextTakeover: true)) == message)
+
+        // Another window gets its own frame, which its peer can inflate.
+        let three = third.encodeMessage(opcode: .text, payload: message, sharedBy: source)
+        #expect(try Self.inflate(three, with: MessageInflater(windowBits: 10, noContextTakeover: true)) == message)
+
+        // The next message is compressed anew.
+        let other = Array(message.reversed())
+        let next = first.encodeMessage(opcode: .text, payload: other, sharedBy: Source())
+        #expect(try Self.inflate(next, with: MessageInflater(windowBits: 15, noContextTakeover: true)) == other)
+    }
+
     @Test("a session with context takeover keeps its own compressor, whose window carries over")
     func contextTakeoverKeepsItsOwnCompressor() throws {
         let shared = SharedDeflaters(configuration: DeflateConfiguration())
         let session = makeSession(deflate: DeflateParameters(), sharedDeflaters: shared)
         let inflater = try MessageInflater(windowBits: 15, noContextTakeover: false)
         let message = Array(repeating: Self.json, count: 4).flatMap { $0 }
-        let firstFrame = session.encodeMessage(opcode: .text, payload: message)
-        let secondFrame = session.encodeMessage(opcode: .text, payload: message)
+        final class Source {}
+        let source = Source()
+        let firstFrame = session.encodeMessage(opcode: .text, payload: message, sharedBy: source)
+        let secondFrame = session.encodeMessage(opcode: .text, payload: message, sharedBy: source)
         #expect(try Self.inflate(firstFrame, with: inflater) == message)
         #expect(try Self.inflate(secondFrame, with: inflater) == message)
         #expect(secondFrame.count < firstFrame.count / 2)  // it refers back to the first message

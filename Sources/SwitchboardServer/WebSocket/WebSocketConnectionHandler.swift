@@ -32,12 +32,13 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     /// Sends a frame encoded once for every subscriber: the prebuilt
-    /// uncompressed frame as is, or compressed for this connection when it
-    /// negotiated deflate and the message is worth compressing.
+    /// uncompressed frame as is, or compressed when this connection negotiated
+    /// deflate and the message is worth compressing (once per loop and window
+    /// without context takeover, for this connection alone with it).
     func send(_ shared: SharedFrame) {
         guard let connection, connection.isOpen, !session.isClosing else { return }
         if session.compresses(.text, payloadCount: shared.payload.count) {
-            connection.write(session.encodeMessage(opcode: .text, payload: shared.payload))
+            connection.write(session.encodeMessage(opcode: .text, payload: shared.payload, sharedBy: shared))
         } else {
             connection.write(shared.frame)
         }
