@@ -1,6 +1,10 @@
 import LoadKit
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("The harness catches what a faulty server does")
 struct HarnessFindsInjectedFaultsTests {
     @Test("a gap, a duplicate, a reorder and a slow delivery are all reported, and the run fails")
@@ -51,15 +55,27 @@ struct HarnessFindsInjectedFaultsTests {
         #expect(!report.passed)
     }
 
+    @Test("with the gateway's pid, the report gives its CPU and the harness's own over the same window")
+    func cpuFigures() throws {
+        // The test server runs in this process, so both readings are of this process.
+        let report = try Self.conversation(
+            against: FaultInjectingServer(delayMilliseconds: 0), extra: ["--gateway-pid", "\(getpid())"])
+        let gateway = try #require(report.figures.first { $0.key == "gateway_cpu_cores" })
+        let harness = try #require(report.figures.first { $0.key == "harness_cpu_cores" })
+        #expect(harness.value > 0 && harness.value <= gateway.value + 0.05)
+        #expect(harness.label == "harness CPU (cores busy)" && harness.unit == "cores")
+    }
+
     /// One visitor and one operator sending 100 messages/s for a second
     /// against `server`, with up to 3 s to drain; the server stops after.
-    private static func conversation(against server: FaultInjectingServer) throws -> RunReport {
+    private static func conversation(against server: FaultInjectingServer, extra: [String] = []) throws -> RunReport {
         defer { server.stop() }
-        let options = try LoadOptions(arguments: [
-            "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
-            "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
-            "--seconds", "1", "--warmup", "0", "--drain", "3",
-        ])
+        let options = try LoadOptions(
+            arguments: [
+                "conversations", "--url", "ws://127.0.0.1:\(server.port)/v1/ws", "--jwt-secret",
+                "a-test-secret-that-is-long-enough-for-hs256", "--sessions", "1", "--operators", "1", "--rate", "100",
+                "--seconds", "1", "--warmup", "0", "--drain", "3",
+            ] + extra)
         return try LoadRun.run(options)
     }
 }

@@ -117,6 +117,12 @@ struct ReportBuilder {
             Figure(
                 key: "gateway_cpu_cores", label: "gateway CPU (cores busy)", value: cpu / outcome.gatewayWallSeconds,
                 unit: "cores"))
+        if let harness = outcome.harnessCPUSeconds {
+            report.figures.append(
+                Figure(
+                    key: "harness_cpu_cores", label: "harness CPU (cores busy)",
+                    value: harness / outcome.gatewayWallSeconds, unit: "cores"))
+        }
     }
 
     private func addIdle(_ report: inout RunReport) {

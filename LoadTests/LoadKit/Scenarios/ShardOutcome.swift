@@ -14,7 +14,9 @@ struct ShardOutcome {
     var rssBeforeKiB: Int?
     var rssAfterKiB: Int?
     var gatewayCPUSeconds: Double?
-    /// Wall-clock seconds the CPU reading covers.
+    /// The harness process's CPU seconds over the same window.
+    var harnessCPUSeconds: Double?
+    /// Wall-clock seconds the CPU readings cover.
     var gatewayWallSeconds = 0.0
     var rampSteps: [RampStep] = []
 }
