@@ -34,6 +34,17 @@ def machine():
     return f"{os.cpu_count()} cores ({model}), {memory}, Linux {platform.release()}"
 
 
+
+def heading(title):
+    """A section's title and its "Run DATE on MACHINE." line."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return [f"## {title}", "", f"Run {now} on {machine()}."]
+
+
+def raw_output(path):
+    """The benchmark's own output, verbatim, closing a section."""
+    return ["", "Raw output:", "", "```", *open(path).read().strip().splitlines(), "```"]
+
 def parse(path):
     """Rows keyed by server label: {"echo": {offered: values}, "idle": values}."""
     rows = {}
@@ -67,11 +78,7 @@ def cpu_ratios(server, base, digits):
 
 
 def transport_section(rows, seconds, connections, idle):
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [
-        "## Transport: WebSocket echo (scripts/bench-transport)",
-        "",
-        f"Run {now} on {machine()}.",
+    lines = heading("Transport: WebSocket echo (scripts/bench-transport)") + [
         f"Command: `scripts/bench-transport --seconds {seconds} --connections {connections} --idle {idle}`."
         " Each server pinned to core 0 (`taskset -c 0`), the client (`transport-bench`) to core 1; the gateway"
         " runs one event loop (`--threads 1`).",
@@ -112,19 +119,14 @@ def transport_section(rows, seconds, connections, idle):
     floor = rows.get(FLOOR)
     if floor:
         lines.append(
-            f"- Against {FLOOR} (LoadTests/EchoFloor: a minimal C epoll echo, one read and one write per message,"
+            f"- Against {FLOOR} (LoadTests/Floors/echo-floor.c: a minimal C epoll echo, one read and one write per message,"
             " so its cost is the kernel's loopback TCP and the epoll sleep and wake-up that any server pays here):")
         for label, data in rows.items():
             if label == FLOOR:
                 continue
             parts = cpu_ratios(data, floor, 2)
             lines.append(f"  - {label}: " + ", ".join(parts) + " the floor's CPU per round trip.")
-    lines.append("")
-    lines.append("Raw output:")
-    lines.append("")
-    lines.append("```")
-    lines.extend(open(sys.argv[2]).read().strip().splitlines())
-    lines.append("```")
+    lines += raw_output(sys.argv[2])
     return "\n".join(lines) + "\n"
 
 
@@ -139,16 +141,12 @@ def parse_writer(path):
 
 
 def writer_section(rows, path, command):
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     settings = rows.get("settings", {})
     naive = rows.get("naive", {})
     batched = rows.get("batched", {})
     latency = rows.get("latency", {})
     ratio = rows.get("ratio", {}).get("batched_over_naive", "n/a")
-    lines = [
-        "## Writer: stored messages per second (scripts/bench-writer)",
-        "",
-        f"Run {now} on {machine()}.",
+    lines = heading("Writer: stored messages per second (scripts/bench-writer)") + [
         f"Command: `{command}`. A fresh private PostgreSQL {settings.get('server_version', '?')} with durable"
         f" settings (fsync={settings.get('fsync', '?')}, synchronous_commit={settings.get('synchronous_commit', '?')},"
         f" full_page_writes={settings.get('full_page_writes', '?')}, wal_sync_method={settings.get('wal_sync_method', '?')},"
@@ -178,13 +176,63 @@ def writer_section(rows, path, command):
         "| ---: | ---: | ---: | ---: | ---: |",
         f"| {latency.get('p50_ms', '?')} ms | {latency.get('p90_ms', '?')} ms | {latency.get('p99_ms', '?')} ms"
         f" | {latency.get('p999_ms', '?')} ms | {latency.get('max_ms', '?')} ms |",
-        "",
-        "Raw output:",
-        "",
-        "```",
     ]
-    lines.extend(open(path).read().strip().splitlines())
-    lines.append("```")
+    lines += raw_output(path)
+    return "\n".join(lines) + "\n"
+
+
+def parse_chat_floor(path):
+    """("network", values) and ("storage", values) rows of scripts/bench-chat-floor."""
+    rows = []
+    for line in open(path):
+        kind, _, rest = line.strip().partition(" ")
+        if kind in ("network", "storage"):
+            rows.append((kind, dict(item.split("=", 1) for item in rest.split())))
+    return rows
+
+
+def chat_floor_section(rows, path, rate, command):
+    rate = int(rate)
+    network = [values for kind, values in rows if kind == "network"]
+    storage = next((values for kind, values in rows if kind == "storage"), None)
+    lines = heading("Chat floor: what the conversations target leaves for the gateway (scripts/bench-chat-floor)") + [
+        f"Command: `{command}`. Network: chat-floor (LoadTests/Floors/chat-floor.c, a C epoll server that answers the "
+        "harness like the gateway but stores nothing) on core 0, the release `loadtest` conversations scenario "
+        f"(1,000 sessions of 1 visitor + 2 operators, {rate:,} msg/s for 10 s) on core 1 at nice -5, as "
+        "scripts/bench runs it; with `--flush-ms W` chat-floor writes every W ms instead of after every pass. "
+        "Storage: one INSERT ... SELECT into `chats` (five indexes, the foreign key) on a fresh durable "
+        "PostgreSQL, the backend's CPU per row.",
+        "",
+        "| chat-floor writes | server | harness | server + harness | p50 / p99 send to delivery | delivered |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for values in network:
+        flush = int(values["flush_ms"])
+        when = "after every pass" if flush == 0 else f"every {flush} ms"
+        server, harness = float(values["server_cores"]), float(values["harness_cores"])
+        lines.append(
+            f"| {when} | {server:.2f} cores | {harness:.2f} cores | {server + harness:.2f} cores "
+            f"| {float(values['p50_ms']):.2f} / {float(values['p99_ms']):.2f} ms "
+            f"| {int(values['stored_per_s']):,} msg/s |")
+    if storage:
+        store = float(storage["cores_at_rate"])
+        lines += [
+            "",
+            f"PostgreSQL's least work per stored message: {float(storage['us_per_row']):.2f} µs of backend CPU "
+            f"per row ({int(storage['rows']):,} rows in {float(storage['backend_cpu_s']):.2f} s), "
+            f"{store:.2f} cores at {rate:,} msg/s, before any locking, numbering, deduplication, commit, "
+            "result or round trip.",
+            "",
+            "| chat-floor writes | network floor + storage floor | the machine's cores | left for everything else |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        cores = os.cpu_count() or 1
+        for values in network:
+            flush = int(values["flush_ms"])
+            when = "after every pass" if flush == 0 else f"every {flush} ms"
+            total = float(values["server_cores"]) + float(values["harness_cores"]) + store
+            lines.append(f"| {when} | {total:.2f} cores | {cores} | {cores - total:.2f} cores |")
+    lines += raw_output(path)
     return "\n".join(lines) + "\n"
 
 
@@ -207,5 +255,8 @@ if __name__ == "__main__":
         replace_section("bench-transport", transport_section(rows, sys.argv[3], sys.argv[4], sys.argv[5]))
     elif kind == "writer":
         replace_section("bench-writer", writer_section(parse_writer(sys.argv[2]), sys.argv[2], sys.argv[3]))
+    elif kind == "chat-floor":
+        replace_section(
+            "chat-floor", chat_floor_section(parse_chat_floor(sys.argv[2]), sys.argv[2], sys.argv[3], sys.argv[4]))
     else:
         sys.exit(f"unknown section {kind}")

@@ -9,6 +9,7 @@
 #   ...
 #   stop_pid "$HB_ECHO_PID"; stop_pid "$NODE_WS_ECHO_PID"
 #   build_echo_floor          # the reference floor: $SB_ECHO_FLOOR_BIN --port P
+#   build_chat_floor          # the chat floor: $SB_CHAT_FLOOR_BIN --port P (scripts/bench-chat-floor)
 #
 # The start functions set variables, so call them directly, not in $(...).
 # Logs: .build-test/peer-hb-echo.log, .build-test/peer-node-ws-echo.log.
@@ -90,23 +91,30 @@ start_node_ws_echo() {
   sb_log "node-ws-echo: ws://127.0.0.1:$port/v1/echo (pid $NODE_WS_ECHO_PID)"
 }
 
-# --- echo-floor (LoadTests/EchoFloor): the least any server does per message -----
+# --- the floors (LoadTests/Floors): the least any server does --
 
-SB_ECHO_FLOOR_SOURCE=$SB_ROOT/LoadTests/EchoFloor/echo-floor.c
+SB_ECHO_FLOOR_SOURCE=$SB_ROOT/LoadTests/Floors/echo-floor.c
 SB_ECHO_FLOOR_BIN=$SB_ROOT/.build-floor/echo-floor
+SB_CHAT_FLOOR_SOURCE=$SB_ROOT/LoadTests/Floors/chat-floor.c
+SB_CHAT_FLOOR_BIN=$SB_ROOT/.build-floor/chat-floor
 
-# build_echo_floor: compile echo-floor unless the binary is newer than its source.
-# The Swift toolchain brings clang; libcrypto (libssl-dev) gives SHA-1 and base64.
-build_echo_floor() {
-  if [ -x "$SB_ECHO_FLOOR_BIN" ] && [ "$SB_ECHO_FLOOR_BIN" -nt "$SB_ECHO_FLOOR_SOURCE" ]; then
+# build_c_floor SOURCE BINARY: compile a floor server unless the binary is newer
+# than its source and the floors' shared floor.h. The Swift toolchain brings clang; libcrypto (libssl-dev)
+# gives SHA-1 and base64 for the upgrade.
+build_c_floor() {
+  local source=$1 binary=$2 name
+  name=$(basename "$binary")
+  if [ -x "$binary" ] && [ "$binary" -nt "$source" ] && [ "$binary" -nt "$(dirname "$source")/floor.h" ]; then
     return 0
   fi
   ensure_packages libssl-dev
   local cc=${CC:-}
   if [ -z "$cc" ]; then
-    cc=$(command -v clang || command -v cc) || sb_die "no C compiler for echo-floor (clang comes with Swift)"
+    cc=$(command -v clang || command -v cc) || sb_die "no C compiler for $name (clang comes with Swift)"
   fi
-  mkdir -p "$(dirname "$SB_ECHO_FLOOR_BIN")"
-  "$cc" -O2 -Wall -Wextra -Werror -o "$SB_ECHO_FLOOR_BIN" "$SB_ECHO_FLOOR_SOURCE" -lcrypto ||
-    sb_die "echo-floor build failed"
+  mkdir -p "$(dirname "$binary")"
+  "$cc" -O2 -Wall -Wextra -Werror -o "$binary" "$source" -lcrypto || sb_die "$name build failed"
 }
+
+build_echo_floor() { build_c_floor "$SB_ECHO_FLOOR_SOURCE" "$SB_ECHO_FLOOR_BIN"; }
+build_chat_floor() { build_c_floor "$SB_CHAT_FLOOR_SOURCE" "$SB_CHAT_FLOOR_BIN"; }

@@ -12,19 +12,7 @@
 // much of a round trip's CPU time the kernel's loopback TCP and the
 // epoll_wait sleep take, whatever the server does above them.
 // Prints "echo-floor listening on 127.0.0.1:PORT" once listening.
-#define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "floor.h"
 
 enum { max_fds = 65536, max_small_frame = 2 + 4 + 125, input_size = 65536 };
 
@@ -55,30 +43,9 @@ static int write_all_or_drop(int fd, const void *bytes, size_t count) {
 }
 
 static void upgrade(int fd, unsigned char *request, size_t count) {
-  static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  request[count] = 0;
-  if (!strstr((char *)request, "\r\n\r\n")) return drop(fd);  // one read carries the whole request
-  char *key = strcasestr((char *)request, "\r\nSec-WebSocket-Key:");
-  if (!key) return drop(fd);
-  key += strlen("\r\nSec-WebSocket-Key:");
-  key += strspn(key, " \t");
-  size_t key_len = strcspn(key, " \t\r\n");
-  if (key_len == 0 || key_len > 64) return drop(fd);
-
-  char joined[64 + sizeof guid];
-  memcpy(joined, key, key_len);
-  memcpy(joined + key_len, guid, sizeof guid);
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA1((unsigned char *)joined, key_len + sizeof guid - 1, digest);
-  char accept_value[32];
-  EVP_EncodeBlock((unsigned char *)accept_value, digest, SHA_DIGEST_LENGTH);
-
   char response[256];
-  int n = snprintf(response, sizeof response,
-                   "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                   "Sec-WebSocket-Accept: %s\r\n%s\r\n",
-                   accept_value,
-                   strstr((char *)request, "switchboard.v1") ? "Sec-WebSocket-Protocol: switchboard.v1\r\n" : "");
+  int n = floor_upgrade_response(request, count, response, sizeof response);
+  if (n < 0) return drop(fd);  // one read carries the whole request
   if (write_all_or_drop(fd, response, (size_t)n)) peers[fd].upgraded = 1;
 }
 
@@ -108,6 +75,9 @@ static void echo_frames(int fd, size_t count) {
   memcpy(peers[fd].pending, input + at, rest);
   peers[fd].pending_len = (unsigned char)rest;
 }
+
+// Nothing to set up: a peer's state is zero until its upgrade.
+static void accepted(int fd) { (void)fd; }
 
 // `hangup`: the peer's FIN is queued behind the data, and no further edge
 // will come for it, so the connection ends once its input is echoed.
@@ -143,22 +113,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: echo-floor --port PORT\n");
     return 2;
   }
-  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), on = 1;
-  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 4096) != 0) {
-    perror("echo-floor: bind/listen");
-    return 1;
-  }
-  int epfd = epoll_create1(0);
-  struct epoll_event listen_event = {.events = EPOLLIN, .data.fd = listener};
-  if (epfd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, listener, &listen_event) != 0) {
-    perror("echo-floor: epoll");
-    return 1;
-  }
-  printf("echo-floor listening on 127.0.0.1:%d\n", port);
-  fflush(stdout);
+  int epfd, listener = floor_listen("echo-floor", port, &epfd);
 
   static struct epoll_event events[512];
   for (;;) {
@@ -173,16 +128,7 @@ int main(int argc, char **argv) {
         readable(fd, (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
         continue;
       }
-      int client;
-      while ((client = accept4(listener, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
-        if (client >= max_fds) {
-          close(client);
-          continue;
-        }
-        setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-        struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = client};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, client, &event) != 0) close(client);
-      }
+      floor_accept_all(listener, epfd, max_fds, accepted);
     }
   }
 }
