@@ -88,6 +88,13 @@ import Testing
         "1_0b1c2d3e-0000-4000-8000-00000000000", "1_0b1c2d3e-0000-4000-8000-00000000000g",
         "1_0b1c2d3e-0000-4000-8000-000000000000_2", "1_0b1c2d3e00004000800000000000000000",
         "99999999999999999999_0b1c2d3e-0000-4000-8000-000000000000", "1_'; DROP TABLE chats; --",
+        // 19 digits: beyond docs/openapi.yaml's pattern, in Int64's range or not (the API fuzzer's find).
+        "1000000000000000000_0b1c2d3e-0000-4000-8000-000000000000",
+        "9340261265231829393_6be75fd0-ad7e-6aa1-cb9d-ccc0e46cfd35",
+        "+1_0b1c2d3e-0000-4000-8000-000000000000", "--1_0b1c2d3e-0000-4000-8000-000000000000",
+        "-_0b1c2d3e-0000-4000-8000-000000000000",
+        // 18 digits below zero: before PostgreSQL's first timestamp.
+        "-999999999999999999_0b1c2d3e-0000-4000-8000-000000000000",
     ])
     func malformedCursorsAreRefused(cursor: String) throws {
         let fixture = try ReadersFixture()
@@ -95,5 +102,16 @@ import Testing
         #expect(throws: QueryError.invalidCursor) {
             _ = try fixture.queries.inbox(workspaceID: fixture.workspaceID, statuses: [], limit: 2, cursor: cursor)
         }
+    }
+
+    /// Everything the pattern in docs/openapi.yaml admits is a position, not an error.
+    @Test(arguments: [
+        "0_0b1c2d3e-0000-4000-8000-000000000000", "999999999999999999_0b1c2d3e-0000-4000-8000-000000000000",
+        "-99999999999999999_0b1c2d3e-0000-4000-8000-000000000000", "-0_0b1c2d3e-0000-4000-8000-000000000000",
+    ])
+    func cursorsThePatternAdmitsAreAccepted(cursor: String) throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        _ = try fixture.queries.inbox(workspaceID: fixture.workspaceID, statuses: [], limit: 2, cursor: cursor)
     }
 }
