@@ -59,7 +59,7 @@ static struct session sessions[max_sessions];
 static int session_count;
 static unsigned char input[max_frame + read_size];
 static unsigned char payload_scratch[max_frame];
-static char frame_text[4096];
+static char frame_text[max_frame + 1024];  // an outgoing frame: the body plus the gateway's fields
 static int dirty_fds[max_fds];
 static int dirty_count;
 static int epfd;
@@ -113,7 +113,9 @@ static void queue_frame(int fd, unsigned char opcode, const void *payload, size_
 }
 
 static void queue_text(int fd, const char *text, int length) {
-  if (length > 0 && (size_t)length < sizeof frame_text) queue_frame(fd, 0x1, text, (size_t)length);
+  if (length > 0 && (size_t)length <= 65535) return queue_frame(fd, 0x1, text, (size_t)length);
+  fprintf(stderr, "chat-floor: a %d-byte frame is beyond this floor; dropping connection %d\n", length, fd);
+  drop(fd);
 }
 
 static void watch(int fd, int writable) {
@@ -174,28 +176,35 @@ static int session_index(const char *id, size_t length) {
   return (*end == 0 && index >= 0 && index < session_count) ? (int)index : -1;
 }
 
-static void join(int fd, int index) {
+// Joins fd to the session; false when it is in another one or the session is full.
+static int join(int fd, int index) {
   struct session *session = &sessions[index];
-  if (peers[fd].session == index) return;
-  if (peers[fd].session >= 0 || session->members == max_members) return;
+  if (peers[fd].session == index) return 1;
+  if (peers[fd].session >= 0 || session->members == max_members) return 0;
   session->member_fds[session->members++] = fd;
   peers[fd].session = index;
+  return 1;
 }
 
-static void error_frame(int fd, const char *code) {
-  int n = snprintf(frame_text, sizeof frame_text, "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"%s\"}", code,
-                   "not supported by chat-floor");
+// An error frame with PROTOCOL.md's codes; `ref` (may be NULL) as the request's.
+static void error_frame(int fd, const char *code, const char *ref, size_t ref_length) {
+  int n = ref ? snprintf(frame_text, sizeof frame_text,
+                         "{\"type\":\"error\",\"ref\":\"%.*s\",\"code\":\"%s\",\"message\":\"chat-floor\"}",
+                         (int)ref_length, ref, code)
+              : snprintf(frame_text, sizeof frame_text,
+                         "{\"type\":\"error\",\"code\":\"%s\",\"message\":\"chat-floor\"}", code);
   queue_text(fd, frame_text, n);
 }
 
 static void send_message(int fd, const char *json, size_t length) {
-  size_t ref_length, id_length, client_id_length, body_length;
+  size_t ref_length = 0, id_length = 0, client_id_length = 0, body_length = 0;
   const char *ref = string_member(json, length, "ref", &ref_length);
   const char *session_id = string_member(json, length, "session_id", &id_length);
   const char *client_id = string_member(json, length, "client_msg_id", &client_id_length);
   const char *body = string_member(json, length, "body", &body_length);
   int index = session_id ? session_index(session_id, id_length) : -1;
-  if (!ref || !client_id || !body || index < 0 || peers[fd].session != index) return error_frame(fd, "not_joined");
+  if (!ref || !client_id || !body) return error_frame(fd, "bad_request", ref, ref_length);
+  if (index < 0 || peers[fd].session != index) return error_frame(fd, "forbidden", ref, ref_length);
   long long seq = ++sessions[index].last_seq;
   // A time-ordered id of the gateway's shape: session index and seq.
   char message_id[37];
@@ -224,7 +233,7 @@ static void text_frame(int fd, const char *json, size_t length) {
   size_t type_length;
   const char *type = string_member(json, length, "type", &type_length);
   int n;
-  if (!type) return error_frame(fd, "bad_frame");
+  if (!type) return error_frame(fd, "bad_request", NULL, 0);
   if (type_length == 4 && memcmp(type, "send", 4) == 0) return send_message(fd, json, length);
   if (type_length == 5 && memcmp(type, "hello", 5) == 0) {
     n = snprintf(frame_text, sizeof frame_text,
@@ -235,7 +244,7 @@ static void text_frame(int fd, const char *json, size_t length) {
     return queue_text(fd, frame_text, n);
   }
   if (type_length == 14 && memcmp(type, "session.create", 14) == 0) {
-    if (session_count == max_sessions) return error_frame(fd, "overloaded");
+    if (session_count == max_sessions || peers[fd].session >= 0) return error_frame(fd, "overloaded", NULL, 0);
     int index = session_count++;
     join(fd, index);
     n = snprintf(frame_text, sizeof frame_text,
@@ -248,15 +257,15 @@ static void text_frame(int fd, const char *json, size_t length) {
     size_t id_length;
     const char *id = string_member(json, length, "session_id", &id_length);
     int index = id ? session_index(id, id_length) : -1;
-    if (index < 0) return error_frame(fd, "not_found");
-    join(fd, index);
+    if (index < 0) return error_frame(fd, "not_found", NULL, 0);
+    if (!join(fd, index)) return error_frame(fd, "overloaded", NULL, 0);  // one session per connection, 8 members
     n = snprintf(frame_text, sizeof frame_text,
                  "{\"type\":\"joined\",\"ref\":\"setup\",\"session_id\":\"%.*s\",\"last_seq\":%lld,"
                  "\"truncated\":false}",
                  (int)id_length, id, sessions[index].last_seq);
     return queue_text(fd, frame_text, n);
   }
-  error_frame(fd, "bad_frame");
+  error_frame(fd, "bad_request", NULL, 0);
 }
 
 // Handles every complete frame in input[0..<count]; keeps a split frame.
@@ -290,7 +299,7 @@ static void frames(int fd, size_t count) {
   struct peer *peer = &peers[fd];
   size_t rest = count - at;
   if (rest > 0 && !peer->pending && !(peer->pending = malloc(max_frame))) return drop(fd);
-  memcpy(peer->pending, input + at, rest);
+  if (rest > 0) memcpy(peer->pending, input + at, rest);
   peer->pending_length = rest;
 }
 

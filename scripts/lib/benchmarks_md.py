@@ -203,7 +203,7 @@ def chat_floor_section(rows, path, rate, command):
         "Storage: one INSERT ... SELECT into `chats` (five indexes, the foreign key) on a fresh durable "
         "PostgreSQL, the backend's CPU per row.",
         "",
-        "| chat-floor writes | server | harness | server + harness | p50 / p99 send to delivery | delivered |",
+        "| chat-floor writes | server | harness | server + harness | p50 / p99 send to delivery | acked |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for values in network:
@@ -220,8 +220,8 @@ def chat_floor_section(rows, path, rate, command):
             "",
             f"PostgreSQL's least work per stored message: {float(storage['us_per_row']):.2f} µs of backend CPU "
             f"per row ({int(storage['rows']):,} rows in {float(storage['backend_cpu_s']):.2f} s), "
-            f"{store:.2f} cores at {rate:,} msg/s, before any locking, numbering, deduplication, commit, "
-            "result or round trip.",
+            f"{store:.2f} cores at {rate:,} msg/s, before any session lock, numbering, duplicate answer, "
+            "result or round trip (and with one commit).",
             "",
             "| chat-floor writes | network floor + storage floor | the machine's cores | left for everything else |",
             "| --- | ---: | ---: | ---: |",
