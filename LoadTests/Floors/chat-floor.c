@@ -79,7 +79,11 @@ static void drop(int fd) {
   close(fd);
   free(peer->pending);
   free(peer->out);
+  // A dirty fd stays listed until the pass's flush (which skips it closed, or
+  // flushes its next owner): keeping the flag keeps it listed once.
+  unsigned char dirty = peer->dirty;
   memset(peer, 0, sizeof *peer);
+  peer->dirty = dirty;
   peer->session = -1;
 }
 

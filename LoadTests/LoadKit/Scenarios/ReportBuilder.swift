@@ -110,18 +110,18 @@ struct ReportBuilder {
     }
 
     private func addGatewayCPU(_ report: inout RunReport) {
-        guard let outcome = outcomes.first, let cpu = outcome.gatewayCPUSeconds, outcome.gatewayWallSeconds > 0 else {
+        guard let outcome = outcomes.first, let cpu = outcome.gatewayCPUSeconds, outcome.cpuWallSeconds > 0 else {
             return
         }
         report.figures.append(
             Figure(
-                key: "gateway_cpu_cores", label: "gateway CPU (cores busy)", value: cpu / outcome.gatewayWallSeconds,
+                key: "gateway_cpu_cores", label: "gateway CPU (cores busy)", value: cpu / outcome.cpuWallSeconds,
                 unit: "cores"))
         if let harness = outcome.harnessCPUSeconds {
             report.figures.append(
                 Figure(
                     key: "harness_cpu_cores", label: "harness CPU (cores busy)",
-                    value: harness / outcome.gatewayWallSeconds, unit: "cores"))
+                    value: harness / outcome.cpuWallSeconds, unit: "cores"))
         }
     }
 

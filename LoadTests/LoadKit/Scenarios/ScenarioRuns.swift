@@ -90,7 +90,7 @@ enum ScenarioRuns {
         outcome.drained = shard.drain(timeoutSeconds: context.options.drainSeconds)
         if let before = cpuBefore, let after = context.probe?.cpuSeconds() {
             outcome.gatewayCPUSeconds = after - before
-            outcome.gatewayWallSeconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+            outcome.cpuWallSeconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
         }
         if let before = harnessBefore, let after = harness?.cpuSeconds() { outcome.harnessCPUSeconds = after - before }
         outcome.measureFrom = shard.recordFrom

@@ -17,7 +17,7 @@ struct ShardOutcome {
     /// The harness process's CPU seconds over the same window.
     var harnessCPUSeconds: Double?
     /// Wall-clock seconds the CPU readings cover.
-    var gatewayWallSeconds = 0.0
+    var cpuWallSeconds = 0.0
     var rampSteps: [RampStep] = []
 }
 
