@@ -27,15 +27,7 @@ import Testing
 
     @Test("a deadline between ticks fires at the tick after it, never before")
     func neverFiresBeforeTheDeadline() throws {
-        let loop = try EventLoop(index: 0, maxFileDescriptors: 64)
-        var wheel = TimerWheel(nowMilliseconds: 10_000)
-        let c = makeConnection(loop, fd: 1)
-        wheel.schedule(c, atMilliseconds: 11_100, nowMilliseconds: 10_000)
-        var expired: [Connection] = []
-        wheel.advance(to: 11_099, expired: &expired)
-        #expect(expired.isEmpty)
-        wheel.advance(to: 11_250, expired: &expired)
-        #expect(expired.count == 1 && expired[0] === c)
+        try expectOneTimer(at: 11_100, armedAt: 10_000, silentAt: 11_099, firedAt: 11_250)
     }
 
     @Test func cancelAndRescheduleKeepOneEntryPerConnection() throws {
@@ -56,15 +48,23 @@ import Testing
     }
 
     @Test func deadlinesBeyondOneRevolutionWaitTheirTurn() throws {
-        let loop = try EventLoop(index: 0, maxFileDescriptors: 64)
-        var wheel = TimerWheel(nowMilliseconds: 0)
-        let c = makeConnection(loop, fd: 3)
         // 256 slots of 250 ms: 200 s is more than three revolutions.
-        wheel.schedule(c, atMilliseconds: 200_000, nowMilliseconds: 0)
+        try expectOneTimer(at: 200_000, armedAt: 0, silentAt: 199_000, firedAt: 200_000)
+    }
+
+    /// One timer for `deadline`, armed at `now`: not expired when the wheel
+    /// reaches `silent`, expired (alone) when it reaches `fired`.
+    private func expectOneTimer(
+        at deadline: UInt64, armedAt now: UInt64, silentAt silent: UInt64, firedAt fired: UInt64
+    ) throws {
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 64)
+        var wheel = TimerWheel(nowMilliseconds: now)
+        let c = makeConnection(loop, fd: 3)
+        wheel.schedule(c, atMilliseconds: deadline, nowMilliseconds: now)
         var expired: [Connection] = []
-        wheel.advance(to: 199_000, expired: &expired)
+        wheel.advance(to: silent, expired: &expired)
         #expect(expired.isEmpty)
-        wheel.advance(to: 200_000, expired: &expired)
-        #expect(expired.count == 1)
+        wheel.advance(to: fired, expired: &expired)
+        #expect(expired.count == 1 && expired[0] === c)
     }
 }
