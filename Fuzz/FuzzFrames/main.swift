@@ -22,7 +22,7 @@ public func fuzzTest(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         ),
     ]
     for deflate in variants {
-        let session = try! WebSocketSession(
+        let session = WebSocketSession(
             configuration: WebSocketConfiguration(maxMessageBytes: 4096, maxFrameBytes: 2048), deflate: deflate,
             deflateConfiguration: DeflateConfiguration(minimumCompressSize: 16))
         for range in [0..<cut, cut..<body.count] {

@@ -94,6 +94,9 @@ public final class EventLoop: @unchecked Sendable {
         wakeup.signal()
     }
 
+    /// False once `stop()` was called: tasks posted after that never run.
+    public var isRunning: Bool { running.load(ordering: .acquiring) }
+
     // MARK: Loop-thread API
 
     /// Registers `source` for `fd`, edge-triggered for reading and writing.

@@ -63,13 +63,12 @@ public final class WebSocketSession {
 
     /// - Parameter sharedDeflaters: the compressors of the loop that owns the
     ///   connection; without them a session compresses with its own even
-    ///   without context takeover.
-    /// - Throws: never at present (zlib streams are created lazily); kept so a
-    ///   future eager allocation does not change the API.
+    ///   without context takeover. zlib streams are created on first use, so
+    ///   nothing here can fail.
     public init(
         configuration: WebSocketConfiguration, deflate: DeflateParameters?, deflateConfiguration: DeflateConfiguration,
         sharedDeflaters: SharedDeflaters? = nil
-    ) throws(DeflateError) {
+    ) {
         self.configuration = configuration
         self.deflate = deflate
         self.deflateConfiguration = deflateConfiguration

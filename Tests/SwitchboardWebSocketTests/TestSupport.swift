@@ -84,7 +84,7 @@ func makeSession(
     maxMessageBytes: Int = 65536, maxFrameBytes: Int? = nil, deflate: DeflateParameters? = nil,
     deflateConfiguration: DeflateConfiguration = DeflateConfiguration(), sharedDeflaters: SharedDeflaters? = nil
 ) -> WebSocketSession {
-    try! WebSocketSession(
+    WebSocketSession(
         configuration: WebSocketConfiguration(maxMessageBytes: maxMessageBytes, maxFrameBytes: maxFrameBytes),
         deflate: deflate, deflateConfiguration: deflateConfiguration, sharedDeflaters: sharedDeflaters)
 }

@@ -2,6 +2,7 @@ import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardJSON
+import SwitchboardMetrics
 import SwitchboardReaders
 
 /// The JSON API of PROTOCOL.md "HTTP API": bearer tokens of operators and
@@ -10,7 +11,7 @@ import SwitchboardReaders
 struct AdminAPI {
     let chat: ChatService
 
-    func handle(_ route: Route, _ request: HTTPRequest, parameters: [String: String]) -> APIResult {
+    func handle(_ route: HTTPRoute, _ request: HTTPRequest, parameters: [String: String]) -> HTTPAnswer {
         let identity: Identity
         do throws(ChatError) {
             identity = try authenticate(request)
@@ -20,7 +21,7 @@ struct AdminAPI {
         do throws(ChatError) {
             switch route {
             case .conversations: return try conversations(request, as: identity)
-            case .sessionMessages: return try messages(request, sessionID: parameters["id"], as: identity)
+            case .messages: return try messages(request, sessionID: parameters["id"], as: identity)
             case .sessionPatch: return try patch(request, sessionID: parameters["id"], as: identity)
             case .sessionDelete: return try delete(sessionID: parameters["id"], as: identity)
             case .analytics: return try analytics(request, as: identity)
@@ -57,7 +58,7 @@ struct AdminAPI {
 
     // MARK: GET /api/v1/admin/live-chat/conversations
 
-    private func conversations(_ request: HTTPRequest, as identity: Identity) throws(ChatError) -> APIResult {
+    private func conversations(_ request: HTTPRequest, as identity: Identity) throws(ChatError) -> HTTPAnswer {
         let query = APIParameters(request)
         let statuses = try query.statuses()
         let assigned = try query.assigned(as: identity.id)
@@ -80,7 +81,7 @@ struct AdminAPI {
     private func messages(
         _ request: HTTPRequest, sessionID raw: String?, as identity: Identity
     ) throws(ChatError)
-        -> APIResult
+        -> HTTPAnswer
     {
         let sessionID = try sessionID(raw)
         let query = APIParameters(request)
@@ -105,7 +106,7 @@ struct AdminAPI {
     private func patch(
         _ request: HTTPRequest, sessionID raw: String?, as identity: Identity
     ) throws(ChatError)
-        -> APIResult
+        -> HTTPAnswer
     {
         let sessionID = try sessionID(raw)
         let change = try SessionPatch(request)
@@ -131,8 +132,7 @@ struct AdminAPI {
                 case .conflict(let reason):
                     return .api(.badRequest(reason))
                 case .updated(let updated):
-                    chat.directory.remember(updated)
-                    chat.announce(updated, excluding: nil)
+                    chat.announce(updated)
                     var encoder = ServerFrameEncoder()
                     return .apiJSON(.ok, encoder.sessionBody(updated))
                 }
@@ -142,7 +142,7 @@ struct AdminAPI {
 
     // MARK: DELETE /api/v1/sessions/{id}
 
-    private func delete(sessionID raw: String?, as identity: Identity) throws(ChatError) -> APIResult {
+    private func delete(sessionID raw: String?, as identity: Identity) throws(ChatError) -> HTTPAnswer {
         let sessionID = try sessionID(raw)
         return .later { queries in
             respond {
@@ -160,7 +160,7 @@ struct AdminAPI {
 
     // MARK: GET /api/v1/admin/live-chat/analytics
 
-    private func analytics(_ request: HTTPRequest, as identity: Identity) throws(ChatError) -> APIResult {
+    private func analytics(_ request: HTTPRequest, as identity: Identity) throws(ChatError) -> HTTPAnswer {
         let query = APIParameters(request)
         let from = try query.timestamp("from")
         let to = try query.timestamp("to")
@@ -199,10 +199,6 @@ private func respond(_ body: () throws(QueryError) -> HTTPResponse) -> HTTPRespo
     do throws(QueryError) {
         return try body()
     } catch {
-        switch error {
-        case .invalidCursor: return .api(.badRequest("\"cursor\" is not a cursor this API returned"))
-        case .unavailable: return .api(ChatError(.unavailable, "the database is unreachable; retry later"))
-        case .failed: return .api(ChatError(.unavailable, "the request could not be completed; retry later"))
-        }
+        return .api(ChatError(error))
     }
 }

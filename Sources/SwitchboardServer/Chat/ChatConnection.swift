@@ -1,47 +1,47 @@
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardLoop
 import SwitchboardMetrics
 import SwitchboardWebSocket
 
-/// One client of `/v1/ws` (PROTOCOL.md): authentication, rate limits, and
-/// the dispatch of each frame to its command. Lives on its loop's thread.
+/// One client of `/v1/ws` (PROTOCOL.md): its frames are decoded, rate
+/// limited and authenticated here; every command after `hello` goes to the
+/// loop's `ChatCore`, which owns the rest. Lives on its loop's thread.
 final class ChatConnection: WebSocketApplication {
-    let serial: UInt64
-    unowned let hub: ChatHub
-    let settings: ChatSettings
-    private(set) unowned(unsafe) var socket: WebSocketConnectionHandler?
-    private(set) var identity: Identity?
+    private let service: ChatService
+    private unowned let core: ChatCore
+    private unowned let loop: EventLoop
+    /// The core's id for this connection, set when the socket opens.
+    private var id: UInt64 = 0
+    private unowned(unsafe) var socket: WebSocketConnectionHandler?
+    private var identity: Identity?
     private var authDeadline: UInt64 = 0
     private var limiter: RateLimiter
-    var subscriptions: [String: Subscription] = [:]
-    /// `session.create`s sent to the reader pool and not yet answered.
-    var pendingCreates = 0
-    var inboxWorkspace: String?
-    var nextJoinID: UInt64 = 0
 
-    init(hub: ChatHub) {
-        self.hub = hub
-        settings = hub.service.settings
-        serial = hub.service.nextConnectionSerial()
+    init(service: ChatService, loop: EventLoop) {
+        self.service = service
+        self.loop = loop
+        core = service.cores.core(forLoop: loop.index)
+        let settings = service.settings
         limiter = RateLimiter(
             messagesPerSecond: settings.ratePerSecond, burst: settings.rateBurst,
             strikesBeforeClose: settings.rateStrikes)
     }
 
-    var service: ChatService { hub.service }
+    private var settings: ChatSettings { service.settings }
+    private var metrics: GatewayMetrics { service.metrics }
     var firstTickMilliseconds: UInt64? { settings.authTimeoutMilliseconds }
 
     func opened(_ socket: WebSocketConnectionHandler) {
         self.socket = socket
-        authDeadline = hub.loop.now + settings.authTimeoutMilliseconds
-        hub.register(self)
-        service.metrics.connections(.unauthenticated).increment()
+        id = core.open(socket)
+        authDeadline = loop.now + settings.authTimeoutMilliseconds
+        metrics.connections(.unauthenticated).increment()
     }
 
     func closed(_ socket: WebSocketConnectionHandler) {
-        service.metrics.connections(metricsRole).decrement()
-        hub.unregister(self)
-        subscriptions.removeAll()
+        metrics.connections(metricsRole).decrement()
+        core.close(id)
         self.socket = nil
     }
 
@@ -55,14 +55,14 @@ final class ChatConnection: WebSocketApplication {
             return
         }
         if service.verifier.isExpired(identity.expiresAt, now: UnixClock.nowSeconds()) {
-            reply(hub.encoder.error(ChatError(.unauthorized, "token expired")))
+            core.fail(id, ChatError(.unauthorized, "token expired"))
             socket.close(code: 4001, reason: "token expired")
         }
     }
 
     func received(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, from socket: WebSocketConnectionHandler)
     {
-        service.metrics.framesIn.increment()
+        metrics.framesIn.increment()
         guard opcode == .text else {
             socket.close(code: 1003, reason: "binary frames are not accepted")
             return
@@ -74,11 +74,12 @@ final class ChatConnection: WebSocketApplication {
         case .success(let request): ref = request.ref
         case .failure(let error): ref = error.ref
         }
-        switch limiter.admit(nowMilliseconds: hub.loop.now) {
+        switch limiter.admit(nowMilliseconds: loop.now) {
         case .allowed: break
         case .limited:
-            service.metrics.rateLimited.increment()
-            fail(
+            metrics.rateLimited.increment()
+            core.fail(
+                id,
                 ChatError(
                     .rateLimited, "slow down: at most \(Int(settings.ratePerSecond)) frames per second", ref: ref))
             return
@@ -93,7 +94,7 @@ final class ChatConnection: WebSocketApplication {
             if identity == nil {
                 refuse(ChatError(.unauthorized, "the first frame must be hello", ref: error.ref))
             } else {
-                fail(error)
+                core.fail(id, error)
             }
             return
         }
@@ -101,7 +102,7 @@ final class ChatConnection: WebSocketApplication {
             authenticate(request)
             return
         }
-        dispatch(request, as: identity)
+        core.handle(request, from: id, as: identity)
     }
 
     private func authenticate(_ request: ClientRequest) {
@@ -116,27 +117,20 @@ final class ChatConnection: WebSocketApplication {
             refuse(ChatError(.unauthorized, "\(error)", ref: request.ref))
             return
         }
-        service.metrics.connections(.unauthenticated).decrement()
+        metrics.connections(.unauthenticated).decrement()
         identity = verified
-        service.metrics.connections(metricsRole).increment()
-        reply(
-            hub.encoder.welcome(
-                connectionID: Self.connectionID(serial), identity: verified,
-                heartbeatSeconds: settings.heartbeatSeconds, maxMessageBytes: settings.maxMessageBytes,
-                maxBodyBytes: settings.limits.maxBodyBytes))
+        metrics.connections(metricsRole).increment()
+        core.reply(
+            id,
+            core.encoder.welcome(
+                connectionID: Self.connectionID(id), identity: verified, heartbeatSeconds: settings.heartbeatSeconds,
+                maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes))
     }
 
     /// An authentication failure: say why, then close with 4001.
     private func refuse(_ error: ChatError) {
-        reply(hub.encoder.error(error))
+        core.fail(id, error)
         socket?.close(code: 4001, reason: error.message)
-    }
-
-    // MARK: Replies
-
-    func reply(_ payload: [UInt8]) {
-        service.metrics.framesOut.increment()
-        socket?.sendText(payload)
     }
 
     private var metricsRole: ConnectionRole {
@@ -148,16 +142,10 @@ final class ChatConnection: WebSocketApplication {
         }
     }
 
-    func fail(_ error: ChatError) {
-        reply(hub.encoder.error(error))
-    }
-
-    var participant: Participant {
-        Participant(id: identity?.id ?? "", role: identity?.role.rawValue ?? "", name: identity?.name)
-    }
-
-    /// Short, unique per process: the serial in base 36.
-    static func connectionID(_ serial: UInt64) -> String {
-        "c" + String(serial, radix: 36)
+    /// Short, unique per process: the id in base 36.
+    static func connectionID(_ id: UInt64) -> String {
+        "c" + String(id, radix: 36)
     }
 }
+
+extension WebSocketConnectionHandler: ChatPeer {}

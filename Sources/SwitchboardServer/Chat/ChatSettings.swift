@@ -2,20 +2,20 @@ import SwitchboardChat
 
 /// The chat protocol's limits, read once from the configuration.
 struct ChatSettings: Sendable {
-    let authTimeoutMilliseconds: UInt64
-    let clockSkewSeconds: Int64
-    let heartbeatSeconds: Int
-    let maxMessageBytes: Int
-    let limits: ChatLimits
-    let replayLimit: Int
-    let maxJoinedSessions: Int
-    let inboxPageSize: Int
-    let ratePerSecond: Double
-    let rateBurst: Int
-    let rateStrikes: Int
+    var authTimeoutMilliseconds: UInt64
+    var clockSkewSeconds: Int64
+    var heartbeatSeconds: Int
+    var maxMessageBytes: Int
+    var limits: ChatLimits
+    var replayLimit: Int
+    var maxJoinedSessions: Int
+    var inboxPageSize: Int
+    var ratePerSecond: Double
+    var rateBurst: Int
+    var rateStrikes: Int
     /// Live frames a connection may hold back while its join replay is read;
     /// past it the connection cannot keep up and is closed (1008).
-    let maxReplayBuffer: Int
+    var maxReplayBuffer: Int
 
     init(_ configuration: Configuration) {
         authTimeoutMilliseconds = UInt64(configuration.authTimeoutSeconds) * 1000

@@ -1,3 +1,4 @@
+import SwitchboardChat
 import SwitchboardWebSocket
 
 /// A server message encoded once and shared by every connection it goes to:
@@ -31,17 +32,14 @@ struct SessionFrame: Sendable {
     let frame: SharedFrame
 }
 
-/// A frame for every inbox subscriber of a workspace (`session.updated`).
-struct WorkspaceFrame: Sendable {
-    let workspaceID: String
-    let excludedConnection: UInt64?
-    let frame: SharedFrame
-}
-
-/// What one loop gets from a committed batch or a finished reader job.
-struct LoopDelivery: Sendable {
-    var sessionFrames: [SessionFrame] = []
-    var workspaceFrames: [WorkspaceFrame] = []
-
-    var isEmpty: Bool { sessionFrames.isEmpty && workspaceFrames.isEmpty }
+/// What one loop's core tells every core, its own included, besides
+/// committed messages (`ChatCore.committed`).
+enum ChatEvent: Sendable {
+    /// `typing` or `read`: for the session's subscribers.
+    case session(SessionFrame)
+    /// A session was created or changed: every core updates what it knows of
+    /// it and sends `frame` (its `session.updated`) to the session's
+    /// subscribers and the workspace's inbox, except `excludedConnection`,
+    /// which got it as the answer to its own request.
+    case sessionChanged(SessionInfo, frame: SharedFrame, excludedConnection: UInt64?)
 }

@@ -1,8 +1,6 @@
-import SwitchboardChat
-
 /// One connection joined to one session. While the join's replay is being
 /// read, live frames wait here; afterwards they go straight out, and `seq`
-/// keeps each message exactly once and in order.
+/// keeps each message exactly once and in order. It decides; the core writes.
 final class Subscription {
     enum State {
         /// Waiting for the replay; live frames are held in arrival order.
@@ -11,56 +9,64 @@ final class Subscription {
         case live(lastSeq: Int64)
     }
 
-    unowned let connection: ChatConnection
+    /// What to do with a live frame.
+    enum Offer: Equatable {
+        /// Write it now.
+        case write
+        /// Held until the replay is out.
+        case hold
+        /// A message this connection already has.
+        case skip
+        /// Too much held: the connection cannot keep up (close 1008).
+        case overflow
+    }
+
+    let connection: UInt64
+    let peer: ChatPeer
     let sessionID: String
     /// Tells a join's late answer from the answer to a later join of the same session.
     let joinID: UInt64
-    var state: State
+    private(set) var state: State
     /// Whether the session's access rule has passed for this connection: at
     /// once for a session it created, else when its join's answer arrives.
     /// Until then the connection is subscribed (so no live frame slips past)
     /// but may not act in the session.
     var accessChecked: Bool
 
-    init(connection: ChatConnection, sessionID: String, joinID: UInt64, state: State, accessChecked: Bool) {
+    init(connection: UInt64, peer: ChatPeer, sessionID: String, joinID: UInt64, state: State, accessChecked: Bool) {
         self.connection = connection
+        self.peer = peer
         self.sessionID = sessionID
         self.joinID = joinID
         self.state = state
         self.accessChecked = accessChecked
     }
 
-    /// A live frame for this session. Returns whether it was written now
-    /// (held frames are counted when they are released).
-    @discardableResult
-    func offer(_ frame: SessionFrame) -> Bool {
+    /// Decides what becomes of a live frame; holds at most `holdLimit` frames.
+    func offer(_ frame: SessionFrame, holdLimit: Int) -> Offer {
         switch state {
         case .replaying(var held):
-            guard held.count < connection.settings.maxReplayBuffer else {
-                connection.socket?.close(code: 1008, reason: "could not keep up while joining")
-                return false
-            }
+            guard held.count < holdLimit else { return .overflow }
             state = .live(lastSeq: 0)  // drop the array's reference so the append does not copy
             held.append(frame)
             state = .replaying(held)
-            return false
+            return .hold
         case .live(let lastSeq):
             if let seq = frame.seq {
-                guard seq > lastSeq else { return false }
+                guard seq > lastSeq else { return .skip }
                 state = .live(lastSeq: seq)
             }
-            connection.socket?.send(frame.frame)
-            return true
+            return .write
         }
     }
 
-    /// The replay has been sent up to `lastSeq`: release what was held
-    /// (skipping messages the replay already had) and go live.
-    func goLive(after lastSeq: Int64) {
-        guard case .replaying(let held) = state else { return }
+    /// The replay has been sent up to `lastSeq`: goes live and returns what
+    /// was held and is still news, in order (messages the replay had are skipped).
+    func goLive(after lastSeq: Int64) -> [SessionFrame] {
+        guard case .replaying(let held) = state else { return [] }
         state = .live(lastSeq: lastSeq)
-        var sent = 0
-        for frame in held where offer(frame) { sent += 1 }
-        connection.hub.service.metrics.fanoutDeliveries.increment(by: sent)
+        var release: [SessionFrame] = []
+        for frame in held where offer(frame, holdLimit: 0) == .write { release.append(frame) }
+        return release
     }
 }

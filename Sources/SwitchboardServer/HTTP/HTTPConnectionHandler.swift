@@ -3,10 +3,10 @@ import SwitchboardHTTP
 import SwitchboardLoop
 import SwitchboardMetrics
 import SwitchboardReaders
-import SwitchboardStore
-import SwitchboardWebSocket
 
-/// Serves HTTP/1.1 on one connection until it closes or upgrades to WebSocket.
+/// Serves HTTP/1.1 on one connection until it closes or upgrades to
+/// WebSocket: parsing, pipelining, keep-alive and timeouts. What each path
+/// answers is `Routes`'.
 final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     private let context: ServerContext
     private var parser: HTTPRequestParser
@@ -50,8 +50,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
             case .needMore:
                 if consumed == 0 { return }
             case .failure(let status):
-                respondAndClose(
-                    HTTPResponse.error(status, code: errorCode(for: status), message: status.reason), on: connection)
+                let code = status == .payloadTooLarge ? "too_large" : "bad_request"
+                respondAndClose(.error(status, code: code, message: status.reason), on: connection)
                 return
             case .request(let request):
                 awaitingRequestStart = true
@@ -101,86 +101,71 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     private func handle(_ request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer, on connection: Connection) {
-        let headOnly = request.method == .head
-        route = .other
         switch context.router.match(method: request.method, path: request.path) {
         case .notFound:
+            route = .other
             respond(.error(.notFound, code: "not_found", message: "no such path"), to: request, on: connection)
         case .methodNotAllowed(let allowed):
+            route = .other
             var response = HTTPResponse.error(.methodNotAllowed, code: "bad_request", message: "method not allowed")
             response.headers.append(("Allow", allowed.map(\.name).joined(separator: ", ")))
             respond(response, to: request, on: connection)
         case .found(let found, let parameters):
-            route = Self.metricsRoute(found)
-            switch found {
-            case .health:
-                respond(.json(.ok, #"{"status":"ok"}"#), to: request, on: connection, headOnly: headOnly)
-            case .echo:
-                upgrade(
-                    request, configuration: context.echoWebSocket, application: EchoApplication(),
-                    leftover: leftover, on: connection)
-            case .metrics:
-                var response = HTTPResponse(status: .ok, body: context.metrics.render())
-                response.headers.append(("Content-Type", GatewayMetrics.contentType))
-                respond(response, to: request, on: connection, headOnly: headOnly)
-            case .ready:
-                answer(readiness(), to: request, on: connection)
-            case .conversations, .sessionMessages, .sessionPatch, .sessionDelete, .analytics:
-                // These routes exist only with a database (ServerContext), so
-                // this guard is a safety net, not a code path.
-                guard let chat = context.chat else {
-                    respond(Self.noDatabase, to: request, on: connection)
-                    return
-                }
-                answer(
-                    AdminAPI(chat: chat).handle(found, request, parameters: parameters), to: request, on: connection)
-            case .chat:
-                guard let chat = context.chat else {
-                    respond(Self.noDatabase, to: request, on: connection)
-                    return
-                }
-                upgrade(
-                    request, configuration: context.chatWebSocket,
-                    application: ChatConnection(hub: chat.hubs[connection.loop.index]), leftover: leftover,
-                    on: connection)
+            route = found
+            let answer = Routes.answer(
+                found, request, parameters: parameters, context: context, loop: connection.loop)
+            carryOut(answer, for: request, leftover: leftover, on: connection)
+        }
+    }
+
+    private func carryOut(
+        _ answer: HTTPAnswer, for request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer,
+        on connection: Connection
+    ) {
+        switch answer {
+        case .now(let response):
+            respond(response, to: request, on: connection)
+        case .later(let job):
+            answerLater(job, to: request, on: connection)
+        case .upgrade(let configuration, let application):
+            if let refusal = WebSocketUpgrade.perform(
+                request, configuration: configuration, application: application, leftover: leftover,
+                on: connection, context: context)
+            {
+                respondAndClose(refusal, on: connection)
+            } else {
+                context.metrics.recordHTTPRequest(route: route, status: 101)
             }
         }
     }
 
-    /// Sends an API answer now, or runs its job on the reader pool and sends
-    /// the answer when it comes back (this connection reads nothing meanwhile).
-    private func answer(_ result: APIResult, to request: HTTPRequest, on connection: Connection) {
-        switch result {
-        case .now(let response):
-            respond(response, to: request, on: connection, headOnly: request.method == .head)
-        case .later(let job):
-            guard let chat = context.chat else {
-                respond(Self.noDatabase, to: request, on: connection)
-                return
-            }
-            awaitingResponse = true
-            let waiting = LoopBound((self, connection))
-            let loopIndex = connection.loop.index
-            let submitted = chat.readers.submit { queries in
-                let response = job(queries)
-                chat.post(toLoop: loopIndex) {
-                    let (handler, connection) = waiting.value
-                    handler.finish(response, to: request, on: connection)
-                }
-            }
-            if !submitted {
-                awaitingResponse = false
-                respond(
-                    .api(ChatError(.overloaded, "too many requests in flight; retry later")), to: request,
-                    on: connection)
-            }
+    /// Runs `job` on the reader pool and sends its answer when it comes back;
+    /// meanwhile this connection reads on but holds its input.
+    private func answerLater(
+        _ job: @escaping @Sendable (ChatQueries) -> HTTPResponse, to request: HTTPRequest, on connection: Connection
+    ) {
+        guard let chat = context.chat else {
+            respond(.noDatabase, to: request, on: connection)
+            return
+        }
+        awaitingResponse = true
+        let waiting = LoopBound((self, connection))
+        let loop = LoopHandoff(index: connection.loop.index, loop: connection.loop, logger: context.logger)
+        let submitted = chat.readers.run(job, thenOn: loop) { response in
+            let (handler, connection) = waiting.value
+            handler.finish(response, to: request, on: connection)
+        }
+        if !submitted {
+            awaitingResponse = false
+            respond(
+                .api(ChatError(.overloaded, "too many requests in flight; retry later")), to: request, on: connection)
         }
     }
 
     private func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
         awaitingResponse = false
         guard connection.isOpen, connection.handler === self else { return }
-        respond(response, to: request, on: connection, headOnly: request.method == .head)
+        respond(response, to: request, on: connection)
         if !held.isEmpty, connection.isOpen {
             var pending: [UInt8] = []
             swap(&pending, &held)
@@ -205,82 +190,11 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         held.append(contentsOf: bytes)
     }
 
-    /// GET /readyz: the database answers and its schema is the one this build expects.
-    private func readiness() -> APIResult {
-        guard context.chat != nil else { return .now(Self.noDatabase) }
-        let expected = Migrations.all.last?.version ?? 0
-        let logger = context.logger
-        return .later { queries in
-            do throws(QueryError) {
-                guard let version = try queries.appliedSchemaVersion() else {
-                    return .api(ChatError(.unavailable, "the database has no schema; run switchboard migrate up"))
-                }
-                guard version == expected else {
-                    return .api(
-                        ChatError(
-                            .unavailable, "the database schema is at version \(version); this build expects \(expected)"
-                        ))
-                }
-                return .json(.ok, #"{"status":"ready","schema_version":\#(version)}"#)
-            } catch {
-                // The detail (libpq's message: host, port, user) goes to the
-                // log, not to this unauthenticated endpoint.
-                logger.warning("readiness check failed: \(error)")
-                switch error {
-                case .unavailable: return .api(ChatError(.unavailable, "the database is unreachable; retry later"))
-                case .failed, .invalidCursor:
-                    return .api(ChatError(.unavailable, "the readiness check could not be completed; retry later"))
-                }
-            }
-        }
-    }
-
-    private func upgrade(
-        _ request: HTTPRequest, configuration: WebSocketConfiguration, application: WebSocketApplication,
-        leftover: UnsafeMutableRawBufferPointer, on connection: Connection
-    ) {
-        let outcome = WebSocketHandshake.accept(
-            method: request.method.name, isHTTP11: request.version == .http11, header: { request.headers.first($0) },
-            allowedOrigins: context.configuration.allowedOrigins, deflate: context.deflate)
-        switch outcome {
-        case .failure(let failure):
-            var response = HTTPResponse.error(
-                Self.status(failure.status), code: failure.status == 403 ? "forbidden" : "bad_request",
-                message: failure.message)
-            response.headers.append(contentsOf: failure.extraHeaders)
-            respondAndClose(response, on: connection)
-        case .success(let accept):
-            let session: WebSocketSession
-            do {
-                session = try WebSocketSession(
-                    configuration: configuration, deflate: accept.deflate, deflateConfiguration: context.deflate,
-                    sharedDeflaters: context.deflaters(forLoop: connection.loop.index))
-            } catch {
-                respondAndClose(
-                    .error(.internalServerError, code: "unavailable", message: "cannot start session"),
-                    on: connection)
-                return
-            }
-            context.metrics.recordHTTPRequest(route: route, status: 101)
-            connection.write(accept.responseHead)
-            // The backlog limit exists to cut off slow readers, not to make a
-            // legal message unsendable: always leave room for one whole message.
-            connection.maxOutboundBytes = max(
-                context.configuration.maxOutboundBytes, configuration.maxMessageBytes + FrameEncoder.maxHeaderLength)
-            let handler = WebSocketConnectionHandler(session: session, application: application, context: context)
-            connection.handler = handler
-            handler.start(on: connection)
-            if leftover.count > 0 { handler.received(leftover, on: connection) }
-        }
-    }
-
-    private func respond(
-        _ response: HTTPResponse, to request: HTTPRequest, on connection: Connection, headOnly: Bool = false
-    ) {
+    private func respond(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
         context.metrics.recordHTTPRequest(route: route, status: response.status.code)
         route = .other
         let keepAlive = request.keepAlive && !shuttingDown
-        connection.write(response.serialize(keepAlive: keepAlive, headOnly: headOnly))
+        connection.write(response.serialize(keepAlive: keepAlive, headOnly: request.method == .head))
         if keepAlive {
             connection.setTimer(afterMilliseconds: context.keepAliveTimeoutMilliseconds)
         } else {
@@ -293,39 +207,6 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         route = .other
         connection.write(response.serialize(keepAlive: false))
         connection.closeAfterFlush()
-    }
-
-    private static let noDatabase = HTTPResponse.api(ChatError(.unavailable, "no database is configured"))
-
-    private static func metricsRoute(_ route: Route) -> HTTPRoute {
-        switch route {
-        case .health: .healthz
-        case .ready: .readyz
-        case .metrics: .metrics
-        case .echo: .echo
-        case .chat: .ws
-        case .conversations: .conversations
-        case .sessionMessages: .messages
-        case .sessionPatch: .sessionPatch
-        case .sessionDelete: .sessionDelete
-        case .analytics: .analytics
-        }
-    }
-
-    private static func status(_ code: Int) -> HTTPStatus {
-        switch code {
-        case 403: .forbidden
-        case 405: .methodNotAllowed
-        case 426: .upgradeRequired
-        default: .badRequest
-        }
-    }
-
-    private func errorCode(for status: HTTPStatus) -> String {
-        switch status.code {
-        case 413: "too_large"
-        default: "bad_request"
-        }
     }
 }
 

@@ -60,7 +60,7 @@ public final class Server: @unchecked Sendable {
             }
             boundAddresses.append((address, tls))
         }
-        context.chat?.attach(loops: loops)
+        context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
         for loop in loops {
             threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
         }

@@ -5,20 +5,6 @@ import SwitchboardMetrics
 import SwitchboardTLS
 import SwitchboardWebSocket
 
-/// What the gateway serves at each path.
-enum Route: Sendable {
-    case health
-    case echo
-    case chat
-    case ready
-    case metrics
-    case conversations
-    case sessionMessages
-    case sessionPatch
-    case sessionDelete
-    case analytics
-}
-
 /// The settings every connection handler needs, derived once from the
 /// configuration and shared read-only by all loops.
 final class ServerContext: Sendable {
@@ -33,7 +19,8 @@ final class ServerContext: Sendable {
     /// used only on its loop's thread, for sessions without context takeover.
     let loopDeflaters: [SharedDeflaters]
     let tls: TLSContext?
-    let router: HTTPRouter<Route>
+    /// Path to route; `Routes` says what each route answers.
+    let router: HTTPRouter<HTTPRoute>
     let logger: Logger
     let metrics = GatewayMetrics()
 
@@ -76,19 +63,6 @@ final class ServerContext: Sendable {
                 configuration: TLSConfiguration(
                     certificatePath: configuration.tlsCertificate, privateKeyPath: configuration.tlsPrivateKey))
         }
-        var router = HTTPRouter<Route>()
-        router.add(.get, "/healthz", .health)
-        if configuration.echoEndpoint { router.add(.get, "/v1/echo", .echo) }
-        router.add(.get, "/readyz", .ready)
-        router.add(.get, "/metrics", .metrics)
-        if chat != nil {
-            router.add(.get, "/v1/ws", .chat)
-            router.add(.get, "/api/v1/admin/live-chat/conversations", .conversations)
-            router.add(.get, "/api/v1/sessions/{id}/messages", .sessionMessages)
-            router.add(.patch, "/api/v1/sessions/{id}", .sessionPatch)
-            router.add(.delete, "/api/v1/sessions/{id}", .sessionDelete)
-            router.add(.get, "/api/v1/admin/live-chat/analytics", .analytics)
-        }
-        self.router = router
+        router = Routes.router(echo: configuration.echoEndpoint, database: chat != nil)
     }
 }

@@ -113,11 +113,9 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
         connection.write(session.encodePing([]))
         // The first ping after the opening tick comes up to a quarter of an
-        // interval early, by an amount fixed per socket: connections opened
-        // together (a reconnect storm, a deploy) then drift apart instead of
-        // being pinged in the same tick forever, which loadtest showed as a
-        // stall of tens of milliseconds every interval. Later pings keep the
-        // interval exactly.
+        // interval early, by an amount fixed per socket, so that connections
+        // opened together are not pinged in the same tick forever
+        // (docs/architecture.md, "Event loops"). Later pings keep the interval.
         var delay = heartbeatMilliseconds
         if !heartbeatPhaseSpread {
             heartbeatPhaseSpread = true

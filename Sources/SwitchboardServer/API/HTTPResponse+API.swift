@@ -1,13 +1,5 @@
 import SwitchboardChat
 import SwitchboardHTTP
-import SwitchboardReaders
-
-/// What an API route produces: an answer at once (validation, auth), or a
-/// job for the reader pool whose answer the loop sends when it comes back.
-enum APIResult: Sendable {
-    case now(HTTPResponse)
-    case later(@Sendable (ChatQueries) -> HTTPResponse)
-}
 
 extension HTTPResponse {
     /// The protocol's error object with the status matching its code.
@@ -21,6 +13,9 @@ extension HTTPResponse {
     static func apiJSON(_ status: HTTPStatus, _ body: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
     }
+
+    /// 503 for routes that need the database when none is configured.
+    static let noDatabase = HTTPResponse.api(ChatError(.unavailable, "no database is configured"))
 }
 
 extension ChatErrorCode {

@@ -1,0 +1,120 @@
+import SwitchboardChat
+
+/// Fan-out: committed messages and events to this loop's subscribers. A
+/// frame is encoded once per loop and written to every local subscriber.
+extension ChatCore {
+    /// Committed messages, from any source, in commit order per session:
+    /// each to the session's subscribers here, and `session.updated` to the
+    /// inbox subscribers of its workspace.
+    func deliverCommitted(_ messages: [ChatMessage]) {
+        var frames: [SessionFrame] = []
+        for message in messages where sessions[message.sessionID] != nil {
+            frames.append(
+                SessionFrame(
+                    sessionID: message.sessionID, seq: message.seq, excludedConnection: nil,
+                    frame: SharedFrame(payload: encoder.message(message))))
+        }
+        var delivered = deliver(frames)
+        if !inbox.isEmpty { delivered += announceToInbox(messages) }
+        // Counted once per batch, not per subscriber: the counter is shared by every loop.
+        if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
+    }
+
+    /// An event from a core (this one or another).
+    func apply(_ event: ChatEvent) {
+        var delivered = 0
+        switch event {
+        case .session(let frame):
+            delivered = deliver(CollectionOfOne(frame))
+        case .sessionChanged(let session, let frame, let excluded):
+            directory.remember(session)
+            delivered = deliver(
+                CollectionOfOne(
+                    SessionFrame(sessionID: session.id, seq: nil, excludedConnection: excluded, frame: frame)))
+            delivered += tellInbox(session.workspaceID, frame, excluding: excluded)
+        }
+        if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
+    }
+
+    /// Writes each frame to its session's subscribers; returns how many writes were made.
+    private func deliver(_ frames: some Collection<SessionFrame>) -> Int {
+        var delivered = 0
+        if frames.count == 1, let frame = frames.first {
+            for subscription in sessions[frame.sessionID] ?? []
+            where subscription.connection != frame.excludedConnection {
+                delivered += offer(frame, to: subscription)
+            }
+            return delivered
+        }
+        // Several frames of one session reach each of its subscribers in one send, in the frames' order.
+        var bySession: [String: [SessionFrame]] = [:]
+        for frame in frames where sessions[frame.sessionID] != nil {
+            bySession[frame.sessionID, default: []].append(frame)
+        }
+        for (sessionID, frames) in bySession {
+            guard let subscriptions = sessions[sessionID] else { continue }
+            // Borrowed through buffers: copying a frame or a subscription per
+            // delivery costs reference counts that a fan-out pays a million times a second.
+            frames.withUnsafeBufferPointer { frames in
+                subscriptions.withUnsafeBufferPointer { subscriptions in
+                    for subscription in subscriptions {
+                        let deliver = {
+                            for index in frames.indices
+                            where frames[index].excludedConnection != subscription.connection {
+                                delivered += self.offer(frames[index], to: subscription)
+                            }
+                        }
+                        if frames.count > 1 { subscription.peer.batchWrites(deliver) } else { deliver() }
+                    }
+                }
+            }
+        }
+        return delivered
+    }
+
+    /// One live frame to one subscription; returns 1 when it was written.
+    private func offer(_ frame: SessionFrame, to subscription: Subscription) -> Int {
+        switch subscription.offer(frame, holdLimit: settings.maxReplayBuffer) {
+        case .write:
+            subscription.peer.send(frame.frame)
+            return 1
+        case .hold, .skip:
+            return 0
+        case .overflow:
+            subscription.peer.close(code: 1008, reason: "could not keep up while joining")
+            return 0
+        }
+    }
+
+    /// `session.updated` for the sessions of `messages` this loop knows; looks up the others.
+    private func announceToInbox(_ messages: [ChatMessage]) -> Int {
+        var updated: [String: SessionInfo] = [:]
+        for message in messages {
+            if let session = directory.apply(message) {
+                updated[session.id] = session
+            } else {
+                lookUp(message.sessionID, after: message)
+            }
+        }
+        var delivered = 0
+        for session in updated.values { delivered += announceToInbox(session) }
+        return delivered
+    }
+
+    /// `session.updated` to the inbox subscribers of the session's workspace, if any.
+    func announceToInbox(_ session: SessionInfo) -> Int {
+        guard inbox[session.workspaceID] != nil else { return 0 }
+        let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
+        return tellInbox(session.workspaceID, frame, excluding: nil)
+    }
+
+    private func tellInbox(_ workspaceID: String, _ frame: SharedFrame, excluding excluded: UInt64?) -> Int {
+        guard let watchers = inbox[workspaceID] else { return 0 }
+        var delivered = 0
+        for watcher in watchers where watcher.connection != excluded {
+            watcher.peer.send(frame)
+            delivered += 1
+        }
+        return delivered
+    }
+}

@@ -1,0 +1,82 @@
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardWriter
+
+/// `send`: handed to the store at once, answered after the commit. The ack
+/// and the message frame of every send are encoded here, on the loop.
+extension ChatCore {
+    func send(
+        _ id: UInt64, _ sessionID: String, clientMessageID: String, body: String, kind: String, ref: String?,
+        as identity: Identity
+    ) {
+        nextToken &+= 1
+        let token = nextToken
+        let command = WriteCommand(
+            sessionID: sessionID, clientMessageID: clientMessageID, senderRole: identity.role.rawValue,
+            senderID: identity.id, senderName: identity.name, kind: kind, body: body, origin: loopIndex, token: token)
+        switch store.submit(command) {
+        case .accepted:
+            pendingSends[token] = PendingSend(connection: id, ref: ref, sessionID: sessionID)
+        case .overloaded:
+            fail(id, ChatError(.overloaded, "the write queue is full; retry later", ref: ref))
+        case .unavailable:
+            fail(id, ChatError(.unavailable, "the database is unreachable; the message was not stored", ref: ref))
+        case .invalid(let reason):
+            fail(id, ChatError(.badRequest, reason, ref: ref))
+        }
+    }
+
+    /// A batch the store has finished (every loop gets every batch): the
+    /// answers to this loop's sends, then the new messages to this loop's subscribers.
+    func committed(_ batch: WriterBatchResult) {
+        var stored: [ChatMessage] = []
+        for result in batch.results {
+            if result.origin == loopIndex, let pending = pendingSends.removeValue(forKey: result.token) {
+                answer(pending, result.outcome)
+            }
+            if case .stored(let row) = result.outcome { stored.append(ChatMessage(row)) }
+        }
+        if !stored.isEmpty { deliverCommitted(stored) }
+    }
+
+    private func answer(_ pending: PendingSend, _ outcome: WriteOutcome) {
+        let id = pending.connection
+        let ref = pending.ref
+        switch outcome {
+        case .stored(let row):
+            reply(id, ack(row, ref: ref, duplicate: false))
+        case .duplicate(let row):
+            reply(id, ack(row, ref: ref, duplicate: true))
+        case .noSession:
+            fail(id, ChatError(.notFound, "session \(pending.sessionID) does not exist", ref: ref))
+        case .unavailable:
+            fail(
+                id,
+                ChatError(
+                    .unavailable, "the database is unreachable; not acknowledged, retry with the same client_msg_id",
+                    ref: ref))
+        case .failed(let reason):
+            logger.error("a message batch was refused by the database: \(reason)")
+            fail(
+                id,
+                ChatError(.unavailable, "the message could not be stored; retry with the same client_msg_id", ref: ref))
+        }
+    }
+
+    private func ack(_ row: StoredMessage, ref: String?, duplicate: Bool) -> [UInt8] {
+        encoder.ack(
+            ref: ref, sessionID: row.sessionID, clientMessageID: row.clientMessageID, seq: row.seq, id: row.id,
+            createdAt: row.createdAt, duplicate: duplicate)
+    }
+}
+
+extension ChatMessage {
+    /// A row as the writer returned it (its timestamp already in RFC 3339).
+    init(_ stored: StoredMessage) {
+        self.init(
+            id: stored.id, sessionID: stored.sessionID, seq: stored.seq, clientMessageID: stored.clientMessageID,
+            kind: stored.kind, body: stored.body,
+            sender: Participant(id: stored.senderID, role: stored.senderRole, name: stored.senderName),
+            createdAt: stored.createdAt)
+    }
+}

@@ -1,0 +1,198 @@
+import Logging
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardMetrics
+
+/// One event loop's chat, and the only owner of it: who is connected, who is
+/// joined to which session, who watches which workspace's inbox, the sends
+/// waiting for their commit, and what this loop knows of recent sessions.
+/// Everything reaches it as a call on its loop's thread: client commands
+/// (`handle`, from `ChatConnection`), committed batches (`committed`, posted
+/// by the writer), reader answers (through `SessionReader`), and events from
+/// the other loops (`apply`, through `ChatCores`). It answers by writing to
+/// `ChatPeer`s, so it runs in tests with fakes for the peers, the writer
+/// (`MessageStore`) and the readers (`SessionReader`).
+///
+/// Threading: confined to its loop's thread; other threads only carry it
+/// back there (hence `@unchecked Sendable`).
+final class ChatCore: @unchecked Sendable {
+    let loopIndex: Int
+    let settings: ChatSettings
+    let store: any MessageStore
+    let reader: any SessionReader
+    unowned let cores: ChatCores
+    let metrics: GatewayMetrics
+    let logger: Logger
+
+    /// Open connections by id (unique in the process: `ChatCores.nextConnectionID`).
+    var clients: [UInt64: ChatClient] = [:]
+    /// Who is joined to each session: one `Subscription` per connection.
+    var sessions: [String: [Subscription]] = [:]
+    /// Inbox subscribers by workspace.
+    var inbox: [String: [InboxWatcher]] = [:]
+    /// Sends handed to the store and not yet answered, by token.
+    var pendingSends: [UInt64: PendingSend] = [:]
+    var nextToken: UInt64 = 0
+    var directory = SessionDirectory()
+    /// Sessions looked up because a message arrived for one this loop did
+    /// not know; the newest such message waits here for the answer.
+    var lookups: [String: ChatMessage?] = [:]
+    /// Replies and broadcasts are encoded here: one reusable buffer per loop.
+    var encoder = ServerFrameEncoder()
+
+    init(
+        loopIndex: Int, settings: ChatSettings, store: any MessageStore, reader: any SessionReader, cores: ChatCores,
+        metrics: GatewayMetrics, logger: Logger
+    ) {
+        self.loopIndex = loopIndex
+        self.settings = settings
+        self.store = store
+        self.reader = reader
+        self.cores = cores
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    // MARK: Connections
+
+    /// A new client connection; returns its id.
+    func open(_ peer: ChatPeer) -> UInt64 {
+        let id = cores.nextConnectionID()
+        clients[id] = ChatClient(peer: peer)
+        return id
+    }
+
+    /// Forgets everything of a closed connection. Its sends still waiting for
+    /// their commit are answered to nobody: the store answers every command.
+    func close(_ id: UInt64) {
+        guard let client = clients.removeValue(forKey: id) else { return }
+        for subscription in client.joined.values { unlist(subscription) }
+        if let workspace = client.inboxWorkspace { unwatchInbox(id, workspace: workspace) }
+    }
+
+    // MARK: Commands
+
+    /// One command of an authenticated connection.
+    func handle(_ request: ClientRequest, from id: UInt64, as identity: Identity) {
+        guard let client = clients[id] else { return }
+        let ref = request.ref
+        switch request.frame {
+        case .hello:
+            fail(id, ChatError(.badRequest, "already authenticated", ref: ref))
+        case .ping:
+            reply(id, encoder.pong(ref: ref))
+        case .sessionCreate(let title):
+            if let error = Access.requireVisitor(identity, action: "session.create", ref: ref) {
+                return fail(id, error)
+            }
+            guard client.joined.count + client.pendingCreates < settings.maxJoinedSessions else {
+                return failJoinLimit(id, ref)
+            }
+            createSession(id, title: title, ref: ref, as: identity)
+        case .join(let sessionID, let sinceSeq):
+            guard
+                client.joined[sessionID] != nil
+                    || client.joined.count + client.pendingCreates < settings.maxJoinedSessions
+            else { return failJoinLimit(id, ref) }
+            join(id, sessionID, since: sinceSeq ?? 0, ref: ref, as: identity)
+        case .leave(let sessionID):
+            if let subscription = client.joined.removeValue(forKey: sessionID) { unlist(subscription) }
+            reply(id, encoder.left(ref: ref, sessionID: sessionID))
+        case .send(let sessionID, let clientMessageID, let body, let kind):
+            guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            send(id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, ref: ref, as: identity)
+        case .typing(let sessionID, let state):
+            guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            let frame = SharedFrame(
+                payload: encoder.typing(sessionID: sessionID, sender: identity.participant, state: state))
+            broadcast(.session(SessionFrame(sessionID: sessionID, seq: nil, excludedConnection: id, frame: frame)))
+        case .read(let sessionID, let seq):
+            guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            recordRead(id, sessionID, seq: seq, ref: ref, as: identity)
+        case .inboxSubscribe:
+            if let error = Access.requireStaff(identity, action: "inbox.subscribe", ref: ref) { return fail(id, error) }
+            subscribeInbox(id, ref: ref, as: identity)
+        case .sessionAssign(let sessionID, let operatorID):
+            if let error = Access.requireStaff(identity, action: "session.assign", ref: ref) { return fail(id, error) }
+            assign(id, sessionID, to: operatorID ?? identity.id, ref: ref, as: identity)
+        case .sessionClose(let sessionID):
+            closeSession(id, sessionID, ref: ref, as: identity)
+        }
+    }
+
+    /// Frames that act inside a session need the connection joined to it,
+    /// and the join answered: the answer is where the session's access rule
+    /// is checked, so a frame pipelined behind its join is refused.
+    private func requireJoined(_ client: ChatClient, _ id: UInt64, _ sessionID: String, ref: String?) -> Bool {
+        guard let subscription = client.joined[sessionID] else {
+            fail(id, ChatError(.forbidden, "join session \(sessionID) before using it", ref: ref))
+            return false
+        }
+        guard subscription.accessChecked else {
+            fail(
+                id, ChatError(.forbidden, "session \(sessionID): wait for the join's answer before using it", ref: ref))
+            return false
+        }
+        return true
+    }
+
+    private func failJoinLimit(_ id: UInt64, _ ref: String?) {
+        fail(
+            id,
+            ChatError(
+                .badRequest, "a connection may be joined to at most \(settings.maxJoinedSessions) sessions", ref: ref))
+    }
+
+    // MARK: Replies
+
+    func reply(_ id: UInt64, _ payload: [UInt8]) {
+        guard let client = clients[id] else { return }
+        metrics.framesOut.increment()
+        client.peer.sendText(payload)
+    }
+
+    func fail(_ id: UInt64, _ error: ChatError) {
+        reply(id, encoder.error(error))
+    }
+
+    /// Tells every core, this one first and at once.
+    func broadcast(_ event: ChatEvent) {
+        cores.everyCore(from: loopIndex) { $0.apply(event) }
+    }
+}
+
+/// One connection's chat state, kept by its core.
+final class ChatClient {
+    let peer: ChatPeer
+    /// The sessions it is joined to (each also listed in `ChatCore.sessions`).
+    var joined: [String: Subscription] = [:]
+    /// `session.create`s sent to the readers and not yet answered: they count
+    /// against the joined-sessions cap, so pipelined creates cannot pass it.
+    var pendingCreates = 0
+    var inboxWorkspace: String?
+    var nextJoinID: UInt64 = 0
+
+    init(peer: ChatPeer) {
+        self.peer = peer
+    }
+}
+
+/// An inbox subscriber, with its peer at hand for fan-out.
+struct InboxWatcher {
+    let connection: UInt64
+    let peer: ChatPeer
+}
+
+/// A `send` handed to the store, remembered until its commit is known.
+struct PendingSend {
+    let connection: UInt64
+    let ref: String?
+    let sessionID: String
+}
+
+extension Identity {
+    /// The identity as message frames name their sender, reader or typist.
+    var participant: Participant {
+        Participant(id: id, role: role.rawValue, name: name)
+    }
+}

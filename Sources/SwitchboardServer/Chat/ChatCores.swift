@@ -1,0 +1,39 @@
+import Logging
+import Synchronization
+
+/// Every loop's chat core, and the ways between them and the other threads.
+/// Cores never share state: what one core tells the others, and what the
+/// writer and readers tell the cores, travels as tasks on the loops' queues.
+///
+/// Threading: `attach` runs once before any loop thread starts; after that
+/// `cores` is only read.
+final class ChatCores: @unchecked Sendable {
+    private(set) var cores: [ChatCore] = []
+    private var handoffs: [LoopHandoff] = []
+    private let connectionSerial = Atomic<UInt64>(0)
+
+    /// Binds one core per loop, in loop order; `makeCore` gets the loop's index and handoff.
+    func attach(_ handoffs: [LoopHandoff], makeCore: (Int, LoopHandoff) -> ChatCore) {
+        self.handoffs = handoffs
+        cores = handoffs.enumerated().map { makeCore($0.offset, $0.element) }
+    }
+
+    func core(forLoop index: Int) -> ChatCore { cores[index] }
+
+    /// A connection id unique in the process (`welcome.conn_id`, exclusions across loops).
+    func nextConnectionID() -> UInt64 { connectionSerial.add(1, ordering: .relaxed).newValue }
+
+    /// From a database thread: `work` for every core on its own loop. A full
+    /// queue is waited out (`LoopHandoff.post`), so nothing committed is lost.
+    func everyCore(fromDatabaseThread work: @escaping @Sendable (ChatCore) -> Void) {
+        for (core, handoff) in zip(cores, handoffs) { handoff.post { work(core) } }
+    }
+
+    /// From the loop of core `origin`: `work` for that core now, and for the
+    /// others on their loops; never waits (`LoopHandoff.offer`).
+    func everyCore(from origin: Int, _ work: @escaping @Sendable (ChatCore) -> Void) {
+        for (index, (core, handoff)) in zip(cores, handoffs).enumerated() {
+            if index == origin { work(core) } else { handoff.offer { work(core) } }
+        }
+    }
+}

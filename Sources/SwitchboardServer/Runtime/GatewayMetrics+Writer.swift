@@ -1,0 +1,46 @@
+import SwitchboardMetrics
+import SwitchboardWriter
+import Synchronization
+
+extension GatewayMetrics {
+    /// A committed (or failed) batch, counted on the writer's thread before
+    /// anyone is answered: a client holding its ack finds the message in /metrics.
+    func count(_ batch: WriterBatchResult) {
+        if let latency = batch.commitLatencyMicroseconds {
+            batchSize.observe(batch.results.count)
+            commitLatency.observe(Double(latency) / 1_000_000)
+        }
+        var stored = 0
+        var duplicates = 0
+        var failures = 0
+        for result in batch.results {
+            switch result.outcome {
+            case .stored: stored += 1
+            case .duplicate: duplicates += 1
+            case .unavailable, .failed: failures += 1
+            case .noSession: break
+            }
+        }
+        messagesStored.increment(by: stored)
+        messagesDuplicate.increment(by: duplicates)
+        if failures > 0 { databaseErrors(.writer).increment(by: failures) }
+    }
+
+    /// The writer's queue depth and reconnects, read from its own counters when /metrics is scraped.
+    func export(_ writer: BatchWriter) {
+        let reported = ReportedCount()
+        setPullSource(for: writerQueueDepth) { [self] in
+            let statistics = writer.statistics
+            let seen = reported.value.exchange(statistics.reconnects, ordering: .relaxed)
+            if statistics.reconnects > seen {
+                databaseReconnects(.writer).increment(by: statistics.reconnects - seen)
+            }
+            return Double(statistics.queueDepth)
+        }
+    }
+}
+
+/// How many writer reconnects the counter has been given so far.
+private final class ReportedCount: Sendable {
+    let value = Atomic<Int>(0)
+}

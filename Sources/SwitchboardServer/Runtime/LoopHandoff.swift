@@ -1,0 +1,50 @@
+import Logging
+import SwitchboardLoop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What other threads need of an event loop: a way in. `EventLoop` in
+/// production; tests run the queued tasks by hand.
+protocol LoopExecutor: AnyObject, Sendable {
+    /// Queues `task` for the loop's thread; false when the queue is full.
+    func execute(_ task: @escaping @Sendable () -> Void) -> Bool
+    /// False once the loop has been told to stop: nothing queued will run.
+    var isRunning: Bool { get }
+}
+
+extension EventLoop: LoopExecutor {}
+
+/// The way onto one loop from another thread, with the two rules for a full
+/// queue: database threads wait, loops never do.
+struct LoopHandoff: Sendable {
+    let index: Int
+    let loop: any LoopExecutor
+    let logger: Logger
+
+    /// From a database thread (the writer's results, a reader's answer):
+    /// waits while the loop's queue is full, so nothing committed is dropped.
+    /// A stalled loop so holds the writer back, whose full queue then answers
+    /// `overloaded` to new sends. Gives up only on a stopped loop (shutdown).
+    func post(_ task: @escaping @Sendable () -> Void) {
+        var waitedMilliseconds = 0
+        while !loop.execute(task) {
+            guard loop.isRunning else { return }
+            waitedMilliseconds += 1
+            if waitedMilliseconds % 2000 == 0 {
+                logger.warning("event loop \(index) has not drained its queue for \(waitedMilliseconds / 1000) s")
+            }
+            usleep(1000)
+        }
+    }
+
+    /// From another loop's thread (typing, read, session events): never
+    /// waits, since one loop must not stall behind another. A full queue
+    /// loses this event, which is logged.
+    func offer(_ task: @escaping @Sendable () -> Void) {
+        if !loop.execute(task) {
+            logger.warning("event loop \(index) queue full: a typing, read or session event was dropped")
+        }
+    }
+}

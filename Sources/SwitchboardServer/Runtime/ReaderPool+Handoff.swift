@@ -1,0 +1,15 @@
+import SwitchboardReaders
+
+extension ReaderPool {
+    /// Runs `job` on a reader thread, then `finish` with its result on the
+    /// loop behind `loop`. Returns false at once when the pool cannot take it.
+    func run<T: Sendable>(
+        _ job: @escaping @Sendable (ChatQueries) -> T, thenOn loop: LoopHandoff,
+        _ finish: @escaping @Sendable (T) -> Void
+    ) -> Bool {
+        submit { queries in
+            let result = job(queries)
+            loop.post { finish(result) }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardMetrics
+
+@testable import SwitchboardServer
+
+/// Chat cores on manual loops, with an in-memory database behind fake
+/// readers: the whole chat logic of a gateway, driven step by step.
+final class CoreHarness {
+    static let workspace = "0b1c2d3e-0000-4000-8000-000000000001"
+    static let otherWorkspace = "0b1c2d3e-0000-4000-8000-000000000002"
+
+    let database: MemoryDatabase
+    let loops: [ManualLoop]
+    let readers: [ManualReader]
+    let cores: ChatCores
+    let metrics: GatewayMetrics
+
+    init(loops count: Int = 1, loopCapacity: Int = 1024, configure: (inout ChatSettings) -> Void = { _ in }) {
+        var settings = ChatSettings(Configuration())
+        configure(&settings)
+        let database = MemoryDatabase()
+        let cores = ChatCores()
+        let metrics = GatewayMetrics()
+        let loops = (0..<count).map { _ in ManualLoop(capacity: loopCapacity) }
+        let readers = loops.map { ManualReader(database: database, loop: $0) }
+        self.database = database
+        self.cores = cores
+        self.metrics = metrics
+        self.loops = loops
+        self.readers = readers
+        var logger = Logger(label: "core-test")
+        logger.logLevel = .critical
+        let handoffs = loops.enumerated().map { LoopHandoff(index: $0.offset, loop: $0.element, logger: logger) }
+        cores.attach(handoffs) { index, _ in
+            ChatCore(
+                loopIndex: index, settings: settings, store: database, reader: readers[index], cores: cores,
+                metrics: metrics, logger: logger)
+        }
+    }
+
+    /// A connected, authenticated client on loop `loop`.
+    func connect(
+        _ role: Role, _ sub: String, name: String? = nil, workspace: String = CoreHarness.workspace, loop: Int = 0
+    ) -> Client {
+        let peer = RecordingPeer()
+        let core = cores.core(forLoop: loop)
+        let identity = Identity(id: sub, role: role, workspaceID: workspace, name: name, expiresAt: .max)
+        return Client(core: core, id: core.open(peer), identity: identity, peer: peer)
+    }
+
+    /// Runs readers and loops until nothing is left to do.
+    func settle() {
+        var progress = true
+        while progress {
+            progress = false
+            for reader in readers where reader.runQueries() > 0 { progress = true }
+            for loop in loops where loop.run() > 0 { progress = true }
+        }
+    }
+
+    /// Commits every pending send as one batch and hands it to every core, as the writer's sink does.
+    @discardableResult
+    func commit() -> Int {
+        let batch = database.commitPending()
+        cores.everyCore(fromDatabaseThread: { $0.committed(batch) })
+        return batch.results.count
+    }
+
+    /// A session opened by `visitor`; its `session` answer is taken from the visitor's frames.
+    func createSession(_ visitor: Client, title: String = "Order question") -> String {
+        visitor.send(["type": "session.create", "title": title])
+        settle()
+        let answer = visitor.peer.take().first { $0["type"] as? String == "session" }
+        return (answer?["session"] as? [String: Any])?["id"] as? String ?? "missing"
+    }
+
+    /// A message stored in `sessionID` outside any client (another node, an earlier run).
+    func storeMessage(_ sessionID: String, body: String) {
+        _ = database.submit(
+            WriteCommandFixture.make(sessionID: sessionID, clientMessageID: UUID().uuidString, body: body))
+        commit()
+    }
+
+    struct Client {
+        let core: ChatCore
+        let id: UInt64
+        let identity: Identity
+        let peer: RecordingPeer
+
+        /// A client frame, decoded by the gateway's own decoder, as the socket would hand it over.
+        func send(_ object: [String: Any]) {
+            let data = try! JSONSerialization.data(withJSONObject: object)
+            let decoded = data.withUnsafeBytes { ClientFrameDecoder.decode($0, limits: core.settings.limits) }
+            switch decoded {
+            case .success(let request): core.handle(request, from: id, as: identity)
+            case .failure(let error): core.fail(id, error)
+            }
+        }
+
+        func close() { core.close(id) }
+    }
+}
+
+extension [[String: Any]] {
+    /// The frames of one type, in order.
+    func ofType(_ type: String) -> [[String: Any]] { filter { $0["type"] as? String == type } }
+    var types: [String] { map { $0["type"] as? String ?? "?" } }
+    var seqs: [Int] { ofType("message").map { $0["seq"] as? Int ?? -1 } }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import SwitchboardChat
+import SwitchboardReaders
+import SwitchboardWriter
+
+@testable import SwitchboardServer
+
+/// The chat core's database in memory: its `MessageStore` (sends wait in
+/// `pending` until a test commits them) and the `SessionQueries` its fake
+/// readers run. Used on the test's thread only (hence `@unchecked Sendable`).
+final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
+    private(set) var sessions: [String: SessionInfo] = [:]
+    private(set) var messages: [String: [ChatMessage]] = [:]
+    private(set) var pending: [WriteCommand] = []
+    private var reads: [String: Int64] = [:]
+    /// What `submit` answers instead of queueing, when set.
+    var refuseSubmits: SubmitOutcome?
+    private var clock = 0
+
+    // MARK: MessageStore
+
+    func submit(_ command: WriteCommand) -> SubmitOutcome {
+        if let refuseSubmits { return refuseSubmits }
+        pending.append(command)
+        return .accepted
+    }
+
+    /// Stores what was submitted, as one batch, the way the writer numbers it.
+    func commitPending() -> WriterBatchResult {
+        let commands = pending
+        pending = []
+        return WriterBatchResult(
+            results: commands.map { command in
+                WriteResult(origin: command.origin, token: command.token, outcome: store(command))
+            })
+    }
+
+    private func store(_ command: WriteCommand) -> WriteOutcome {
+        guard var session = sessions[command.sessionID] else { return .noSession }
+        if let earlier = messages[command.sessionID]?.first(where: { $0.clientMessageID == command.clientMessageID }) {
+            return .duplicate(Self.row(earlier))
+        }
+        session.lastSeq += 1
+        let message = ChatMessage(
+            id: UUID().uuidString.lowercased(), sessionID: command.sessionID, seq: session.lastSeq,
+            clientMessageID: command.clientMessageID, kind: command.kind, body: command.body,
+            sender: Participant(id: command.senderID, role: command.senderRole, name: command.senderName),
+            createdAt: timestamp())
+        messages[command.sessionID, default: []].append(message)
+        session.lastMessage = LastMessage(
+            seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt)
+        session.updatedAt = message.createdAt
+        sessions[command.sessionID] = session
+        return .stored(Self.row(message))
+    }
+
+    private static func row(_ message: ChatMessage) -> StoredMessage {
+        StoredMessage(
+            id: message.id, sessionID: message.sessionID, seq: message.seq, createdAt: message.createdAt,
+            clientMessageID: message.clientMessageID, senderRole: message.sender.role, senderID: message.sender.id,
+            senderName: message.sender.name, kind: message.kind, body: message.body)
+    }
+
+    /// Distinct, increasing timestamps, as RFC 3339 text compares.
+    private func timestamp() -> String {
+        clock += 1
+        return String(format: "2026-11-23T08:%02d:%02d.000Z", clock / 60 % 60, clock % 60)
+    }
+
+    /// The session is deleted: it answers `not_found` from now on.
+    func forget(_ sessionID: String) { sessions[sessionID] = nil }
+
+    // MARK: SessionQueries
+
+    func createSession(workspaceID: String, visitorID: String, title: String?) throws(QueryError) -> SessionInfo {
+        let now = timestamp()
+        let session = SessionInfo(
+            id: UUID().uuidString.lowercased(), workspaceID: workspaceID, visitorID: visitorID,
+            title: title ?? "New chat", status: .open, assignedOperator: nil, lastSeq: 0, lastMessage: nil,
+            createdAt: now, updatedAt: now)
+        sessions[session.id] = session
+        return session
+    }
+
+    func session(id: String) throws(QueryError) -> SessionInfo? { sessions[id] }
+
+    func messages(sessionID: String, afterSeq: Int64, limit: Int) throws(QueryError) -> [ChatMessage] {
+        Array((messages[sessionID] ?? []).filter { $0.seq > afterSeq }.prefix(max(0, limit)))
+    }
+
+    func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64? {
+        guard let session = sessions[sessionID] else { return nil }
+        let key = sessionID + "/" + readerID
+        let stored = max(reads[key] ?? 0, min(max(seq, 0), session.lastSeq))
+        reads[key] = stored
+        return stored
+    }
+
+    func inbox(
+        workspaceID: String, statuses: [SessionStatus], limit: Int, cursor: String?
+    ) throws(QueryError) -> InboxPage {
+        let listed = sessions.values.filter { $0.workspaceID == workspaceID && statuses.contains($0.status) }
+        return InboxPage(sessions: Array(listed.sorted { $0.createdAt > $1.createdAt }.prefix(limit)), nextCursor: nil)
+    }
+
+    func assign(sessionID: String, operatorID: String, operatorName: String?) throws(QueryError) -> SessionInfo? {
+        change(sessionID) {
+            $0.status = .assigned
+            $0.assignedOperator = AssignedOperator(id: operatorID, name: operatorName)
+        }
+    }
+
+    func close(sessionID: String) throws(QueryError) -> SessionInfo? {
+        change(sessionID) { $0.status = .closed }
+    }
+
+    private func change(_ sessionID: String, _ body: (inout SessionInfo) -> Void) -> SessionInfo? {
+        guard var session = sessions[sessionID] else { return nil }
+        body(&session)
+        session.updatedAt = timestamp()
+        sessions[sessionID] = session
+        return session
+    }
+}
