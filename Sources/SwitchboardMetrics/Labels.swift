@@ -12,7 +12,8 @@ public enum DatabaseComponent: String, Sendable, CaseIterable {
     case reader
 }
 
-/// The `route` label of `switchboard_http_requests_total`.
+/// The gateway's HTTP routes: what its router maps each path to, and the
+/// `route` label of `switchboard_http_requests_total` (`.other`: no route matched).
 public enum HTTPRoute: String, Sendable, CaseIterable {
     case healthz
     case readyz
