@@ -26,15 +26,15 @@ extension GatewayMetrics {
         if failures > 0 { databaseErrors(.writer).increment(by: failures) }
     }
 
-    /// The writer's queue depth and reconnects, read from its own counters when /metrics is scraped.
+    /// The writer's queue depth and reconnects, read from its own counters when
+    /// /metrics is scraped. The writer is held weakly: the writer's sink holds these metrics.
     func export(_ writer: BatchWriter) {
         let reported = ReportedCount()
-        setPullSource(for: writerQueueDepth) { [self] in
-            let statistics = writer.statistics
+        let reconnects = databaseReconnects(.writer)
+        setPullSource(for: writerQueueDepth) { [weak writer] in
+            guard let statistics = writer?.statistics else { return 0 }
             let seen = reported.value.exchange(statistics.reconnects, ordering: .relaxed)
-            if statistics.reconnects > seen {
-                databaseReconnects(.writer).increment(by: statistics.reconnects - seen)
-            }
+            if statistics.reconnects > seen { reconnects.increment(by: statistics.reconnects - seen) }
             return Double(statistics.queueDepth)
         }
     }
