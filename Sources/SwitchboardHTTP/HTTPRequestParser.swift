@@ -35,6 +35,9 @@ public struct HTTPRequestParser: Sendable {
     private var lineBuffer: [UInt8] = []
     private var started = false
     var request = PartialRequest()
+    /// Bytes searched for a line end so far: each byte of a head once, however
+    /// the reads split it (the tests hold the parser to that).
+    private(set) var lineEndSearchBytes = 0
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
@@ -86,7 +89,9 @@ public struct HTTPRequestParser: Sendable {
                 guard available > 0 else { return (index, .needMore) }
                 started = true
                 let rest = UnsafeBufferPointer(rebasing: bytes[index...])
-                guard let lineFeed = rest.firstIndex(of: HTTPSyntax.lf) else {
+                let found = rest.firstIndex(of: HTTPSyntax.lf)
+                lineEndSearchBytes &+= found.map { $0 + 1 } ?? rest.count
+                guard let lineFeed = found else {
                     // The line continues in a later read: fail now if it already
                     // cannot fit, otherwise keep it.
                     if let status = partialLineFailure(rest) { return fail(status, consumed: index) }

@@ -20,7 +20,7 @@ final class WriterLoop: @unchecked Sendable {
     private let queue: SubmitQueue
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
-    private let delayNanoseconds: UInt64
+    private let schedule: BatchSchedule
 
     /// Commands taken from the queue and not yet sent; `pending[pendingStart...]`.
     private var pending: [QueuedCommand] = []
@@ -68,10 +68,12 @@ final class WriterLoop: @unchecked Sendable {
         self.queue = queue
         self.metrics = metrics
         self.sink = sink
-        delayNanoseconds = UInt64(configuration.maxBatchDelayMilliseconds) * 1_000_000
+        schedule = BatchSchedule(configuration)
     }
 
     private var pendingCount: Int { pending.count - pendingStart }
+    /// When the oldest pending command was accepted (0 with none pending).
+    private var oldestAcceptedAt: UInt64 { pendingCount > 0 ? pending[pendingStart].acceptedAt : 0 }
 
     func run() {
         var backoff = configuration.reconnectBackoffMinimumMilliseconds
@@ -126,9 +128,9 @@ final class WriterLoop: @unchecked Sendable {
                 if let stopDeadline, inFlight.isEmpty || now >= stopDeadline { return true }
 
                 var sent = false
-                while stopDeadline == nil, inFlight.count < configuration.pipelineDepth, pendingCount > 0,
-                    pendingCount >= configuration.maxBatchMessages
-                        || now >= pending[pendingStart].acceptedAt + delayNanoseconds
+                while schedule.sendsNow(
+                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, inFlight: inFlight.count, now: now,
+                    stopping: stopDeadline != nil)
                 {
                     try send(on: connection, at: now)
                     sent = true
@@ -142,7 +144,10 @@ final class WriterLoop: @unchecked Sendable {
                     pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0),
                     pollfd(fd: socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
                 ]
-                let ready = poll(&fds, 2, pollTimeout(now: now, stopDeadline: stopDeadline))
+                let timeout = schedule.pollTimeout(
+                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, inFlight: inFlight.count, now: now,
+                    stopDeadline: stopDeadline)
+                let ready = poll(&fds, 2, timeout)
                 if ready < 0 && csystem_errno() != EINTR { return false }
                 if ready <= 0 { continue }
                 if fds[1].revents & Int16(POLLOUT) != 0 { wantsWrite = try !connection.flush() }
@@ -154,18 +159,6 @@ final class WriterLoop: @unchecked Sendable {
         } catch {
             return false
         }
-    }
-
-    /// Milliseconds until the oldest pending command's flush deadline when a
-    /// batch could be sent, else until something happens (-1), rounded up.
-    private func pollTimeout(now: UInt64, stopDeadline: UInt64?) -> Int32 {
-        var deadline: UInt64? = stopDeadline
-        if stopDeadline == nil, pendingCount > 0, inFlight.count < configuration.pipelineDepth {
-            deadline = pending[pendingStart].acceptedAt + delayNanoseconds
-        }
-        guard let deadline else { return -1 }
-        if deadline <= now { return 0 }
-        return Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
     }
 
     /// Sends the oldest pending commands (up to a batch) as one statement.

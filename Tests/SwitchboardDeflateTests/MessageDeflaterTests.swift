@@ -43,9 +43,20 @@ struct MessageDeflaterTests {
         #expect(plain.isEmpty)
     }
 
-    @Test func acceptsEveryWindowSizeIncludingEight() throws {
-        for bits in 8...15 {
-            _ = try MessageDeflater(windowBits: bits, noContextTakeover: false, level: 6, memLevel: 8)
+    /// RFC 7692 7.1.2: every window size from 8 to 15 may be negotiated; what
+    /// each compresses must inflate, with the same window, to the message.
+    @Test(arguments: 8...15)
+    func everyWindowSizeRoundTrips(bits: Int) throws {
+        let deflater = try MessageDeflater(windowBits: bits, noContextTakeover: false, level: 6, memLevel: 8)
+        let inflater = try MessageInflater(windowBits: bits, noContextTakeover: false)
+        let message = Array(String(repeating: "switchboard window \(bits); ", count: 100).utf8)
+        for _ in 0..<2 {  // the second message uses the window the first one left
+            let compressed = try compress(deflater, message)
+            #expect(compressed.count < message.count / 4, "a repetitive message compresses")
+            var plain: [UInt8] = []
+            try compressed.withUnsafeBytes { try inflater.inflate($0, limit: 1 << 20, into: &plain) }
+            try inflater.finishMessage(limit: 1 << 20, into: &plain)
+            #expect(plain == message)
         }
     }
 

@@ -1,5 +1,6 @@
-import SwitchboardHTTP
 import Testing
+
+@testable import SwitchboardHTTP
 
 @Suite("HTTPRequestParser: good requests")
 struct HTTPRequestParserTests {
@@ -139,20 +140,18 @@ struct HTTPRequestParserTests {
         #expect(request.headers.values("ACCEPT") == ["x", "y"])
     }
 
-    @Test func parsesATypicalUpgradeRequestQuickly() {
+    /// Repeated requests on one parser: each is complete, and each of its bytes
+    /// was searched for a line end once (no per-request rescans; speed is the
+    /// benchmarks' business).
+    @Test func parsesATypicalUpgradeRequestInOnePass() {
         let head = bytes(Self.upgradeHead)
         var parser = HTTPRequestParser(limits: HTTPLimits())
         let iterations = 2_000
-        let clock = ContinuousClock()
         var completed = 0
-        let elapsed = clock.measure {
-            for _ in 0..<iterations {
-                if case .request = parser.parse(head).result { completed += 1 }
-            }
+        for _ in 0..<iterations {
+            if case .request = parser.parse(head).result { completed += 1 }
         }
         #expect(completed == iterations)
-        // A loose bound that holds for debug builds on a loaded machine; release
-        // builds take a few microseconds per request.
-        #expect(elapsed / iterations < .microseconds(500))
+        #expect(parser.lineEndSearchBytes == head.count * iterations)
     }
 }

@@ -37,6 +37,20 @@ final class Box<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
+/// Waits, polling, until `condition` holds or `seconds` pass; returns whether it held.
+/// Every wait in these tests is bounded, so a broken loop fails a test instead of hanging it.
+func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    var clock = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &clock)
+    let deadline = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 + seconds
+    while !condition() {
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        if Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 >= deadline { return false }
+        usleep(1000)
+    }
+    return true
+}
+
 /// Counts `backlogExceeded` calls; never reads, so its peer's backlog only grows.
 final class BacklogHandler: ConnectionHandler {
     let exceeded = Counter()
@@ -75,7 +89,7 @@ final class BacklogHandler: ConnectionHandler {
         }
         let done = Flag()
         loop.execute { done.set() }
-        while !done.isSet { usleep(1000) }
+        #expect(waitUntil { done.isSet }, "the loop never ran the last task")
         #expect(counter.value == 1000)
         loop.stop()
         thread.join()
@@ -96,64 +110,117 @@ final class BacklogHandler: ConnectionHandler {
         let handler = EchoHandler(closedFlag: closed)
         let fd = server
         nonisolated(unsafe) let h = handler
+        let opened = Flag()
         loop.execute {
-            _ = try? Connection.open(fd: fd, loop: loop, cipher: nil, maxOutboundBytes: 64 << 20, handler: h)
+            guard (try? Connection.open(fd: fd, loop: loop, cipher: nil, maxOutboundBytes: 64 << 20, handler: h)) != nil
+            else { return }
+            opened.set()
         }
         let thread = NamedThread.spawn(name: "test-loop") { loop.run() }
+        defer {
+            loop.stop()
+            thread.join()
+        }
+        // Without a connection nothing would echo, and the reader below would wait forever.
+        try #require(waitUntil { opened.isSet }, "the connection could not be registered")
         // 4 MiB exceeds the socket buffers, so the echo must queue and resume on EPOLLOUT.
         let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let received = Box<[UInt8]>([])
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let reader = NamedThread.spawn(name: "reader") { received.value = self.readAll(client, count: payload.count) }
         var offset = 0
         while offset < payload.count {
             let n = payload[offset...].withUnsafeBytes { write(client, $0.baseAddress, min($0.count, 65536)) }
-            precondition(n > 0)
+            guard n > 0 else { break }  // timed out: the echo stopped; the comparison below fails
             offset += n
         }
         reader.join()
         #expect(received.value == payload)
         shutdown(client, Int32(SHUT_WR))
-        var spins = 0
-        while !closed.isSet && spins < 500 {
-            usleep(10_000)
-            spins += 1
-        }
-        #expect(closed.isSet)
-        // The FIN already came, so the close must not wait out the 3 s linger for it.
-        #expect(spins < 100, "closed after \(spins * 10) ms")
+        // The FIN already came, so the close must not wait out the 3 s linger for it
+        // (which would end the connection only when its close timer fires).
+        #expect(waitUntil(seconds: 2) { closed.isSet }, "the connection lingered for a FIN it already had")
         close(client)
-        loop.stop()
-        thread.join()
     }
 
-    @Test func batchedWritesPastTheCapReachTheHandlerOnce() throws {
+    /// Writes made while the loop runs posted tasks are held per connection and
+    /// sent after the tasks; a backlog crossing the cap is reported once.
+    @Test func heldWritesPastTheCapReachTheHandlerOnce() throws {
+        let held = Box(false)
+        let outcome = try writeSixtyFourChunks { connection in
+            held.value = connection.loop.holdsWrites && connection.loop.corkOwner == nil
+            return { body in body() }
+        }
+        #expect(held.value, "a posted task runs while the loop holds writes")
+        #expect(outcome.exceeded == 1, "the handler hears of the crossing once, not per write")
+        #expect(outcome.writes.first == .sent, "held, not written")
+        #expect(outcome.writes.contains(.overLimit))
+    }
+
+    /// `batchWrites` outside posted tasks and outside input handling gathers
+    /// the writes in the loop's cork; a backlog crossing the cap at a flush of
+    /// the cork is reported once.
+    @Test func corkedWritesPastTheCapReachTheHandlerOnce() throws {
+        let outsideTasksAndInput = Box(false)
+        let corked = Box(false)
+        let outcome = try writeSixtyFourChunks(scheduled: true) { connection in
+            let loop = connection.loop
+            outsideTasksAndInput.value = !loop.holdsWrites && loop.corkOwner == nil
+            return { body in
+                connection.batchWrites {
+                    corked.value = loop.corkOwner === connection
+                    body()
+                }
+            }
+        }
+        #expect(outsideTasksAndInput.value, "scheduled work runs outside tasks and input")
+        #expect(corked.value, "batchWrites took the loop's cork")
+        #expect(outcome.exceeded == 1, "the handler hears of the crossing once, not per write")
+        #expect(outcome.writes.prefix(16).allSatisfy { $0 == .sent }, "the cork takes 256 KiB before a flush")
+        #expect(outcome.writes.contains(.overLimit))
+    }
+
+    /// Opens a connection whose peer never reads, with a 64 KiB backlog cap, and
+    /// writes 64 chunks of 16 KiB to it inside `wrap(connection)`, from a posted
+    /// task or (with `scheduled`) from work scheduled on the loop.
+    private func writeSixtyFourChunks(
+        scheduled: Bool = false,
+        _ wrap: @escaping (Connection) -> (_ body: () -> Void) -> Void
+    ) throws -> (exceeded: Int, writes: [WriteOutcome]) {
         // The loop keeps flushing the backlog after the peer is gone, as the server does with SIGPIPE ignored.
         Posix.ignoreSIGPIPE()
         let loop = try EventLoop(index: 0, maxFileDescriptors: 1024)
         let (server, client) = socketPair()
+        defer { close(client) }
         try Posix.setNonBlocking(server)
         let handler = BacklogHandler()
         nonisolated(unsafe) let h = handler
+        nonisolated(unsafe) let wrap = wrap
         let finished = Flag()
-        let outcome = Box<[WriteOutcome]>([])
-        loop.execute {
+        let writes = Box<[WriteOutcome]>([])
+        let write: @Sendable () -> Void = {
+            defer { finished.set() }
             guard
                 let connection = try? Connection.open(
                     fd: server, loop: loop, cipher: nil, maxOutboundBytes: 64 << 10, handler: h)
             else { return }
             let chunk = [UInt8](repeating: 7, count: 16 << 10)
-            // Corked: every write is gathered and "sent"; the crossing shows only at the flush.
-            for _ in 0..<64 {
-                connection.batchWrites { outcome.value.append(connection.write(chunk)) }
-            }
-            finished.set()
+            wrap(connection)({
+                for _ in 0..<64 { writes.value.append(connection.write(chunk)) }
+            })
+        }
+        loop.execute {
+            if scheduled { loop.after(milliseconds: 0, write) } else { write() }
         }
         let thread = NamedThread.spawn(name: "test-loop") { loop.run() }
-        while !finished.isSet { usleep(1000) }
-        #expect(handler.exceeded.value == 1, "the handler hears of the crossing once, not per write")
-        #expect(outcome.value.contains(.sent))
-        close(client)
-        loop.stop()
-        thread.join()
+        defer {
+            loop.stop()
+            thread.join()
+        }
+        try #require(waitUntil { finished.isSet }, "the writes never ran")
+        try #require(writes.value.count == 64, "the connection could not be registered")
+        return (handler.exceeded.value, writes.value)
     }
 }

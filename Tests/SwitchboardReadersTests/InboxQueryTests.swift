@@ -104,14 +104,22 @@ import Testing
         }
     }
 
-    /// Everything the pattern in docs/openapi.yaml admits is a position, not an error.
+    /// Everything the pattern in docs/openapi.yaml admits is a position, not an
+    /// error: a page after it lists the sessions older than that position.
     @Test(arguments: [
-        "0_0b1c2d3e-0000-4000-8000-000000000000", "999999999999999999_0b1c2d3e-0000-4000-8000-000000000000",
-        "-99999999999999999_0b1c2d3e-0000-4000-8000-000000000000", "-0_0b1c2d3e-0000-4000-8000-000000000000",
+        ("999999999999999999_0b1c2d3e-0000-4000-8000-000000000000", true),
+        ("0_0b1c2d3e-0000-4000-8000-000000000000", false),
+        ("-99999999999999999_0b1c2d3e-0000-4000-8000-000000000000", false),
+        ("-0_0b1c2d3e-0000-4000-8000-000000000000", false),
     ])
-    func cursorsThePatternAdmitsAreAccepted(cursor: String) throws {
+    func cursorsThePatternAdmitsArePositions(cursor: String, afterEverySession: Bool) throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        _ = try fixture.queries.inbox(workspaceID: fixture.workspaceID, statuses: [], limit: 2, cursor: cursor)
+        let expected = try arrange(fixture)
+        let page = try fixture.queries.inbox(
+            workspaceID: fixture.workspaceID, statuses: [], limit: 10, cursor: cursor)
+        // The year 33,658 is after every session; 1970 and earlier, before every one.
+        #expect(page.sessions.map(\.id) == (afterEverySession ? expected : []))
+        #expect(page.nextCursor == nil)
     }
 }

@@ -56,11 +56,13 @@ import Testing
 
         let submitted = ContinuousClock.now
         #expect(writer.submit(command(session: session, clientID: "alone", token: 1)) == .accepted)
-        _ = try collector.wait(for: 1)
+        // Stored without company, in a batch of one: the delay is a deadline, not a wait for more
+        // (when it falls due is BatchScheduleTests' business; a failure here is the collector's timeout).
+        let results = try collector.wait(for: 1)
+        #expect(results.first?.outcome.isStored == true)
         let elapsed = try #require(collector.arrival(of: 1)) - submitted
         #expect(elapsed >= .milliseconds(delay - 1), "flushed before the delay: \(elapsed)")
-        // The rest is one round trip and a commit; generous for a loaded CI machine.
-        #expect(elapsed < .milliseconds(delay + 250), "took \(elapsed)")
+        #expect(collector.batchSizes == [1])
         #expect(writer.statistics.batchSize.counts[0] == 1)
     }
 
@@ -74,14 +76,13 @@ import Testing
             collector)
         defer { writer.stop() }
 
-        let submitted = ContinuousClock.now
         for index in 0..<250 {
             #expect(
                 writer.submit(command(session: session, clientID: "full-\(index)", token: UInt64(index))) == .accepted)
         }
         // Two full batches go at once; the last 50 wait for company (or the delay).
+        // Ten seconds, against a 60 s delay: a timeout here means a full batch waited for the delay.
         _ = try collector.wait(for: 200, timeout: 10)
-        #expect(ContinuousClock.now - submitted < .seconds(10))
         #expect(collector.batchSizes == [100, 100])
         Thread.sleep(forTimeInterval: 0.1)
         #expect(collector.count == 200)

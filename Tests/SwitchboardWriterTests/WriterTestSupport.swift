@@ -95,13 +95,16 @@ func startedWriter(_ configuration: WriterConfiguration, _ collector: ResultColl
     return writer
 }
 
-/// Submits, retrying while the queue is full (the bench and tests go faster than the database).
+/// Submits, retrying for up to 30 s while the queue is full (the tests go faster than the
+/// database); a writer that stays full that long answers `.overloaded`, which the caller's check fails.
 func submitRetrying(_ writer: BatchWriter, _ command: WriteCommand) -> SubmitOutcome {
-    while true {
-        let outcome = writer.submit(command)
-        if outcome != .overloaded { return outcome }
+    var outcome = writer.submit(command)
+    let deadline = Date().addingTimeInterval(30)
+    while outcome == .overloaded && Date() < deadline {
         Thread.sleep(forTimeInterval: 0.001)
+        outcome = writer.submit(command)
     }
+    return outcome
 }
 
 /// Every stored row: client_msg_id -> (id, session, seq).
@@ -172,4 +175,11 @@ extension WriteOutcome {
         if case .duplicate = self { return true }
         return false
     }
+}
+
+/// A one-way switch another thread can throw.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }
