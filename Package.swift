@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
         .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
         .library(name: "SwitchboardCrypto", targets: ["SwitchboardCrypto"]),
+        .library(name: "SwitchboardIdentifiers", targets: ["SwitchboardIdentifiers"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,32 +34,32 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
-        .target(name: "SwitchboardLoop", dependencies: ["SwitchboardSystem", "CSystem"]),
+        .target(name: "SwitchboardLoop", dependencies: ["SwitchboardSystem"]),
         .target(name: "SwitchboardCrypto", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardTLS", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardHTTP"),
         .target(name: "SwitchboardJSON"),
+        .target(name: "SwitchboardIdentifiers"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
-            name: "SwitchboardWriter",
-            dependencies: ["SwitchboardPostgres", "SwitchboardStore", "SwitchboardSystem", "SwitchboardAuth", "CSystem"]),
+            name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
-        .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
-        .target(name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth"]),
+        .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
+        .target(name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers"]),
         .target(
             name: "SwitchboardReaders",
-            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardAuth", "SwitchboardSystem", "CSystem"]),
+            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem"]),
         .target(
             name: "SwitchboardWebSocket",
-            dependencies: ["SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
+            dependencies: ["SwitchboardDeflate", "SwitchboardCrypto"]
         ),
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "CSystem", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
-                "SwitchboardWebSocket", "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardAuth", "SwitchboardChat",
+                "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
+                "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardAuth", "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "switchboard",
             dependencies: [
-                "SwitchboardServer", "SwitchboardCrypto", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardAuth",
+                "SwitchboardServer", "SwitchboardStore", "SwitchboardAuth", "SwitchboardSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -83,7 +84,7 @@ let package = Package(
             name: "LoadKit",
             dependencies: [
                 "CSystem", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardCrypto",
-                "SwitchboardJSON", "SwitchboardAuth", "SwitchboardPostgres",
+                "SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardPostgres",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "LoadTests/LoadKit"),
@@ -98,7 +99,8 @@ let package = Package(
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
         .testTarget(
-            name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON"]),
+            name: "SwitchboardAuthTests",
+            dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON"]),
         .testTarget(
@@ -107,7 +109,7 @@ let package = Package(
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
                 "SwitchboardTestSupport",
             ]),
-        .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate"]),
+        .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
             name: "SwitchboardWebSocketTests",
             dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
@@ -118,15 +120,25 @@ let package = Package(
             dependencies: ["SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(
             name: "SwitchboardWriterTests",
-            dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
-        .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto"]),
+            dependencies: [
+                "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardIdentifiers",
+                "SwitchboardTestSupport",
+            ]),
+        // Shared by the TLS tests: an OpenSSL client over memory BIOs (nothing in the gateway is a TLS client).
+        .target(
+            name: "SwitchboardTLSTestSupport", dependencies: ["SwitchboardTLS", "COpenSSL"],
+            path: "Tests/SwitchboardTLSTestSupport"),
+        .testTarget(
+            name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [
                 "SwitchboardServer", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore", "SwitchboardPostgres",
-                "SwitchboardTestSupport", "SwitchboardSystem",
+                "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
+                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate",
+                .product(name: "Logging", package: "swift-log"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import SwitchboardIdentifiers
 import SwitchboardJSON
 
 /// The claims of a token whose signature has been checked, each validated for type

@@ -1,4 +1,5 @@
 import SwitchboardAuth
+import SwitchboardIdentifiers
 
 /// Who may touch what (PROTOCOL.md "Authentication"): visitors only the sessions they opened,
 /// operators and admins every session of their workspace, nobody anything of another workspace.

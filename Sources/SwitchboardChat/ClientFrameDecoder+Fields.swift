@@ -1,4 +1,4 @@
-import SwitchboardAuth
+import SwitchboardIdentifiers
 import SwitchboardJSON
 
 /// Typed access to one frame's members. Every refusal is a `bad_request` (except an oversized

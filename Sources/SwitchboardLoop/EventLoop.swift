@@ -1,10 +1,5 @@
-import CSystem
 import SwitchboardSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Something registered with a loop's epoll instance.
 public protocol EventSource: AnyObject {
@@ -62,7 +57,7 @@ public final class EventLoop: @unchecked Sendable {
         tasks = LoopTaskQueue(capacity: taskQueueCapacity)
         sources = Array(repeating: nil, count: maxFileDescriptors + 16)
         generations = Array(repeating: 0, count: maxFileDescriptors + 16)
-        now = LoopClock.nowMilliseconds()
+        now = MonotonicClock.coarseMilliseconds()
         timers = TimerWheel(nowMilliseconds: now)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         plaintextBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
@@ -152,26 +147,24 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `work` on this loop after `milliseconds`.
     public func after(milliseconds: UInt64, _ work: @escaping () -> Void) {
-        scheduledWork.append((LoopClock.nowMilliseconds() + milliseconds, work))
+        scheduledWork.append((MonotonicClock.coarseMilliseconds() + milliseconds, work))
     }
 
     /// Runs the loop on the calling thread until `stop()`.
     public func run() {
-        let capacity = 512
-        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
-        defer { events.deallocate() }
+        let events = EpollEvents(capacity: 512)
         while running.load(ordering: .acquiring) {
             let timeout = readAgain.isEmpty ? nextTimeout() : 0
             let n: Int
             do {
-                n = try Epoll.wait(epfd, events: events, timeoutMilliseconds: timeout)
+                n = try Epoll.wait(epfd, into: events, timeoutMilliseconds: timeout)
             } catch {
                 fatalError("\(error)")
             }
-            now = LoopClock.nowMilliseconds()
+            now = MonotonicClock.coarseMilliseconds()
             for i in 0..<n {
                 let event = events[i]
-                let data = event.data.u64
+                let data = event.data
                 if data == Self.wakeupToken {
                     wakeup.drain()
                     continue
@@ -197,7 +190,7 @@ public final class EventLoop: @unchecked Sendable {
     /// event (the ticker drives the timer wheel).
     private func nextTimeout() -> Int32 {
         guard !scheduledWork.isEmpty else { return -1 }
-        let clock = LoopClock.nowMilliseconds()
+        let clock = MonotonicClock.coarseMilliseconds()
         var nearest = UInt64.max
         for item in scheduledWork { nearest = min(nearest, item.deadline) }
         return nearest > clock ? Int32(clamping: nearest - clock) : 0

@@ -1,5 +1,5 @@
-import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardIdentifiers
 
 /// The inbox's keyset position: the last session of a page, by
 /// (created_at, id), written as "<created_at microseconds since epoch>_<uuid>".

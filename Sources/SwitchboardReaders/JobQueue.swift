@@ -1,3 +1,4 @@
+import SwitchboardSystem
 import Synchronization
 
 /// What a reader thread runs; it handles its own errors.

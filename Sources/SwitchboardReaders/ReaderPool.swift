@@ -1,10 +1,5 @@
-import CSystem
 import SwitchboardSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A fixed set of threads, each with its own ChatQueries, taking jobs from one bounded queue.
 ///

@@ -36,16 +36,31 @@ public enum Epoll {
         _ = epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event)
     }
 
-    /// Waits for events; returns how many were written into `events`.
+    /// Waits for events; returns how many were written into `events`. A
+    /// signal ends the wait early with none.
     public static func wait(
-        _ epfd: Int32, events: UnsafeMutableBufferPointer<epoll_event>, timeoutMilliseconds: Int32
+        _ epfd: Int32, into events: EpollEvents, timeoutMilliseconds: Int32
     ) throws(SystemError) -> Int {
-        while true {
-            let n = epoll_wait(epfd, events.baseAddress, Int32(events.count), timeoutMilliseconds)
-            if n >= 0 { return Int(n) }
-            let err = currentErrno()
-            if err == EINTR { return 0 }
-            throw SystemError(call: "epoll_wait", errno: err)
-        }
+        let n = epoll_wait(epfd, events.buffer.baseAddress, Int32(events.buffer.count), timeoutMilliseconds)
+        if n >= 0 { return Int(n) }
+        let err = currentErrno()
+        if err == EINTR { return 0 }
+        throw SystemError(call: "epoll_wait", errno: err)
+    }
+}
+
+/// Room for what one `Epoll.wait` returns, allocated once by the loop that waits.
+public final class EpollEvents {
+    fileprivate let buffer: UnsafeMutableBufferPointer<epoll_event>
+
+    public init(capacity: Int) {
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The event mask and the user data of the `index`th event of the last wait.
+    public subscript(index: Int) -> (events: UInt32, data: UInt64) {
+        (buffer[index].events, buffer[index].data.u64)
     }
 }

@@ -55,9 +55,9 @@ public enum Posix {
 
     /// Keeps freed heap memory in the process instead of returning it to the
     /// kernel at every free: fan-out fills and drains per-connection buffers
-    /// thousands of times a second, and glibc's default trimming then costs a
-    /// madvise and fresh page faults each round (12% of a loop's time measured).
-    /// Memory is still reused; the resident size stays at its high-water mark.
+    /// many times a second (docs/architecture.md, "Event loops", has the cost
+    /// measured). Memory is still reused; the resident size stays at its
+    /// high-water mark.
     public static func keepFreedMemory() {
         _ = mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024)
         _ = mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024)

@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// One TLS session (server side, or client side for `TLSClientForTesting`) over memory BIOs.
+/// One TLS session (server side, or client side for the tests' `TLSClientForTesting`) over memory BIOs.
 ///
 /// It does no socket I/O: the event loop hands it ciphertext read from the socket
 /// (`receiveCiphertext`) and takes the ciphertext it produces (`drainCiphertext`). After every receive,
@@ -38,7 +38,7 @@ public final class TLSConnection {
     }
 
     /// Takes ownership of `ssl` (freed here even when this throws).
-    init(ssl: OpaquePointer, isServer: Bool, contextOwner: AnyObject?) throws(TLSError) {
+    package init(ssl: OpaquePointer, isServer: Bool, contextOwner: AnyObject?) throws(TLSError) {
         let readBIO: OpaquePointer
         let writeBIO: OpaquePointer
         do throws(TLSError) {
@@ -198,7 +198,7 @@ public final class TLSConnection {
 
     /// Asks for a TLS 1.3 KeyUpdate (RFC 8446 4.6.3) with the next write, and for the peer to answer with
     /// its own. Used by the test client to check that the server answers during a read.
-    func requestKeyUpdate() throws(TLSError) {
+    package func requestKeyUpdate() throws(TLSError) {
         precondition(isHandshakeComplete, "key update before the handshake finished")
         ERR_clear_error()
         guard SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1 else {

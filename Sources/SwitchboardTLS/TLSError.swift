@@ -13,7 +13,7 @@ public struct TLSError: Error, CustomStringConvertible, Sendable {
 
     /// Builds an error for `what` from the calling thread's OpenSSL error queue and empties the queue, so
     /// the entries cannot be blamed on the next operation (possibly another connection on this thread).
-    static func fromErrorQueue(_ what: String) -> TLSError {
+    package static func fromErrorQueue(_ what: String) -> TLSError {
         let entries = drainErrorQueue()
         return TLSError(message: entries.isEmpty ? what : "\(what): \(entries.joined(separator: "; "))")
     }

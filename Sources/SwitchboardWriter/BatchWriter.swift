@@ -1,10 +1,5 @@
-import CSystem
 import SwitchboardSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The batched message writer: `configuration.connections` shards, each a
 /// dedicated thread with its own PostgreSQL connection and queue, that store

@@ -1,10 +1,5 @@
-import CSystem
 import SwitchboardSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A command and when it was accepted (for the flush deadline).
 struct QueuedCommand: Sendable {
@@ -39,16 +34,19 @@ final class SubmitQueue: Sendable {
     private let capacity: Int
     private let fullBatch: Int
     /// The writer's wake-up: signalled by submit and stop, polled by the writer.
-    let wakeFD: Int32
+    let wakeup: EventFD
 
     init(capacity: Int, fullBatch: Int) {
         self.capacity = capacity
         self.fullBatch = fullBatch
-        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        precondition(wakeFD >= 0, "eventfd failed: errno \(csystem_errno())")
+        do {
+            wakeup = try EventFD()
+        } catch {
+            preconditionFailure("\(error)")  // only when the process is out of descriptors at start-up
+        }
     }
 
-    deinit { close(wakeFD) }
+    deinit { wakeup.close() }
 
     func submit(_ command: WriteCommand, metrics: WriterMetrics) -> SubmitOutcome {
         let now = MonotonicClock.nanoseconds()
@@ -116,15 +114,9 @@ final class SubmitQueue: Sendable {
     var hasIncoming: Bool { state.withLock { !$0.incoming.isEmpty } }
     var depth: Int { state.withLock { $0.waiting } }
 
-    func signal() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
-    }
+    func signal() { wakeup.signal() }
 
     /// Resets the eventfd counter before the writer looks at the queue, so a
     /// submit that lands after the look wakes the next poll.
-    func drainWakeups() {
-        var value: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &value) { read(wakeFD, $0.baseAddress, 8) }
-    }
+    func drainWakeups() { wakeup.drain() }
 }

@@ -1,4 +1,4 @@
-import SwitchboardAuth
+import SwitchboardIdentifiers
 
 /// One `send` to store: what the protocol's `send` frame carries plus who sent
 /// it, and where its result goes back to.

@@ -1,10 +1,5 @@
-import CSystem
 import SwitchboardPostgres
 import SwitchboardSystem
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One shard's thread body: connect, then batch, send, and collect results
 /// on one pipelined connection, waiting in poll() on the database socket and
@@ -30,24 +25,11 @@ final class WriterLoop: @unchecked Sendable {
     private var inFlight: [InFlightBatch] = []
     private var encoder = BatchEncoder()
 
-    /// Run once on each new connection.
-    ///
-    /// An ack promises durability: never let a server default of
-    /// synchronous_commit=off weaken it (stricter settings are kept).
-    /// switchboard_append_messages reaches chat_sessions and chats only by key,
-    /// and these settings keep every plan that way at any table size. Custom
-    /// plans, re-made per batch, chose a hash join over a sequential scan of
-    /// chat_sessions once a batch named a few dozen sessions; generic plans then
-    /// ANDed the key with a bitmap of the partial index on live sessions, built
-    /// from every session's entry. Either way each batch read every session
-    /// (found by loadtest: each run was slower than the last); with both
-    /// settings a 100-message batch costs about 35% less. Sequential scans are
-    /// off too: a generic plan guesses ten sessions per batch, and while the
-    /// table holds up to about 3,000 it found one scan of it cheaper than ten
-    /// probes, so the last_seq update read every session per batch (a 1-message
-    /// batch cost 0.24 ms at 1,000 sessions, 0.18 ms without the scan). No
-    /// statement of the writer needs a scan. (Migration 6 closed the last such
-    /// plan, an index scan of every live session: see Migration0006.)
+    /// Run once on each new connection. An ack promises durability: never let
+    /// a server default of synchronous_commit=off weaken it (stricter settings
+    /// are kept). Generic plans, with bitmap and sequential scans off, keep
+    /// every statement of the writer reaching sessions and messages by key at
+    /// any table size (docs/writer.md, "Generic plans", has the measurements).
     static let sessionSettings = """
         SET application_name = 'switchboard-writer';
         SET plan_cache_mode = force_generic_plan;
@@ -112,7 +94,7 @@ final class WriterLoop: @unchecked Sendable {
 
     /// Runs one connection until it is lost (false) or the writer stops (true).
     private func serve(_ connection: PostgresConnection) -> Bool {
-        let socket = connection.socket
+        var fds = PollSet([queue.wakeup.fd, connection.socket])
         var wantsWrite = false
         var stopDeadline: UInt64?
         do {
@@ -140,18 +122,13 @@ final class WriterLoop: @unchecked Sendable {
                 // now holds none, take them before sleeping without a deadline.
                 if pendingCount == 0 && stopDeadline == nil && queue.hasIncoming { continue }
 
-                var fds = [
-                    pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
-                ]
+                fds.watch(1, for: wantsWrite ? [.readable, .writable] : .readable)
                 let timeout = schedule.pollTimeout(
                     pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, inFlight: inFlight.count, now: now,
                     stopDeadline: stopDeadline)
-                let ready = poll(&fds, 2, timeout)
-                if ready < 0 && csystem_errno() != EINTR { return false }
-                if ready <= 0 { continue }
-                if fds[1].revents & Int16(POLLOUT) != 0 { wantsWrite = try !connection.flush() }
-                if fds[1].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+                guard try fds.wait(timeoutMilliseconds: timeout) > 0 else { continue }
+                if fds.ready(1).contains(.writable) { wantsWrite = try !connection.flush() }
+                if !fds.ready(1).isDisjoint(with: [.readable, .failed]) {
                     try connection.consumeInput()
                     try collectResults(from: connection)
                 }
@@ -257,8 +234,8 @@ final class WriterLoop: @unchecked Sendable {
         while queue.status != .stopped {
             let now = MonotonicClock.nanoseconds()
             if now >= deadline { return }
-            var fd = pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&fd, 1, Int32((deadline - now + 999_999) / 1_000_000))
+            var wakeup = PollSet([queue.wakeup.fd])
+            _ = try? wakeup.wait(timeoutMilliseconds: Int32((deadline - now + 999_999) / 1_000_000))
             queue.drainWakeups()
         }
     }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import SwitchboardStore
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SwitchboardSystem
 
 /// `switchboard migrate`: schema migrations (PROTOCOL.md "Running"). The work
 /// is in SwitchboardStore's MigrationTool; this only parses arguments and
@@ -19,7 +16,7 @@ struct Migrate: ParsableCommand {
 
         func url() throws(MigrationError) -> String {
             try MigrationTool.databaseURL(
-                flag: databaseURL, environment: getenv("SWITCHBOARD_DATABASE_URL").map { String(cString: $0) })
+                flag: databaseURL, environment: ThisProcess.environment("SWITCHBOARD_DATABASE_URL"))
         }
     }
 
@@ -87,8 +84,7 @@ struct Migrate: ParsableCommand {
         do {
             try body()
         } catch {
-            var line = "error: \(error)\n"
-            line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+            ThisProcess.writeStandardError("error: \(error)\n")
             throw ExitCode(1)
         }
     }

@@ -2,10 +2,7 @@ import ArgumentParser
 import Logging
 import SwitchboardServer
 import SwitchboardStore
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SwitchboardSystem
 
 /// `switchboard serve`: the command-line contract of PROTOCOL.md ("Running").
 /// Precedence: built-in defaults, then the file, then SWITCHBOARD_* variables, then flags.
@@ -43,7 +40,7 @@ struct Serve: ParsableCommand {
         let configuration: Configuration
         do {
             configuration = try ConfigurationLoader.load(
-                file: config, environment: ProcessEnvironment.current,
+                file: config, environment: ThisProcess.environment,
                 overrides: ConfigurationOverrides(
                     listen: listen, tlsListen: tlsListen, tlsCertificate: tlsCert, tlsPrivateKey: tlsKey,
                     databaseURL: databaseURL, jwtSecret: jwtSecret, threads: threads,
@@ -54,7 +51,7 @@ struct Serve: ParsableCommand {
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
         // libpq waits for an unreachable host as long as the kernel does; bound every connection
         // attempt (writer, readers, schema check) unless the environment or the URL says otherwise.
-        setenv("PGCONNECT_TIMEOUT", "10", 0)
+        ThisProcess.setEnvironmentDefault("PGCONNECT_TIMEOUT", "10")
         // Never answer requests against a schema that is behind or diverged.
         if configuration.databaseURL.isEmpty {
             logger.warning(
@@ -68,7 +65,7 @@ struct Serve: ParsableCommand {
                 throw ExitCode(1)
             }
         }
-        Server.blockTerminationSignals()
+        TerminationSignals.block()
         let server: Server
         do {
             server = try Server(configuration: configuration, logger: logger)
@@ -77,7 +74,7 @@ struct Serve: ParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
-        let signal = Server.waitForTerminationSignal()
+        let signal = TerminationSignals.wait()
         logger.info("\(signal) received: draining connections")
         server.shutdown()
         server.wait()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SwitchboardAuth
 import SwitchboardServer
+import SwitchboardSystem
 
 /// `switchboard token`: mints a development token (PROTOCOL.md "Running") with
 /// the secret the gateway would use: --jwt-secret, else SWITCHBOARD_JWT_SECRET,
@@ -42,7 +43,7 @@ struct Token: ParsableCommand {
         let configuration: Configuration
         do {
             configuration = try ConfigurationLoader.load(
-                file: config, environment: ProcessEnvironment.current,
+                file: config, environment: ThisProcess.environment,
                 overrides: ConfigurationOverrides(jwtSecret: jwtSecret))
         } catch {
             throw ValidationError("\(error)")

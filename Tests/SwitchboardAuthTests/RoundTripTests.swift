@@ -1,4 +1,5 @@
 import SwitchboardAuth
+import SwitchboardSystem
 import Testing
 
 @Suite struct RoundTripTests {

@@ -1,3 +1,4 @@
+import SwitchboardTLSTestSupport
 import Testing
 
 @testable import SwitchboardTLS

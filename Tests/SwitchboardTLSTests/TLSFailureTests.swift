@@ -1,4 +1,5 @@
 import SwitchboardTLS
+import SwitchboardTLSTestSupport
 import Testing
 
 @Suite struct TLSFailureTests {

@@ -1,3 +1,5 @@
+import SwitchboardTLSTestSupport
+
 @testable import SwitchboardTLS
 
 /// A server `TLSConnection` wired to a `TLSClientForTesting` by shuttling ciphertext in memory, the way

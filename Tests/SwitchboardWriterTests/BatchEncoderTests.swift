@@ -1,3 +1,4 @@
+import SwitchboardIdentifiers
 import Testing
 
 @testable import SwitchboardWriter

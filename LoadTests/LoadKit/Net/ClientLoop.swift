@@ -61,21 +61,20 @@ public final class ClientLoop {
     /// Dispatches socket events and calls `tick` about once a millisecond
     /// (and after every batch of events) until `tick` returns false.
     public func run(tick: () -> Bool) {
-        let capacity = 1024
-        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
-        defer { events.deallocate() }
+        let events = EpollEvents(capacity: 1024)
         while true {
             // An error here (EBADF, EINVAL) would repeat forever: stop, as the gateway's loop does.
             let count: Int
             do {
-                count = try Epoll.wait(epfd, events: events, timeoutMilliseconds: 1)
+                count = try Epoll.wait(epfd, into: events, timeoutMilliseconds: 1)
             } catch {
                 fatalError("epoll_wait: \(error)")
             }
             for index in 0..<count {
-                let fd = Int32(truncatingIfNeeded: events[index].data.u64)
+                let event = events[index]
+                let fd = Int32(truncatingIfNeeded: event.data)
                 guard Int(fd) < clients.count, let client = clients[Int(fd)] else { continue }
-                client.handleEvents(events[index].events)
+                client.handleEvents(event.events)
             }
             if !tick() { return }
         }

@@ -1,4 +1,5 @@
 import SwitchboardAuth
+import SwitchboardIdentifiers
 
 /// The command line of `loadtest`: the scenario, where the gateway is, and
 /// the sizes. Every size has a default small enough for a laptop.

@@ -1,4 +1,5 @@
 import SwitchboardAuth
+import SwitchboardSystem
 
 /// Builds a shard's sessions and participants, with tokens minted from the
 /// gateway's secret: per session one visitor and `operatorsPerSession` operators.

@@ -1,9 +1,11 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
+import SwitchboardIdentifiers
 import SwitchboardJSON
 import SwitchboardMetrics
 import SwitchboardReaders
+import SwitchboardSystem
 
 /// The JSON API of PROTOCOL.md "HTTP API": bearer tokens of operators and
 /// admins, scoped to the token's workspace, with the socket's access rules.

@@ -2,6 +2,7 @@ import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardLoop
 import SwitchboardMetrics
+import SwitchboardSystem
 import SwitchboardWebSocket
 
 /// One client of `/v1/ws` (PROTOCOL.md): its frames are decoded, rate

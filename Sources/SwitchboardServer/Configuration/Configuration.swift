@@ -73,7 +73,7 @@ public struct Configuration: Sendable {
     public init() {}
 
     /// Loop threads to start: the configured number, or one per core.
-    public var effectiveThreads: Int { threads > 0 ? threads : SystemInfo.coreCount }
+    public var effectiveThreads: Int { threads > 0 ? threads : ThisProcess.availableCPUCount }
 
     /// Applies values from a file's text; unknown keys are errors, so a typo
     /// never silently leaves a default in place.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SwitchboardSystem
 
 /// Command-line values that override the file and the environment.
 public struct ConfigurationOverrides: Sendable {
@@ -50,48 +48,17 @@ public enum ConfigurationLoader {
         file: String?, environment: [String: String], overrides: ConfigurationOverrides
     ) throws(ConfigError) -> Configuration {
         var configuration = Configuration()
-        let path = file ?? environment["SWITCHBOARD_CONFIG"] ?? (fileExists(defaultFile) ? defaultFile : nil)
+        let path =
+            file ?? environment["SWITCHBOARD_CONFIG"] ?? (ThisProcess.fileExists(defaultFile) ? defaultFile : nil)
         if let path {
-            guard let text = readFile(path) else {
+            guard let bytes = ThisProcess.readFile(path) else {
                 throw ConfigError(key: "", message: "cannot read configuration file \(path)")
             }
-            try configuration.apply(file: ConfigFileParser.parse(text, source: path))
+            try configuration.apply(file: ConfigFileParser.parse(String(decoding: bytes, as: UTF8.self), source: path))
         }
         try configuration.apply(environment: environment)
         try configuration.apply(file: overrides.values)
         try configuration.validate()
         return configuration
-    }
-
-    static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-    /// Start-up only: reads a whole small file.
-    static func readFile(_ path: String) -> String? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count { break }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// The process environment as a dictionary.
-public enum ProcessEnvironment {
-    public static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
     }
 }

@@ -1,9 +1,6 @@
 import Logging
 import SwitchboardLoop
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SwitchboardSystem
 
 /// What other threads need of an event loop: a way in. `EventLoop` in
 /// production; tests run the queued tasks by hand.
@@ -35,7 +32,7 @@ struct LoopHandoff: Sendable {
             if waitedMilliseconds % 2000 == 0 {
                 logger.warning("event loop \(index) has not drained its queue for \(waitedMilliseconds / 1000) s")
             }
-            usleep(1000)
+            ThisProcess.sleep(milliseconds: 1)
         }
     }
 

@@ -2,10 +2,6 @@ import Logging
 import SwitchboardLoop
 import SwitchboardSystem
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The gateway process: one event loop per thread, each with its own
 /// listening sockets (SO_REUSEPORT) and the connections it accepted.
 ///
@@ -111,15 +107,15 @@ public final class Server: @unchecked Sendable {
                         connection.closeAfterFlush()
                     }
                 }
-                Self.stopWhenDrained(loop, deadline: LoopClock.nowMilliseconds() + grace)
+                Self.stopWhenDrained(loop, deadline: MonotonicClock.coarseMilliseconds() + grace)
             }
             // A full queue must not drop the shutdown, or wait() would never return.
-            while !loop.execute(task) { usleep(1000) }
+            while !loop.execute(task) { ThisProcess.sleep(milliseconds: 1) }
         }
     }
 
     private static func stopWhenDrained(_ loop: EventLoop, deadline: UInt64) {
-        if loop.connectionCount == 0 || LoopClock.nowMilliseconds() >= deadline {
+        if loop.connectionCount == 0 || MonotonicClock.coarseMilliseconds() >= deadline {
             loop.forEachConnection { $0.closeNow() }
             loop.stop()
             return
@@ -133,26 +129,5 @@ public final class Server: @unchecked Sendable {
         threads.removeAll()
         context.chat?.stop()
         logger.info("stopped")
-    }
-
-    /// Blocks SIGINT and SIGTERM in every thread (call before `start`) so the
-    /// main thread can wait for them with `waitForTerminationSignal`.
-    public static func blockTerminationSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-    }
-
-    /// Waits for SIGINT or SIGTERM; returns the signal's name.
-    public static func waitForTerminationSignal() -> String {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        var signal: Int32 = 0
-        sigwait(&set, &signal)
-        return signal == SIGINT ? "SIGINT" : "SIGTERM"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardAuth
+import SwitchboardSystem
 
 /// A chat client for tests: the raw socket client speaking `/v1/ws`, with
 /// JSON through Foundation (not the gateway's codec, so it checks it).

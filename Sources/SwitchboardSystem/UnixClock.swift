@@ -1,13 +1,9 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Wall-clock time for token checks. `exp`, `nbf` and `iat` are wall-clock instants
-/// (RFC 7519 2, NumericDate), so a monotonic clock would be wrong here.
+/// (RFC 7519 2, NumericDate), so a monotonic clock would be wrong there.
 public enum UnixClock {
     /// Current wall-clock seconds since the epoch (clock_gettime(CLOCK_REALTIME)).
     public static func nowSeconds() -> Int64 {

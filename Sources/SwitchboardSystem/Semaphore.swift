@@ -12,10 +12,10 @@ import Glibc
 /// @unchecked Sendable: sem_post and sem_wait are thread-safe by POSIX; the
 /// sem_t lives at a fixed heap address allocated in init, never moved or
 /// reassigned, and destroyed in deinit when no thread can reach it any more.
-final class Semaphore: @unchecked Sendable {
+public final class Semaphore: @unchecked Sendable {
     private let handle: UnsafeMutablePointer<sem_t>
 
-    init() {
+    public init() {
         handle = .allocate(capacity: 1)
         let rc = sem_init(handle, 0, 0)
         precondition(rc == 0, "sem_init failed")
@@ -26,15 +26,15 @@ final class Semaphore: @unchecked Sendable {
         handle.deallocate()
     }
 
-    func post() {
+    public func post() {
         _ = sem_post(handle)
     }
 
     /// Sleeps until a post is available and takes it (retrying after signals).
-    func wait() {
+    public func wait() {
         while sem_wait(handle) != 0 {
             // EINTR is the only failure a valid semaphore reports.
-            precondition(csystem_errno() == EINTR, "sem_wait failed: errno \(csystem_errno())")
+            precondition(currentErrno() == EINTR, "sem_wait failed: errno \(currentErrno())")
         }
     }
 }

@@ -1,8 +1,9 @@
 import COpenSSL
+import SwitchboardTLS
 
-/// TEST SUPPORT ONLY: an OpenSSL TLS client over memory BIOs, so tests (ours and the loop's) can run a
-/// real handshake against a server `TLSConnection` without sockets and without importing COpenSSL.
-/// Not for production: it exists because the test targets do not depend on COpenSSL.
+/// An OpenSSL TLS client over memory BIOs, so tests can run a real handshake against a server
+/// `TLSConnection` without sockets and without importing COpenSSL themselves. It lives in a
+/// test-support target: nothing in the gateway makes TLS client connections.
 ///
 /// Same threading rule as `TLSConnection`: one thread, not `Sendable`.
 public final class TLSClientForTesting {
