@@ -107,18 +107,6 @@ ensure_venv() {
 }
 
 # ---------------------------------------------------------------------------
-# the gateway binary
-
-# has_subcommand BIN NAME: true when `BIN NAME --help` documents NAME itself.
-# (ArgumentParser answers --help with the root's help, and status 0, when NAME
-# is not a subcommand, so the status alone proves nothing.)
-has_subcommand() {
-  local help
-  help=$("$1" "$2" --help 2>&1) || return 1
-  grep -Eiq "^ *usage: *([^ ]*/)?$(basename "$1") $2( |\$)" <<<"$help"
-}
-
-# ---------------------------------------------------------------------------
 # ports and readiness
 
 # True when something accepts TCP connections on HOST:PORT.
