@@ -74,10 +74,12 @@ let package = Package(
         ),
         // Load harnesses: release-built executables that drive the gateway from outside.
         .executableTarget(
-            name: "transport-bench", dependencies: ["SwitchboardSystem", "CSystem", "SwitchboardWebSocket", "LoadKit"],
+            name: "transport-bench",
+            dependencies: ["SwitchboardSystem", "CSystem", "SwitchboardWebSocket", "SwitchboardJSON", "LoadKit"],
             path: "LoadTests/TransportBench"),
         .executableTarget(
-            name: "writer-bench", dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres"],
+            name: "writer-bench",
+            dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardJSON"],
             path: "LoadTests/WriterBench"),
         // The chat load harness: simulated widgets and consoles on client epoll loops.
         .target(

@@ -1,5 +1,6 @@
 import CSystem
 import LoadKit
+import SwitchboardJSON
 import SwitchboardSystem
 import SwitchboardWebSocket
 
@@ -20,6 +21,8 @@ import Glibc
 //   transport-bench idle --port P --pid PID [--connections 10000]
 //     Opens and upgrades the connections, holds them, and reports the growth
 //     of the server's resident memory per connection (/proc/PID/status VmRSS).
+//
+// Each run prints one JSON object on a line (docs/benchmarks.md, "Output formats").
 
 struct Options {
     var mode = ""
@@ -224,11 +227,14 @@ func runEcho(_ options: Options) {
     let elapsed = endTime - startTime
     let rate = Double(roundTrips) / elapsed
     let microseconds = cpu / Double(roundTrips) * 1e6
-    print(
-        "echo \(options.label): connections=\(options.connections) payload=\(options.payload) "
-            + "offered=\(paced ? String(Int(options.rate)) : "closed-loop") "
-            + "seconds=\(format(elapsed)) round_trips=\(roundTrips) round_trips_per_s=\(Int(rate)) "
-            + "server_cpu_s=\(format(cpu)) server_cpu_us_per_round_trip=\(format(microseconds))")
+    // One JSON object per line (docs/benchmarks.md, "Output formats"); "offered" 0 is the closed loop.
+    let line: JSONValue = [
+        "kind": "echo", "label": .string(options.label), "connections": .int(options.connections),
+        "payload": .int(options.payload), "offered": .int(paced ? Int(options.rate) : 0),
+        "seconds": .double(rounded(elapsed)), "round_trips": .int(roundTrips), "round_trips_per_s": .int(Int(rate)),
+        "server_cpu_s": .double(rounded(cpu)), "server_cpu_us_per_round_trip": .double(rounded(microseconds)),
+    ]
+    print(line.text)
     for fd in fds { close(fd) }
 }
 
@@ -243,15 +249,17 @@ func runIdle(_ options: Options) {
     usleep(1_500_000)
     let after = serverRSSKiB(options.pid)
     let perConnection = Double(after - before) * 1024 / Double(options.connections)
-    print(
-        "idle \(options.label): connections=\(options.connections) rss_before_kib=\(before) rss_after_kib=\(after) "
-            + "bytes_per_connection=\(Int(perConnection))")
+    let line: JSONValue = [
+        "kind": "idle", "label": .string(options.label), "connections": .int(options.connections),
+        "rss_before_kib": .int(before), "rss_after_kib": .int(after), "bytes_per_connection": .int(Int(perConnection)),
+    ]
+    print(line.text)
     for fd in fds { close(fd) }
 }
 
-func format(_ value: Double) -> String {
-    let scaled = (value * 100).rounded() / 100
-    return "\(scaled)"
+/// Two decimals are all a figure here carries.
+func rounded(_ value: Double) -> Double {
+    value.isFinite ? (value * 100).rounded() / 100 : 0
 }
 
 _ = Posix.raiseOpenFileLimit()

@@ -7,8 +7,10 @@
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 2]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //
-// Prints one `key: name=value ...` line per measurement for the report.
+// Prints one JSON object per line per measurement, with its "kind"
+// (docs/benchmarks.md, "Output formats").
 import Foundation
+import SwitchboardJSON
 import SwitchboardPostgres
 import SwitchboardStore
 import SwitchboardWriter
@@ -74,11 +76,17 @@ struct Options {
     }
 }
 
-/// Prints one report line at once (stdout is a pipe under the script).
-func report(_ line: String) {
-    print(line)
+/// Prints one result as a line of JSON, at once (stdout is a pipe under the script).
+/// The shapes are in docs/benchmarks.md, "Output formats".
+func report(_ kind: String, _ fields: JSONValue) {
+    var line: JSONObject = ["kind": .string(kind)]
+    for (key, value) in fields.objectValue?.members ?? JSONObject().members { line[key] = value }
+    print(JSONValue.object(line).text)
     fflush(nil)
 }
+
+/// Two decimals are all a figure here carries.
+func rounded(_ value: Double) -> JSONValue { .double(value.isFinite ? (value * 100).rounded() / 100 : 0) }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -128,7 +136,7 @@ func runNaive(_ url: String, _ options: Options) throws -> Double {
     }
     let seconds = Double(now() - started) / 1e9
     let rate = Double(options.naiveMessages) / seconds
-    report(String(format: "naive: messages=%d seconds=%.2f per_s=%.0f", options.naiveMessages, seconds, rate))
+    report("naive", ["messages": .int(options.naiveMessages), "seconds": rounded(seconds), "per_s": .int(Int(rate))])
     return rate
 }
 
@@ -215,11 +223,13 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let meanBatch = Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))
     let meanCommit = Double(statistics.commitLatencyMicroseconds.sum) / Double(max(statistics.batchesCommitted, 1))
     report(
-        String(
-            format:
-                "batched: messages=%d seconds=%.2f per_s=%.0f batches=%d mean_batch=%.0f mean_commit_ms=%.2f batch=%d depth=%d delay_ms=%d connections=%d",
-            options.messages, seconds, rate, statistics.batchesCommitted, meanBatch, meanCommit / 1000,
-            options.batch, options.depth, options.delayMilliseconds, options.connections))
+        "batched",
+        [
+            "messages": .int(options.messages), "seconds": rounded(seconds), "per_s": .int(Int(rate)),
+            "batches": .int(statistics.batchesCommitted), "mean_batch": .int(Int(meanBatch.rounded())),
+            "mean_commit_ms": rounded(meanCommit / 1000), "batch": .int(options.batch), "depth": .int(options.depth),
+            "delay_ms": .int(options.delayMilliseconds), "connections": .int(options.connections),
+        ])
     return rate
 }
 
@@ -259,11 +269,13 @@ func runLatency(_ url: String, _ options: Options) throws {
     latencies.sort()
     func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
     report(
-        String(
-            format:
-                "latency: offered_per_s=%d seconds=%d measured=%d refused=%d p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f p999_ms=%.2f max_ms=%.2f",
-            options.rate, options.seconds, latencies.count, refused, percentile(0.5), percentile(0.9),
-            percentile(0.99), percentile(0.999), latencies.last ?? 0))
+        "latency",
+        [
+            "offered_per_s": .int(options.rate), "seconds": .int(options.seconds), "measured": .int(latencies.count),
+            "refused": .int(refused), "p50_ms": rounded(percentile(0.5)), "p90_ms": rounded(percentile(0.9)),
+            "p99_ms": rounded(percentile(0.99)), "p999_ms": rounded(percentile(0.999)),
+            "max_ms": rounded(latencies.last ?? 0),
+        ])
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
@@ -275,10 +287,13 @@ let settings = try PostgresConnection(url).query(
            current_setting('max_wal_size')
     """)
 report(
-    "settings: server_version=\(settings.string(0, 0)!.split(separator: " ")[0]) fsync=\(settings.string(0, 1)!)"
-        + " synchronous_commit=\(settings.string(0, 2)!) full_page_writes=\(settings.string(0, 3)!)"
-        + " wal_sync_method=\(settings.string(0, 4)!) shared_buffers=\(settings.string(0, 5)!)"
-        + " max_wal_size=\(settings.string(0, 6)!)")
+    "settings",
+    [
+        "server_version": .string(String(settings.string(0, 0)!.split(separator: " ")[0])),
+        "fsync": .string(settings.string(0, 1)!), "synchronous_commit": .string(settings.string(0, 2)!),
+        "full_page_writes": .string(settings.string(0, 3)!), "wal_sync_method": .string(settings.string(0, 4)!),
+        "shared_buffers": .string(settings.string(0, 5)!), "max_wal_size": .string(settings.string(0, 6)!),
+    ])
 /// Each run starts from a vacuumed, analyzed database just checkpointed.
 /// Otherwise the autovacuum the previous run's rows call for lands at a random
 /// moment of the next run (200,000 inserts pass its insert threshold), and so
@@ -299,6 +314,6 @@ if !options.skipNaive {
 }
 try settle(url)
 let batched = try runBatched(url, options)
-if let naive { report(String(format: "ratio: batched_over_naive=%.1f", batched / naive)) }
+if let naive { report("ratio", ["batched_over_naive": .double((batched / naive * 10).rounded() / 10)]) }
 try settle(url)
 try runLatency(url, options)

@@ -61,3 +61,16 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
         self = .object(object)
     }
 }
+
+extension JSONValue {
+    /// A number from a run-time integer or finite double (the literal forms cover only constants).
+    public static func int(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
+    public static func double(_ value: Double) -> JSONValue { .number(JSONNumber(value)) }
+
+    /// The value as one line of compact JSON text (benchmark output, JSON Lines).
+    public var text: String {
+        var writer = JSONWriter()
+        writer.value(self)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

@@ -47,8 +47,9 @@ private func sampleReport() -> RunReport {
         ],
         correctness: correctness,
         targets: [
-            TargetCheck(label: "throughput", target: "50000 msg/s", measured: "51,234 msg/s", met: true),
-            TargetCheck(label: "delivery p99", target: "p99 < 25 ms", measured: "25.5 ms", met: false),
+            .atLeast("stored_per_second", "throughput", value: 51_234, goal: 50_000, unit: "msg/s"),
+            .under("send_to_delivery_p99_ms", "delivery p99", value: 25.5, goal: 25, unit: "ms"),
+            .reported("connect_rate", "connect rate", value: 4_084, unit: "conn/s"),
         ],
         notes: ["ramp held", "quote \" backslash \\ newline\nsecond line", "<script>alert(1)</script>"])
 }
@@ -196,8 +197,16 @@ private func occurrences(of needle: String, in text: String) -> Int {
         #expect(correctness["errors"] as? [String: Int] == ["overloaded": 12, "rate_limited": 3])
 
         let targets = try #require(root["targets"] as? [[String: Any]])
-        #expect(targets.map { ($0["met"] as? NSNumber)?.boolValue } == [true, false])
-        #expect(targets[1]["target"] as? String == "p99 < 25 ms")
+        // The goals travel with the report: renderers need no copy of them.
+        #expect(targets.map { $0["met"] is NSNull ? nil : ($0["met"] as? NSNumber)?.boolValue } == [true, false, nil])
+        #expect(
+            targets.map { $0["key"] as? String } == ["stored_per_second", "send_to_delivery_p99_ms", "connect_rate"])
+        #expect(targets.map { number($0["goal"]) } == [50_000, 25, nil])
+        #expect(targets.map { number($0["value"]) } == [51_234, 25.5, 4_084])
+        #expect(targets[0]["target"] as? String == ">= 50,000 msg/s")
+        #expect(targets[1]["target"] as? String == "< 25 ms")
+        #expect(targets[1]["measured"] as? String == "25.5 ms")
+        #expect(targets[2]["target"] as? String == "none (report only)")
 
         #expect(root["notes"] as? [String] == report.notes)
         for forbidden in ["NaN", "Infinity", "e-0", "e+"] {

@@ -5,9 +5,9 @@ Each benchmark script owns the text between its markers
 (<!-- NAME:begin --> and <!-- NAME:end -->) and leaves the rest alone.
 """
 import datetime
+import json
 import os
 import platform
-import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,25 +45,37 @@ def raw_output(path):
     """The benchmark's own output, verbatim, closing a section."""
     return ["", "Raw output:", "", "```", *open(path).read().strip().splitlines(), "```"]
 
-def parse(path):
-    """Rows keyed by server label: {"echo": {offered: values}, "idle": values}."""
-    rows = {}
+def json_lines(path):
+    """The JSON objects a benchmark printed, one per line (docs/benchmarks.md, "Output formats");
+    lines that are not JSON objects (progress, warnings) are skipped."""
+    objects = []
     for line in open(path):
-        m = re.match(r"(echo|idle) (\S+): (.*)", line.strip())
-        if not m:
+        line = line.strip()
+        if not line.startswith("{"):
             continue
-        kind, label, rest = m.groups()
-        values = dict(item.split("=", 1) for item in rest.split())
-        entry = rows.setdefault(label, {"echo": {}})
-        if kind == "echo":
-            entry["echo"][values.get("offered", "closed-loop")] = values
-        else:
-            entry["idle"] = values
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and "kind" in value:
+            objects.append(value)
+    return objects
+
+
+def parse(path):
+    """transport-bench's objects keyed by server label: {"echo": {offered: object}, "idle": object}."""
+    rows = {}
+    for value in json_lines(path):
+        entry = rows.setdefault(value.get("label", "?"), {"echo": {}})
+        if value["kind"] == "echo":
+            entry["echo"][value.get("offered", 0)] = value
+        elif value["kind"] == "idle":
+            entry["idle"] = value
     return rows
 
 
 FLOOR = "echo-floor"
-REGIMES = [("closed-loop", "closed loop"), ("20000", "paced 20,000/s"), ("5000", "paced 5,000/s")]
+REGIMES = [(0, "closed loop"), (20000, "paced 20,000/s"), (5000, "paced 5,000/s")]
 
 
 def cpu_ratios(server, base, digits):
@@ -96,7 +108,7 @@ def transport_section(rows, seconds, connections, idle):
     ]
     for label, data in rows.items():
         echo = data["echo"]
-        rate = echo.get("closed-loop", {}).get("round_trips_per_s", "n/a")
+        rate = echo.get(0, {}).get("round_trips_per_s", "n/a")
         cpus = [echo.get(key, {}).get("server_cpu_us_per_round_trip") for key, _ in REGIMES]
         cpu_text = [f"{c} µs" if c else "n/a" for c in cpus]
         per = data.get("idle", {}).get("bytes_per_connection")
@@ -131,13 +143,8 @@ def transport_section(rows, seconds, connections, idle):
 
 
 def parse_writer(path):
-    """Lines `KIND: key=value ...` from writer-bench."""
-    rows = {}
-    for line in open(path):
-        m = re.match(r"(settings|naive|batched|ratio|latency): (.*)", line.strip())
-        if m:
-            rows[m.group(1)] = dict(item.split("=", 1) for item in m.group(2).split())
-    return rows
+    """writer-bench's objects keyed by kind (settings, naive, batched, ratio, latency)."""
+    return {value["kind"]: value for value in json_lines(path)}
 
 
 def writer_section(rows, path, command):
@@ -182,13 +189,8 @@ def writer_section(rows, path, command):
 
 
 def parse_chat_floor(path):
-    """("network", values) and ("storage", values) rows of scripts/bench-chat-floor."""
-    rows = []
-    for line in open(path):
-        kind, _, rest = line.strip().partition(" ")
-        if kind in ("network", "storage"):
-            rows.append((kind, dict(item.split("=", 1) for item in rest.split())))
-    return rows
+    """("network", object) and ("storage", object) rows of scripts/bench-chat-floor."""
+    return [(value["kind"], value) for value in json_lines(path) if value["kind"] in ("network", "storage")]
 
 
 def chat_floor_section(rows, path, rate, command):

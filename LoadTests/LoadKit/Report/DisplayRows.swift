@@ -38,7 +38,13 @@ extension LatencySummary {
 }
 
 extension TargetCheck {
-    var displayVerdict: String { met ? "met" : "MISSED" }
+    var displayVerdict: String {
+        switch met {
+        case true?: "met"
+        case false?: "MISSED"
+        case nil: "report only"
+        }
+    }
 }
 
 extension Correctness {

@@ -23,7 +23,7 @@ public enum HTMLReport {
         body.append(correctness(report.correctness))
         if !report.targets.isEmpty {
             let rows = report.targets.map {
-                Row([$0.label, $0.target, $0.measured, $0.displayVerdict], marked: !$0.met)
+                Row([$0.label, $0.target, $0.measured, $0.displayVerdict], marked: $0.met == false)
             }
             body.append(section("Targets", table(["target", "goal", "measured", "result"], rows)))
         }

@@ -140,14 +140,22 @@ public enum JSONReport {
 
     private static func write(_ target: TargetCheck, into json: inout JSONWriter) {
         json.beginObject()
+        json.key("key")
+        json.string(target.key)
         json.key("label")
         json.string(target.label)
         json.key("target")
         json.string(target.target)
         json.key("measured")
         json.string(target.measured)
+        for (key, number) in [("value", target.value), ("goal", target.goal)] {
+            json.key(key)
+            if let number, number.isFinite { json.double(number) } else { json.null() }
+        }
+        json.key("unit")
+        json.string(target.unit)
         json.key("met")
-        json.bool(target.met)
+        if let met = target.met { json.bool(met) } else { json.null() }
         json.endObject()
     }
 }

@@ -146,18 +146,59 @@ public struct Correctness: Sendable, Equatable {
     public var failures: Int { gaps + duplicates + reorders + lostAcks + unanswered + unexpectedCloses }
 }
 
-/// A target from the issue or the command line, and whether the run met it.
+/// A target the run is held to (`ScenarioTargets`, or the command line), or
+/// a figure reported beside them without a goal, and what the run measured.
 public struct TargetCheck: Sendable, Equatable {
+    /// Stable name for tools: "stored_per_second", "send_to_delivery_p99_ms"...
+    public var key: String
     public var label: String
-    /// "50000 msg/s", "p99 < 25 ms".
+    /// The goal as text (ASCII, for the console table): ">= 50,000 msg/s", "< 25 ms"; "none (report only)".
     public var target: String
     public var measured: String
-    public var met: Bool
+    /// The measured number (in `unit`), and the goal it is compared with (nil: report only).
+    public var value: Double?
+    public var goal: Double?
+    public var unit: String
+    /// nil for a figure reported without a goal.
+    public var met: Bool?
 
-    public init(label: String, target: String, measured: String, met: Bool) {
+    public init(
+        key: String = "", label: String, target: String, measured: String, value: Double? = nil,
+        goal: Double? = nil, unit: String = "", met: Bool?
+    ) {
+        self.key = key
         self.label = label
         self.target = target
         self.measured = measured
+        self.value = value
+        self.goal = goal
+        self.unit = unit
         self.met = met
+    }
+
+    /// At least `goal`.
+    static func atLeast(_ key: String, _ label: String, value: Double, goal: Double, unit: String) -> TargetCheck {
+        TargetCheck(
+            key: key, label: label, target: ">= \(ReportNumberFormat.grouped(Int(goal))) \(unit)",
+            measured: "\(ReportNumberFormat.grouped(Int(value))) \(unit)", value: value, goal: goal, unit: unit,
+            met: value >= goal)
+    }
+
+    /// Under `goal`; never met without a measurement.
+    static func under(
+        _ key: String, _ label: String, value: Double, goal: Double, unit: String, measured: Bool = true
+    ) -> TargetCheck {
+        TargetCheck(
+            key: key, label: label, target: "< \(ReportNumberFormat.figure(goal)) \(unit)",
+            measured: measured ? "\(ReportNumberFormat.figure(value)) \(unit)" : "n/a", value: measured ? value : nil,
+            goal: goal, unit: unit, met: measured && value < goal)
+    }
+
+    /// A figure shown beside the targets, with no goal.
+    static func reported(_ key: String, _ label: String, value: Double, unit: String, note: String = "") -> TargetCheck
+    {
+        TargetCheck(
+            key: key, label: label, target: "none (report only)",
+            measured: "\(ReportNumberFormat.grouped(Int(value))) \(unit)" + note, value: value, unit: unit, met: nil)
     }
 }

@@ -32,12 +32,12 @@ public struct LoadOptions: Sendable {
     public var rampMax = 10000.0
     public var stepSeconds = 5.0
     public var p99BoundMilliseconds = 25.0
-    /// Targets the report holds the run to (the issue's; overridable).
-    public var targetRate = 50_000.0
-    public var targetDeliveries = 1_000_000.0
-    /// 0: the scenario's own (25 ms; 50 ms for fanout).
+    /// Targets the report holds the run to (`ScenarioTargets`; overridable).
+    public var targetRate = ScenarioTargets.storedPerSecond
+    public var targetDeliveries = ScenarioTargets.deliveriesPerSecond
+    /// 0: the scenario's own (`ScenarioTargets`).
     public var targetP99Milliseconds = 0.0
-    public var targetBytesPerConnection = 2048.0
+    public var targetBytesPerConnection = ScenarioTargets.bytesPerIdleConnection
 
     public init() {}
 
@@ -72,8 +72,10 @@ public struct LoadOptions: Sendable {
           --threads N          client loops (default 1; ramp needs 1)
           --warmup S (2)  --drain S (10)  --setup-timeout S (60)  --connect-concurrency N (256)
           --body-bytes B (64)
-          --target-rate R (50000)  --target-deliveries D (1000000)  --target-p99-ms M (25; fanout 50)
-          --target-bytes B (2048)
+          --target-rate R (\(Int(ScenarioTargets.storedPerSecond)))  \
+        --target-deliveries D (\(Int(ScenarioTargets.deliveriesPerSecond)))
+          --target-p99-ms M (\(Int(ScenarioTargets.conversationsP99Milliseconds)); \
+        fanout \(Int(ScenarioTargets.fanoutP99Milliseconds)))  --target-bytes B (\(Int(ScenarioTargets.bytesPerIdleConnection)))
 
         exit status: 0 passed, 1 a correctness failure (gap, duplicate, reorder, lost ack,
         unanswered send, unexpected close), 2 a usage or set-up error.

@@ -46,7 +46,9 @@ struct ReportBuilder {
     }
 
     private var p99Target: Double {
-        options.targetP99Milliseconds > 0 ? options.targetP99Milliseconds : (options.scenario == "fanout" ? 50 : 25)
+        if options.targetP99Milliseconds > 0 { return options.targetP99Milliseconds }
+        return options.scenario == "fanout"
+            ? ScenarioTargets.fanoutP99Milliseconds : ScenarioTargets.conversationsP99Milliseconds
     }
 
     private func addTraffic(_ report: inout RunReport) {
@@ -85,17 +87,15 @@ struct ReportBuilder {
         switch options.scenario {
         case "conversations":
             report.targets += [
-                TargetCheck(
-                    label: "stored messages/s", target: "\(Int(options.targetRate)) msg/s",
-                    measured: "\(Int(stored)) msg/s", met: stored >= options.targetRate),
+                .atLeast(
+                    "stored_per_second", "stored messages/s", value: stored, goal: options.targetRate, unit: "msg/s"),
                 p99Check(delivery),
             ]
         case "fanout":
             report.targets += [
-                TargetCheck(
-                    label: "deliveries/s", target: "\(Int(options.targetDeliveries))/s",
-                    measured: "\(Int(deliveries))/s",
-                    met: deliveries >= options.targetDeliveries),
+                .atLeast(
+                    "deliveries_per_second", "deliveries/s", value: deliveries, goal: options.targetDeliveries,
+                    unit: "deliveries/s"),
                 p99Check(delivery),
             ]
         default:
@@ -104,9 +104,9 @@ struct ReportBuilder {
     }
 
     private func p99Check(_ delivery: LatencySummary) -> TargetCheck {
-        TargetCheck(
-            label: "p99 send to delivery", target: "< \(p99Target) ms", measured: "\(delivery.p99) ms",
-            met: delivery.count > 0 && delivery.p99 < p99Target)
+        .under(
+            "send_to_delivery_p99_ms", "p99 send to delivery", value: delivery.p99, goal: p99Target, unit: "ms",
+            measured: delivery.count > 0)
     }
 
     private func addGatewayCPU(_ report: inout RunReport) {
@@ -144,10 +144,13 @@ struct ReportBuilder {
                 Figure(
                     key: "rss_after_kib", label: "gateway RSS with every connection", value: Double(after), unit: "KiB"),
             ]
-            report.targets.append(
-                TargetCheck(
-                    label: "RSS per idle connection", target: "< \(Int(options.targetBytesPerConnection)) bytes",
-                    measured: "\(Int(perConnection)) bytes", met: perConnection < options.targetBytesPerConnection))
+            var check = TargetCheck.under(
+                "bytes_per_connection", "gateway memory per idle connection", value: perConnection,
+                goal: options.targetBytesPerConnection, unit: "B")
+            check.target += " at \(ReportNumberFormat.grouped(ScenarioTargets.idleConnections)) connections"
+            check.measured += " at \(ReportNumberFormat.grouped(connections)) connections"
+            if connections < ScenarioTargets.idleConnections { check.measured += " (fewer than the target's)" }
+            report.targets.append(check)
         } else {
             report.notes.append("no gateway memory reading (pass --gateway-pid)")
         }
@@ -173,6 +176,11 @@ struct ReportBuilder {
             merged(\.handshakeLatency).summary(key: "handshake", label: "connect to welcome"),
             merged(\.reconnectLatency).summary(key: "reconnect", label: "reconnect to welcome"),
         ]
+        let reconnectRate = reconnectSeconds > 0 ? Double(reconnections) / reconnectSeconds : 0
+        report.targets.append(
+            .reported(
+                "connect_rate", "connect rate", value: connectSeconds > 0 ? Double(connections) / connectSeconds : 0,
+                unit: "conn/s", note: "; reconnect \(ReportNumberFormat.grouped(Int(reconnectRate))) conn/s"))
     }
 
     private func addRamp(_ report: inout RunReport) {
@@ -180,6 +188,9 @@ struct ReportBuilder {
         let best = steps.last(where: \.passed)?.rate ?? 0
         report.figures.append(
             Figure(key: "highest_sustained_rate", label: "highest sustained rate", value: best, unit: "msg/s"))
+        report.targets.append(
+            .reported(
+                "highest_sustained_rate", "highest rate sustained within the p99 bound", value: best, unit: "msg/s"))
         report.figures.append(Figure(key: "acked", label: "messages acked", value: Double(sum(\.acked)), unit: ""))
         report.durationSeconds = Double(steps.count) * options.stepSeconds
         for step in steps {
