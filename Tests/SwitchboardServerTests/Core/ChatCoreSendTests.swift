@@ -8,8 +8,7 @@ import Testing
 @Suite struct ChatCoreSendTests {
     @Test func acksComeAfterTheCommitInSendOrder() {
         let harness = CoreHarness()
-        let visitor = harness.connect(.visitor, "v-1")
-        let session = harness.createSession(visitor)
+        let (visitor, session) = harness.visitorWithSession()
         for index in 1...3 {
             visitor.send([
                 "type": "send", "session_id": session, "client_msg_id": "m\(index)", "body": "b\(index)",
@@ -30,8 +29,7 @@ import Testing
 
     @Test func aRetryIsAckedAsADuplicateAndNotBroadcastAgain() {
         let harness = CoreHarness()
-        let visitor = harness.connect(.visitor, "v-1")
-        let session = harness.createSession(visitor)
+        let (visitor, session) = harness.visitorWithSession()
         let frame: [String: Any] = ["type": "send", "session_id": session, "client_msg_id": "same", "body": "hi"]
         visitor.send(frame)
         harness.commit()
@@ -50,8 +48,7 @@ import Testing
     ])
     func refusalsAreAnsweredAtOnce(refusal: SubmitOutcomeCase, code: String) {
         let harness = CoreHarness()
-        let visitor = harness.connect(.visitor, "v-1")
-        let session = harness.createSession(visitor)
+        let (visitor, session) = harness.visitorWithSession()
         harness.database.refuseSubmits = refusal.outcome
         visitor.send(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "hi", "ref": "r1"])
         let frames = visitor.peer.take()
@@ -62,8 +59,7 @@ import Testing
 
     @Test func aSendToAGoneSessionIsNotFoundAndAClosedSenderIsSkipped() {
         let harness = CoreHarness()
-        let visitor = harness.connect(.visitor, "v-1")
-        let session = harness.createSession(visitor)
+        let (visitor, session) = harness.visitorWithSession()
         let other = harness.connect(.visitor, "v-2")
         let otherSession = harness.createSession(other)
         visitor.send(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "hi", "ref": "r1"])

@@ -77,6 +77,12 @@ final class CoreHarness {
         return (answer?["session"] as? [String: Any])?["id"] as? String ?? "missing"
     }
 
+    /// A visitor (`v-1`, on loop 0) and the session it opened.
+    func visitorWithSession() -> (visitor: Client, session: String) {
+        let visitor = connect(.visitor, "v-1")
+        return (visitor, createSession(visitor))
+    }
+
     /// A message stored in `sessionID` outside any client (another node, an earlier run).
     func storeMessage(_ sessionID: String, body: String) {
         _ = database.submit(
