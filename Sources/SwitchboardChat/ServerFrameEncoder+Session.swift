@@ -81,6 +81,12 @@ extension ServerFrameEncoder {
         writer.string(session.createdAt)
         writer.key("updated_at")
         writer.string(session.updatedAt)
+        writer.key("version")
+        writer.int(session.version)
+        if session.deleted {
+            writer.key("deleted")
+            writer.bool(true)
+        }
         writer.endObject()
     }
 }

@@ -42,7 +42,8 @@ extension ChatQueries {
                            ELSE c.closed_at END,
                        assigned_operator_id = CASE WHEN $3::text = 'open' THEN NULL ELSE c.assigned_operator_id END,
                        assigned_operator_name = CASE
-                           WHEN $3::text = 'open' THEN NULL ELSE c.assigned_operator_name END
+                           WHEN $3::text = 'open' THEN NULL ELSE c.assigned_operator_name END,
+                       version = c.version + 1
                  WHERE c.id = $1::uuid AND c.deleted_at IS NULL
                    AND ($3::text IS DISTINCT FROM 'assigned' OR c.assigned_operator_id IS NOT NULL)
                 RETURNING c.*
@@ -61,19 +62,24 @@ extension ChatQueries {
         return .notFound
     }
 
-    /// Soft delete: sets deleted_at = now() (the trigger sets updated_at); false when missing or already deleted.
-    /// The session's rows, and its messages, stay.
+    /// Soft delete: sets deleted_at = now() (the trigger sets updated_at) and
+    /// returns the session as deleted (`deleted` true, its version the
+    /// newest); nil when missing or already deleted. The session's rows, and
+    /// its messages, stay.
     ///
     /// Retryable: a repeat changes nothing (should the reply to a delete that
-    /// took effect be lost with the connection, the retry answers false).
-    public func softDeleteSession(sessionID: String) throws(QueryError) -> Bool {
+    /// took effect be lost with the connection, the retry answers nil).
+    public func softDeleteSession(sessionID: String) throws(QueryError) -> SessionInfo? {
         let result = try run(
             """
-            UPDATE chat_sessions SET deleted_at = now()
-             WHERE id = $1::uuid AND deleted_at IS NULL
-            RETURNING 1
+            WITH s AS (
+                UPDATE chat_sessions SET deleted_at = now(), version = version + 1
+                 WHERE id = $1::uuid AND deleted_at IS NULL
+                RETURNING *
+            )
+            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
             """, [sessionID], retryable: true)
-        return result.rowCount == 1
+        return result.rowCount == 0 ? nil : try RowDecoding.session(result, 0)
     }
 
     /// The newest applied migration version (max(version) of schema_migrations); nil when that table is missing

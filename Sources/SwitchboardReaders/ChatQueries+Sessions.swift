@@ -58,7 +58,8 @@ extension ChatQueries {
             """
             WITH s AS (
                 UPDATE chat_sessions
-                   SET status = 'assigned', assigned_operator_id = $2, assigned_operator_name = $3, closed_at = NULL
+                   SET status = 'assigned', assigned_operator_id = $2, assigned_operator_name = $3, closed_at = NULL,
+                       version = version + 1
                  WHERE id = $1::uuid AND deleted_at IS NULL
                 RETURNING *
             )
@@ -77,7 +78,7 @@ extension ChatQueries {
         let result = try run(
             """
             WITH s AS (
-                UPDATE chat_sessions SET status = 'closed', closed_at = now()
+                UPDATE chat_sessions SET status = 'closed', closed_at = now(), version = version + 1
                  WHERE id = $1::uuid AND deleted_at IS NULL AND status <> 'closed'
                 RETURNING *
             )

@@ -17,14 +17,14 @@ enum RowDecoding {
     static let sessionColumns = """
         s.id::text, s.workspace_id::text, s.user_id, s.title, s.status, s.assigned_operator_id,
         s.assigned_operator_name, s.last_seq, \(timestamp("s.created_at")), \(timestamp("s.updated_at")),
-        m.seq, m.content, m.role, \(timestamp("m.created_at")),
+        m.seq, m.content, m.role, \(timestamp("m.created_at")), s.version, s.deleted_at IS NOT NULL,
         (extract(epoch FROM s.created_at) * 1000000)::bigint
         """
 
     /// The join that finds a session's last message (unique index on (session_id, seq)).
     static let lastMessageJoin = "LEFT JOIN chats m ON m.session_id = s.id AND m.seq = s.last_seq"
 
-    static let sessionCursorColumn = 14
+    static let sessionCursorColumn = 16
 
     static func session(_ result: PostgresResult, _ row: Int) throws(QueryError) -> SessionInfo {
         let statusText = try required(result, row, 4)
@@ -42,7 +42,8 @@ enum RowDecoding {
             visitorID: result.string(row, 2), title: try required(result, row, 3), status: status,
             assignedOperator: result.string(row, 5).map { AssignedOperator(id: $0, name: result.string(row, 6)) },
             lastSeq: try int64(result, row, 7), lastMessage: lastMessage, createdAt: try required(result, row, 8),
-            updatedAt: try required(result, row, 9))
+            updatedAt: try required(result, row, 9), version: try int64(result, row, 14),
+            deleted: result.bool(row, 15) == true)
     }
 
     /// A message row `c` of chats. The sender falls back to the legacy

@@ -11,14 +11,21 @@ struct BatchEncoder {
 
     /// The statement the parameters are for. The casts turn the text literals
     /// into arrays server-side. The function returns the sender columns, kind
-    /// and body only for duplicates (a stored row's equal the input's).
+    /// and body only for duplicates (a stored row's equal the input's), and
+    /// the session's state after the batch only on its last stored row.
     static let statement = """
-        SELECT ord, status, id, seq,
-               to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-               sender_role, sender_id, sender_name, kind, body
+        SELECT ord, status, id, seq, \(utc("created_at")),
+               sender_role, sender_id, sender_name, kind, body,
+               session_version, session_workspace, session_status, session_title, session_visitor, session_operator_id,
+               session_operator_name, \(utc("session_created_at")), \(utc("session_updated_at"))
           FROM switchboard_append_messages($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                            $6::text[], $7::text[])
         """
+
+    /// RFC 3339 in UTC with milliseconds, as the readers spell time.
+    private static func utc(_ column: String) -> String {
+        #"to_char(\#(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
+    }
 
     mutating func encode(_ commands: ArraySlice<QueuedCommand>) -> [String?] {
         var bodyBytes = 0

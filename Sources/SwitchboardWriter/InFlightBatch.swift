@@ -35,7 +35,8 @@ struct InFlightBatch {
             let command = queued.command
             let outcome: WriteOutcome
             // Columns: ord, status, id, seq, created_at, then role, sender id,
-            // sender name, kind, body (duplicates only).
+            // sender name, kind, body (duplicates only), then the session's
+            // state (a session's last stored row only, see `session(_:_:)`).
             if result.int(row, 0) != row + 1 {
                 outcome = .failed("the writer's statement returned rows out of order")
             } else {
@@ -48,7 +49,7 @@ struct InFlightBatch {
                             seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
                             clientMessageID: command.clientMessageID, senderRole: command.senderRole,
                             senderID: command.senderID, senderName: command.senderName, kind: command.kind,
-                            body: command.body))
+                            body: command.body, session: session(result, row)))
                 case "duplicate":
                     decoded.duplicates += 1
                     outcome = .duplicate(
@@ -68,5 +69,15 @@ struct InFlightBatch {
             decoded.results.append(WriteResult(origin: command.origin, token: command.token, outcome: outcome))
         }
         return decoded
+    }
+
+    /// The session state columns of `row`, when the row carries them.
+    private static func session(_ result: PostgresResult, _ row: Int) -> StoredSession? {
+        guard let version = result.string(row, 10).flatMap({ Int64($0) }) else { return nil }
+        return StoredSession(
+            version: version, workspaceID: result.string(row, 11) ?? "", status: result.string(row, 12) ?? "",
+            title: result.string(row, 13) ?? "", visitorID: result.string(row, 14), operatorID: result.string(row, 15),
+            operatorName: result.string(row, 16), createdAt: result.string(row, 17) ?? "",
+            updatedAt: result.string(row, 18) ?? "")
     }
 }

@@ -15,10 +15,13 @@ public struct StoredMessage: Sendable, Equatable {
     public var senderName: String?
     public var kind: String
     public var body: String
+    /// The session as the batch left it, on the batch's last stored message
+    /// of the session (nil on the others, and on duplicates).
+    public var session: StoredSession?
 
     public init(
         id: String, sessionID: String, seq: Int64, createdAt: String, clientMessageID: String, senderRole: String,
-        senderID: String, senderName: String?, kind: String, body: String
+        senderID: String, senderName: String?, kind: String, body: String, session: StoredSession? = nil
     ) {
         self.id = id
         self.sessionID = sessionID
@@ -30,6 +33,39 @@ public struct StoredMessage: Sendable, Equatable {
         self.senderName = senderName
         self.kind = kind
         self.body = body
+        self.session = session
+    }
+}
+
+/// A session's state right after a batch stored messages in it.
+public struct StoredSession: Sendable, Equatable {
+    /// Grows with every change of the session (migration 7).
+    public var version: Int64
+    /// UUID text.
+    public var workspaceID: String
+    public var status: String
+    public var title: String
+    /// nil for sessions adopted from before sessions existed.
+    public var visitorID: String?
+    public var operatorID: String?
+    public var operatorName: String?
+    /// RFC 3339, UTC, milliseconds.
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(
+        version: Int64, workspaceID: String, status: String, title: String, visitorID: String?, operatorID: String?,
+        operatorName: String?, createdAt: String, updatedAt: String
+    ) {
+        self.version = version
+        self.workspaceID = workspaceID
+        self.status = status
+        self.title = title
+        self.visitorID = visitorID
+        self.operatorID = operatorID
+        self.operatorName = operatorName
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 }
 

@@ -42,6 +42,8 @@ private func expectedJSON(_ session: SessionInfo) -> JSONValue {
         } ?? .null
     object["created_at"] = .string(session.createdAt)
     object["updated_at"] = .string(session.updatedAt)
+    object["version"] = .number(JSONNumber(session.version))
+    if session.deleted { object["deleted"] = .bool(true) }
     return .object(object)
 }
 
@@ -88,6 +90,16 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
     }
 
+    @Test mutating func aDeletedSessionSaysSoAndOthersDoNot() throws {
+        var deleted = assignedSession
+        deleted.deleted = true
+        deleted.version = 9
+        let frame = try parsed(encoder.sessionUpdated(ref: nil, deleted))
+        #expect(frame["session"]?["deleted"] == true)
+        #expect(frame["session"]?["version"] == 9)
+        #expect(try parsed(encoder.sessionUpdated(ref: nil, assignedSession))["session"]?["deleted"] == nil)
+    }
+
     @Test mutating func session() throws {
         let frame = try parsed(encoder.session(ref: "r1", openSession))
         #expect(frame.keys == ["type", "ref", "session"])
@@ -97,7 +109,7 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         #expect(
             frame["session"]?.objectValue?.keys == [
                 "id", "workspace_id", "visitor_id", "title", "status", "assigned_operator", "last_seq", "last_message",
-                "created_at", "updated_at",
+                "created_at", "updated_at", "version",
             ])
         let withoutRef = try parsed(encoder.session(ref: nil, assignedSession))
         #expect(withoutRef.keys == ["type", "session"])

@@ -208,13 +208,14 @@ import Testing
         try fixture.admin.query(
             "UPDATE chat_sessions SET updated_at = '2020-01-01 00:00:00+00' WHERE id = $1::uuid", [id])
 
-        #expect(try fixture.queries.softDeleteSession(sessionID: id))
+        let deleted = try fixture.queries.softDeleteSession(sessionID: id)
+        #expect(deleted?.deleted == true && deleted?.id == id)
         #expect(try fixture.queries.session(id: id) == nil)
         let inbox = try fixture.queries.inbox(
             workspaceID: fixture.workspaceID, statuses: [], assigned: .any, limit: 10, cursor: nil)
         #expect(inbox.sessions.map(\.id) == [keep])
-        #expect(!(try fixture.queries.softDeleteSession(sessionID: id)))
-        #expect(!(try fixture.queries.softDeleteSession(sessionID: UUID().uuidString.lowercased())))
+        #expect(try fixture.queries.softDeleteSession(sessionID: id) == nil)
+        #expect(try fixture.queries.softDeleteSession(sessionID: UUID().uuidString.lowercased()) == nil)
 
         let row = try fixture.admin.query(
             "SELECT deleted_at IS NOT NULL, updated_at > '2020-01-01 00:00:00+00' FROM chat_sessions WHERE id = $1::uuid",

@@ -61,7 +61,7 @@ import Testing
         let messagesBefore = try db.query(Self.legacySnapshotSQL).rows
         let workspacesBefore = try db.query("SELECT * FROM workspaces ORDER BY id").rows
 
-        #expect(try MigrationRunner(connection: db).up().count == 6)
+        #expect(try MigrationRunner(connection: db).up().count == latest)
 
         // Guide query 1: no orphaned messages.
         #expect(try db.count("SELECT COUNT(*) AS orphaned_messages FROM chats WHERE session_id IS NULL") == 0)

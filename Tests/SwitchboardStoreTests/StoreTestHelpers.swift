@@ -43,3 +43,7 @@ func migrations(editing version: Int) -> [Migration] {
 func migrations(upTo version: Int) -> [Migration] {
     Migrations.all.filter { $0.version <= version }
 }
+
+/// This build's newest migration, and a version no build knows yet.
+let latest = Migrations.latestVersion
+let future = latest + 1

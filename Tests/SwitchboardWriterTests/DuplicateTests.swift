@@ -26,7 +26,11 @@ import Testing
             writer.submit(command(session: sessions[1], clientID: "same", token: 3, body: "elsewhere")) == .accepted)
         _ = try first.wait(for: 3)
         let batch = try first.byToken()
-        let original = try #require(batch[1]?.outcome.message)
+        let stored = try #require(batch[1]?.outcome.message)
+        #expect(stored.session?.version == 2, "the stored row carries its session's new state")
+        // A duplicate answers with the original row alone: it changed no session.
+        var original = stored
+        original.session = nil
         #expect(batch[1]!.outcome.isStored)
         #expect(batch[2]?.outcome == .duplicate(original))
         #expect(batch[3]!.outcome.isStored)

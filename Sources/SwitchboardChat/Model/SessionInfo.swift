@@ -47,11 +47,16 @@ public struct SessionInfo: Sendable, Equatable {
     /// RFC 3339 in UTC with milliseconds.
     public var createdAt: String
     public var updatedAt: String
+    /// Grows with every change of the session (PROTOCOL.md, "Message
+    /// semantics"): of two states, the one with the higher version is newer.
+    public var version: Int64
+    /// Soft-deleted: announced once, as `session.updated` with `"deleted":true`.
+    public var deleted: Bool
 
     public init(
         id: String, workspaceID: String, visitorID: String?, title: String, status: SessionStatus,
         assignedOperator: AssignedOperator?, lastSeq: Int64, lastMessage: LastMessage?, createdAt: String,
-        updatedAt: String
+        updatedAt: String, version: Int64 = 1, deleted: Bool = false
     ) {
         self.id = id
         self.workspaceID = workspaceID
@@ -63,5 +68,7 @@ public struct SessionInfo: Sendable, Equatable {
         self.lastMessage = lastMessage
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.version = version
+        self.deleted = deleted
     }
 }

@@ -146,15 +146,18 @@ struct AdminAPI {
 
     private func delete(sessionID raw: String?, as identity: Identity) throws(ChatError) -> HTTPAnswer {
         let sessionID = try sessionID(raw)
+        let chat = self.chat
         return .later { queries in
             respond {
                 () throws(QueryError) in
                 if case .refused(let refusal) = try visibleSession(sessionID, to: identity, in: queries) {
                     return refusal
                 }
-                guard try queries.softDeleteSession(sessionID: sessionID) else {
+                guard let deleted = try queries.softDeleteSession(sessionID: sessionID) else {
                     return .api(ChatError(.notFound, "no session \(sessionID)"))
                 }
+                // Consoles and joined clients hear of it once, as session.updated with "deleted": true.
+                chat.announce(deleted)
                 return HTTPResponse(status: .noContent)
             }
         }

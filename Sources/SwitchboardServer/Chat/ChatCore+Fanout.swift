@@ -3,19 +3,24 @@ import SwitchboardChat
 /// Fan-out: committed messages and events to this loop's subscribers. A
 /// frame is encoded once per loop and written to every local subscriber.
 extension ChatCore {
-    /// Committed messages, from any source, in commit order per session:
-    /// each to the session's subscribers here, and `session.updated` to the
-    /// inbox subscribers of its workspace.
-    func deliverCommitted(_ messages: [ChatMessage]) {
+    /// Committed messages, from any source, in commit order per session, with
+    /// the state each changed session was left in: each message to the
+    /// session's subscribers here, and `session.updated` to the inbox
+    /// subscribers of its workspace.
+    func deliverCommitted(_ messages: [ChatMessage], sessions: [SessionInfo]) {
         var frames: [SessionFrame] = []
-        for message in messages where sessions[message.sessionID] != nil {
+        for message in messages where self.sessions[message.sessionID] != nil {
             frames.append(
                 SessionFrame(
                     sessionID: message.sessionID, seq: message.seq, excludedConnection: nil,
                     frame: SharedFrame(payload: encoder.message(message))))
         }
         var delivered = deliver(frames)
-        if !inbox.isEmpty { delivered += announceToInbox(messages) }
+        // Only workspaces with an inbox subscriber here need the state (or can be told an older one).
+        for session in sessions where inbox[session.workspaceID] != nil && directory.remember(session) {
+            let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
+            delivered += tellInbox(session.workspaceID, frame, excluding: nil)
+        }
         // Counted once per batch, not per subscriber: the counter is shared by every loop.
         if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
     }
@@ -27,7 +32,8 @@ extension ChatCore {
         case .session(let frame):
             delivered = deliver(CollectionOfOne(frame))
         case .sessionChanged(let session, let frame, let excluded):
-            directory.remember(session)
+            // Older than what this loop has told already: its clients have the newer state.
+            guard directory.remember(session) else { return }
             delivered = deliver(
                 CollectionOfOne(
                     SessionFrame(sessionID: session.id, seq: nil, excludedConnection: excluded, frame: frame)))
@@ -84,28 +90,6 @@ extension ChatCore {
             subscription.peer.close(code: 1008, reason: "could not keep up while joining")
             return 0
         }
-    }
-
-    /// `session.updated` for the sessions of `messages` this loop knows; looks up the others.
-    private func announceToInbox(_ messages: [ChatMessage]) -> Int {
-        var updated: [String: SessionInfo] = [:]
-        for message in messages {
-            if let session = directory.apply(message) {
-                updated[session.id] = session
-            } else {
-                lookUp(message.sessionID, after: message)
-            }
-        }
-        var delivered = 0
-        for session in updated.values { delivered += announceToInbox(session) }
-        return delivered
-    }
-
-    /// `session.updated` to the inbox subscribers of the session's workspace, if any.
-    func announceToInbox(_ session: SessionInfo) -> Int {
-        guard inbox[session.workspaceID] != nil else { return 0 }
-        let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
-        return tellInbox(session.workspaceID, frame, excluding: nil)
     }
 
     private func tellInbox(_ workspaceID: String, _ frame: SharedFrame, excluding excluded: UInt64?) -> Int {

@@ -59,8 +59,9 @@ extension ChatCore {
             switch result {
             case .failure(let error): core.fail(id, error)
             case .success(let page):
-                for session in page.sessions { core.directory.remember(session) }
-                core.reply(id, core.encoder.inbox(ref: ref, sessions: page.sessions, nextCursor: page.nextCursor))
+                // A change the loop has already told of is newer than what the query read.
+                let sessions = page.sessions.map { core.directory.freshest($0) }
+                core.reply(id, core.encoder.inbox(ref: ref, sessions: sessions, nextCursor: page.nextCursor))
             }
         }
     }
@@ -101,7 +102,7 @@ extension ChatCore {
             switch result.flatMap({ $0 }) {
             case .failure(let error): core.fail(id, error)
             case .success(let session):
-                core.reply(id, core.encoder.sessionUpdated(ref: ref, session))
+                core.reply(id, core.encoder.sessionUpdated(ref: ref, core.directory.freshest(session)))
                 core.announce(session, excluding: id)
             }
         }
@@ -112,29 +113,5 @@ extension ChatCore {
     func announce(_ session: SessionInfo, excluding id: UInt64?) {
         let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
         broadcast(.sessionChanged(session, frame: frame, excludedConnection: id))
-    }
-
-    // MARK: sessions this loop has not seen
-
-    /// A message for a session this loop does not know, while its inbox has
-    /// subscribers: read the session's summary, then tell the inbox. One
-    /// lookup per session at a time; the newest message that arrives
-    /// meanwhile is applied to the answer.
-    func lookUp(_ sessionID: String, after message: ChatMessage) {
-        if lookups[sessionID] != nil {
-            lookups[sessionID] = message
-            return
-        }
-        lookups[sessionID] = .some(nil)
-        let accepted = reader.read({ queries throws(QueryError) in try queries.session(id: sessionID) }) {
-            [self] result in
-            let waiting = lookups.removeValue(forKey: sessionID) ?? nil
-            guard case .success(let found?) = result else { return }  // deleted, or the database is away
-            directory.remember(found)
-            let newest = waiting.flatMap { directory.apply($0) } ?? directory[sessionID] ?? found
-            let delivered = announceToInbox(newest)
-            if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
-        }
-        if !accepted { lookups[sessionID] = nil }
     }
 }

@@ -30,13 +30,17 @@ extension ChatCore {
     /// answers to this loop's sends, then the new messages to this loop's subscribers.
     func committed(_ batch: WriterBatchResult) {
         var stored: [ChatMessage] = []
+        var sessions: [SessionInfo] = []
         for result in batch.results {
             if result.origin == loopIndex, let pending = pendingSends.removeValue(forKey: result.token) {
                 answer(pending, result.outcome)
             }
-            if case .stored(let row) = result.outcome { stored.append(ChatMessage(row)) }
+            guard case .stored(let row) = result.outcome else { continue }
+            let message = ChatMessage(row)
+            stored.append(message)
+            if let state = row.session { sessions.append(SessionInfo(state, after: message)) }
         }
-        if !stored.isEmpty { deliverCommitted(stored) }
+        if !stored.isEmpty { deliverCommitted(stored, sessions: sessions) }
     }
 
     private func answer(_ pending: PendingSend, _ outcome: WriteOutcome) {
@@ -78,5 +82,19 @@ extension ChatMessage {
             kind: stored.kind, body: stored.body,
             sender: Participant(id: stored.senderID, role: stored.senderRole, name: stored.senderName),
             createdAt: stored.createdAt)
+    }
+}
+
+extension SessionInfo {
+    /// The session as a batch left it: its state from the writer, `message` its newest.
+    init(_ state: StoredSession, after message: ChatMessage) {
+        self.init(
+            id: message.sessionID, workspaceID: state.workspaceID, visitorID: state.visitorID, title: state.title,
+            status: SessionStatus(rawValue: state.status) ?? .open,
+            assignedOperator: state.operatorID.map { AssignedOperator(id: $0, name: state.operatorName) },
+            lastSeq: message.seq,
+            lastMessage: LastMessage(
+                seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt),
+            createdAt: state.createdAt, updatedAt: state.updatedAt, version: state.version)
     }
 }

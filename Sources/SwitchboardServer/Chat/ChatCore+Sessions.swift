@@ -18,7 +18,7 @@ extension ChatCore {
             case .failure(let error): core.fail(id, error)
             case .success(let session):
                 core.subscribe(id, client, session.id, state: .live(lastSeq: session.lastSeq), accessChecked: true)
-                core.reply(id, core.encoder.session(ref: ref, session))
+                core.reply(id, core.encoder.session(ref: ref, core.directory.freshest(session)))
                 core.announce(session, excluding: id)
             }
         }
@@ -66,7 +66,6 @@ extension ChatCore {
             unlist(subscription)
             fail(id, error)
         case .success(let replay):
-            directory.remember(replay.session)
             subscription.accessChecked = true
             let newest = replay.messages.last?.seq ?? replay.from
             // `joined`, up to replay_limit messages and what was held: one send, not hundreds.

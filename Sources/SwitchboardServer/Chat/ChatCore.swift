@@ -34,9 +34,6 @@ final class ChatCore: @unchecked Sendable {
     var pendingSends: [UInt64: PendingSend] = [:]
     var nextToken: UInt64 = 0
     var directory = SessionDirectory()
-    /// Sessions looked up because a message arrived for one this loop did
-    /// not know; the newest such message waits here for the answer.
-    var lookups: [String: ChatMessage?] = [:]
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
     var encoder = ServerFrameEncoder()
 

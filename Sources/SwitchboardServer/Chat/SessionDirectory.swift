@@ -1,9 +1,11 @@
 import SwitchboardChat
 
-/// What one loop knows of recently used sessions, so that a committed
-/// message can be announced to the inbox (`session.updated`) without a query.
-/// Filled by every create, join, inbox page and session change the loop
-/// sees; bounded, and a miss only costs a query. Loop-confined, like its core.
+/// The newest state of each recent session this loop has seen (by
+/// `version`), so that no connection of the loop is ever sent an older state
+/// of a session after a newer one: every session object the core sends goes
+/// through `freshest`, and an event older than what the loop has already told
+/// is dropped. Bounded; a session it forgot is simply learnt again.
+/// Loop-confined, like its core.
 struct SessionDirectory {
     private var entries: [String: SessionInfo] = [:]
     private let capacity: Int
@@ -14,33 +16,24 @@ struct SessionDirectory {
 
     subscript(sessionID: String) -> SessionInfo? { entries[sessionID] }
 
-    /// Keeps what a query or an event says of `session`. A summary read
-    /// before a message this loop has already applied keeps that message.
-    mutating func remember(_ session: SessionInfo) {
-        var session = session
-        if let known = entries[session.id], known.lastSeq > session.lastSeq {
-            session.lastSeq = known.lastSeq
-            session.lastMessage = known.lastMessage
-            session.updatedAt = max(session.updatedAt, known.updatedAt)
-        } else if entries.count >= capacity && entries[session.id] == nil {
-            // Rare: forget an arbitrary half rather than track recency on every message.
+    /// Keeps `session` if it is at least as new as what is known; returns
+    /// whether it is (false: an older state, not to be sent).
+    @discardableResult
+    mutating func remember(_ session: SessionInfo) -> Bool {
+        if let known = entries[session.id] {
+            guard session.version >= known.version else { return false }
+        } else if entries.count >= capacity {
+            // Rare: forget an arbitrary half rather than track recency on every change.
             let keep = entries.keys.prefix(capacity / 2)
             entries = Dictionary(uniqueKeysWithValues: keep.map { ($0, entries[$0]!) })
         }
         entries[session.id] = session
+        return true
     }
 
-    /// Folds a committed message into its session's summary; returns the
-    /// summary, or nil when the session is not known here.
-    mutating func apply(_ message: ChatMessage) -> SessionInfo? {
-        guard var session = entries[message.sessionID] else { return nil }
-        if message.seq > session.lastSeq || session.lastMessage == nil {
-            session.lastSeq = max(session.lastSeq, message.seq)
-            session.lastMessage = LastMessage(
-                seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt)
-            session.updatedAt = message.createdAt
-            entries[message.sessionID] = session
-        }
-        return session
+    /// The newest known state of `session`'s id: `session` itself when it is
+    /// the newest (and then remembered), else the newer one known here.
+    mutating func freshest(_ session: SessionInfo) -> SessionInfo {
+        remember(session) ? session : entries[session.id] ?? session
     }
 }

@@ -33,6 +33,7 @@ public enum Migrations {
         Migration0004.migration,
         Migration0005.migration,
         Migration0006.migration,
+        Migration0007.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -103,23 +103,49 @@ import Testing
             "the session's own subscriber hears of the assignment")
     }
 
-    @Test func aSessionThisLoopHasNotSeenIsLookedUpOnceForTheInbox() {
+    @Test func theInboxGetsTheWritersStateOfTheSessionWithoutAQuery() {
         let harness = CoreHarness(loops: 2)
-        let vera = harness.connect(.visitor, "v-vera", loop: 0)
-        let session = harness.createSession(vera)
-        let ken = harness.connect(.operator, "op-ken", loop: 1)
+        let (vera, session) = harness.visitorWithSession()
+        let ken = harness.connect(.operator, "op-ken", name: "Ken", loop: 1)
         ken.send(["type": "inbox.subscribe"])
         harness.settle()
         _ = ken.peer.take()
-        // Created before the subscription and with nothing listed: loop 1 learns of it by its messages only.
-        harness.cores.core(forLoop: 1).directory = SessionDirectory()
-        harness.storeMessage(session, body: "first")
-        harness.storeMessage(session, body: "second")
+        vera.send(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "first"])
+        vera.send(["type": "send", "session_id": session, "client_msg_id": "m2", "body": "second"])
+        harness.commit()
         harness.loops[1].run()
-        #expect(harness.readers[1].runQueries() == 1, "one lookup for both messages")
+        #expect(harness.readers[1].runQueries() == 0, "the batch carries the session's state")
+        let updates = ken.peer.take().ofType("session.updated")
+        #expect(updates.count == 1, "one update per session and batch")
+        let state = updates.first?["session"] as? [String: Any]
+        #expect(state?["last_seq"] as? Int == 2)
+        #expect((state?["last_message"] as? [String: Any])?["body"] as? String == "second")
+        #expect(state?["version"] as? Int == harness.database.sessions[session].map { Int($0.version) })
+    }
+
+    @Test func anOlderStateNeverFollowsANewerOne() {
+        let harness = CoreHarness(loops: 2)
+        let (vera, session) = harness.visitorWithSession()
+        let ken = harness.connect(.operator, "op-ken", name: "Ken", loop: 1)
+        ken.send(["type": "inbox.subscribe"])
+        ken.send(["type": "join", "session_id": session])
+        harness.settle()
+        _ = ken.peer.take()
+        // The assignment is stored (version n); then a message commits (n + 1) and
+        // reaches loop 1 before the assignment's answer does.
+        ken.send(["type": "session.assign", "session_id": session, "ref": "a"])
+        harness.readers[1].runQueries(postAnswers: false)
+        vera.send(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "hello"])
+        harness.commit()
+        harness.loops[1].run()
+        harness.readers[1].postAnswers()
         harness.settle()
         let updates = ken.peer.take().ofType("session.updated")
-        #expect(updates.count == 1)
-        #expect((updates.first?["session"] as? [String: Any])?["last_seq"] as? Int == 2)
+        let versions = updates.compactMap { ($0["session"] as? [String: Any])?["version"] as? Int }
+        #expect(versions.count == 2)
+        #expect(versions == versions.sorted(), "versions only grow: \(versions)")
+        let answer = updates.first { $0["ref"] as? String == "a" }?["session"] as? [String: Any]
+        #expect(answer?["status"] as? String == "assigned")
+        #expect(answer?["last_seq"] as? Int == 1, "the answer is the newest state, the message included")
     }
 }

@@ -25,14 +25,30 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         return .accepted
     }
 
-    /// Stores what was submitted, as one batch, the way the writer numbers it.
+    /// Stores what was submitted, as one batch, the way the writer numbers it:
+    /// each changed session's version grows once, and its state rides on its
+    /// last stored message of the batch.
     func commitPending() -> WriterBatchResult {
         let commands = pending
         pending = []
-        return WriterBatchResult(
-            results: commands.map { command in
-                WriteResult(origin: command.origin, token: command.token, outcome: store(command))
-            })
+        var results = commands.map { command in
+            WriteResult(origin: command.origin, token: command.token, outcome: store(command))
+        }
+        var seen = Set<String>()
+        for index in results.indices.reversed() {
+            guard case .stored(var row) = results[index].outcome, seen.insert(row.sessionID).inserted,
+                var session = sessions[row.sessionID]
+            else { continue }
+            session.version += 1
+            sessions[row.sessionID] = session
+            row.session = StoredSession(
+                version: session.version, workspaceID: session.workspaceID, status: session.status.rawValue,
+                title: session.title, visitorID: session.visitorID, operatorID: session.assignedOperator?.id,
+                operatorName: session.assignedOperator?.name, createdAt: session.createdAt,
+                updatedAt: session.updatedAt)
+            results[index].outcome = .stored(row)
+        }
+        return WriterBatchResult(results: results)
     }
 
     private func store(_ command: WriteCommand) -> WriteOutcome {
@@ -117,6 +133,7 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     private func change(_ sessionID: String, _ body: (inout SessionInfo) -> Void) -> SessionInfo? {
         guard var session = sessions[sessionID] else { return nil }
         body(&session)
+        session.version += 1
         session.updatedAt = timestamp()
         sessions[sessionID] = session
         return session

@@ -3,42 +3,44 @@ import Testing
 
 @testable import SwitchboardServer
 
-/// A loop's cache of session summaries for the inbox.
+/// A loop's newest-known session states: nothing older is told after something newer.
 @Suite struct SessionDirectoryTests {
-    private func session(_ id: String, lastSeq: Int64 = 0, status: SessionStatus = .open) -> SessionInfo {
+    private func session(_ id: String, version: Int64, status: SessionStatus = .open) -> SessionInfo {
         SessionInfo(
             id: id, workspaceID: "w", visitorID: "v", title: "t", status: status, assignedOperator: nil,
-            lastSeq: lastSeq, lastMessage: nil, createdAt: "2026-11-23T08:00:00.000Z",
-            updatedAt: "2026-11-23T08:00:00.000Z")
+            lastSeq: 0, lastMessage: nil, createdAt: "2026-11-23T08:00:00.000Z",
+            updatedAt: "2026-11-23T08:00:00.000Z", version: version)
     }
 
-    private func message(_ sessionID: String, seq: Int64, body: String) -> ChatMessage {
-        ChatMessage(
-            id: "m\(seq)", sessionID: sessionID, seq: seq, clientMessageID: "c\(seq)", kind: "text", body: body,
-            sender: Participant(id: "v", role: "visitor", name: nil), createdAt: "2026-11-23T08:00:0\(seq).000Z")
-    }
-
-    @Test func messagesMoveTheSummaryForwardOnly() {
+    @Test func anOlderVersionIsRefusedAndTheSameOrNewerKept() {
         var directory = SessionDirectory()
-        #expect(directory.apply(message("a", seq: 1, body: "unknown")) == nil)
-        directory.remember(session("a"))
-        #expect(directory.apply(message("a", seq: 2, body: "two"))?.lastMessage?.body == "two")
-        #expect(directory.apply(message("a", seq: 1, body: "late"))?.lastMessage?.body == "two")
-        #expect(directory["a"]?.lastSeq == 2)
+        let r1 = directory.remember(session("a", version: 5, status: .assigned))
+        #expect(r1)
+        let r2 = directory.remember(session("a", version: 4, status: .open))
+        #expect(!r2, "older than what was told")
+        #expect(directory["a"]?.status == .assigned)
+        let r3 = directory.remember(session("a", version: 5, status: .assigned))
+        #expect(r3, "the same state again is fine")
+        let r4 = directory.remember(session("a", version: 6, status: .closed))
+        #expect(r4)
+        #expect(directory["a"]?.status == .closed)
     }
 
-    @Test func aSummaryReadBeforeAnAppliedMessageKeepsTheMessage() {
+    @Test func freshestAnswersWithTheNewerStateKnown() {
         var directory = SessionDirectory()
-        directory.remember(session("a"))
-        _ = directory.apply(message("a", seq: 3, body: "newest"))
-        directory.remember(session("a", lastSeq: 1, status: .assigned))
-        #expect(directory["a"]?.status == .assigned, "the change is kept")
-        #expect(directory["a"]?.lastSeq == 3 && directory["a"]?.lastMessage?.body == "newest")
+        directory.remember(session("a", version: 7, status: .closed))
+        let r5 = directory.freshest(session("a", version: 6, status: .assigned))
+        #expect(r5.status == .closed)
+        let r6 = directory.freshest(session("a", version: 8, status: .open))
+        #expect(r6.status == .open)
+        let r7 = directory.freshest(session("b", version: 1))
+        #expect(r7.version == 1, "unknown: as given, and remembered")
+        #expect(directory["b"] != nil)
     }
 
     @Test func aFullDirectoryForgetsHalfAndStaysBounded() {
         var directory = SessionDirectory(capacity: 10)
-        for index in 0..<25 { directory.remember(session("s\(index)")) }
+        for index in 0..<25 { directory.remember(session("s\(index)", version: 1)) }
         let known = (0..<25).filter { directory["s\($0)"] != nil }.count
         #expect(known <= 10 && known >= 5)
         #expect(directory["s24"] != nil, "the newest is always kept")
