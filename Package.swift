@@ -40,6 +40,10 @@ let package = Package(
         .target(name: "SwitchboardHTTP"),
         .target(name: "SwitchboardJSON"),
         .target(name: "SwitchboardIdentifiers"),
+        // The browser clients (Web/), compiled in by the plugin below.
+        .target(name: "SwitchboardWeb", plugins: ["EmbedWebAssets"]),
+        .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["web-asset-embedder"]),
+        .executableTarget(name: "web-asset-embedder", path: "Plugins/WebAssetEmbedder"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
@@ -60,7 +64,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
                 "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardAuth", "SwitchboardChat",
-                "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics",
+                "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

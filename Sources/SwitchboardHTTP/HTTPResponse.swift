@@ -63,9 +63,9 @@ public struct HTTPResponse: Sendable {
         out.append(contentsOf: "HTTP/1.1 \(status.code) ".utf8)
         Self.appendSanitized(status.reason, to: &out)
         out.append(contentsOf: "\r\n".utf8)
-        // RFC 9110 8.6: no Content-Length on 1xx or 204. A 101 hands the connection
+        // RFC 9110 8.6, 15.4.5: no Content-Length on 1xx, 204 or 304. A 101 hands the connection
         // to another protocol, so Connection: close would contradict its Connection: Upgrade.
-        let hasContent = !status.isInformational && status.code != 204
+        let hasContent = !status.isInformational && status.code != 204 && status.code != 304
         let closes = !keepAlive && !status.isInformational
         for (name, value) in headers {
             if HTTPSyntax.equalsIgnoringCase(name, "content-length") { continue }

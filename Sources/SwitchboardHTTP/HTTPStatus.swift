@@ -17,6 +17,7 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     public static let ok = HTTPStatus(code: 200, reason: "OK")
     public static let created = HTTPStatus(code: 201, reason: "Created")
     public static let noContent = HTTPStatus(code: 204, reason: "No Content")
+    public static let movedPermanently = HTTPStatus(code: 301, reason: "Moved Permanently")
     public static let notModified = HTTPStatus(code: 304, reason: "Not Modified")
     public static let badRequest = HTTPStatus(code: 400, reason: "Bad Request")
     public static let unauthorized = HTTPStatus(code: 401, reason: "Unauthorized")

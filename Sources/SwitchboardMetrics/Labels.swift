@@ -25,6 +25,11 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case analytics
     case ws
     case echo
+    /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
+    case web
+    case devToken = "dev_token"
+    /// CORS preflight (OPTIONS) of the HTTP API.
+    case preflight
     case other
 
     var index: Int {
@@ -39,7 +44,10 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .analytics: 7
         case .ws: 8
         case .echo: 9
-        case .other: 10
+        case .web: 10
+        case .devToken: 11
+        case .preflight: 12
+        case .other: 13
         }
     }
 }

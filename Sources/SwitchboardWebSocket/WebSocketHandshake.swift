@@ -13,16 +13,16 @@ public struct WebSocketHandshake {
     ///   - method: the request method; only GET may upgrade (RFC 6455 4.1).
     ///   - isHTTP11: whether the request is HTTP/1.1 or later.
     ///   - header: case-insensitive header lookup; repeated headers comma-joined.
-    ///   - allowedOrigins: accepted `Origin` values (compared case-insensitively);
-    ///     empty accepts any. A request without `Origin` is not from a browser,
-    ///     which is what the check protects (RFC 6455 10.2), and is accepted.
+    ///   - allowedOrigins: accepted `Origin` values; none listed accepts any. A
+    ///     request without `Origin` is not from a browser, which is what the
+    ///     check protects (RFC 6455 10.2), and is accepted.
     ///   - subprotocol: selected when the client offers it; empty selects none.
     ///   - deflate: the server's permessage-deflate preferences.
     public static func accept(
         method: String,
         isHTTP11: Bool,
         header: (String) -> String?,
-        allowedOrigins: [String],
+        allowedOrigins: AllowedOrigins,
         subprotocol: String = "switchboard.v1",
         deflate: DeflateConfiguration
     ) -> Result<WebSocketHandshakeAccept, WebSocketHandshakeFailure> {
@@ -52,11 +52,8 @@ public struct WebSocketHandshake {
         guard let rawKey = header("Sec-WebSocket-Key"), let key = validKey(trimmed(rawKey)) else {
             return .failure(.init(status: 400, message: "missing or invalid Sec-WebSocket-Key"))
         }
-        if !allowedOrigins.isEmpty, let origin = header("Origin") {
-            let value = trimmed(origin).lowercased()
-            guard allowedOrigins.contains(where: { $0.lowercased() == value }) else {
-                return .failure(.init(status: 403, message: "origin not allowed"))
-            }
+        if let origin = header("Origin"), !allowedOrigins.allows(trimmed(origin)) {
+            return .failure(.init(status: 403, message: "origin not allowed"))
         }
 
         var selectedProtocol: String?

@@ -36,6 +36,9 @@ struct Serve: ParsableCommand {
     @Flag(name: .customLong("echo-endpoint"), help: "Serve the /v1/echo test endpoint.")
     var echoEndpoint = false
 
+    @Flag(name: .customLong("dev-tokens"), help: "Sign tokens for anyone at POST /dev/token (development only).")
+    var devTokens = false
+
     func run() throws {
         let configuration: Configuration
         do {
@@ -44,11 +47,16 @@ struct Serve: ParsableCommand {
                 overrides: ConfigurationOverrides(
                     listen: listen, tlsListen: tlsListen, tlsCertificate: tlsCert, tlsPrivateKey: tlsKey,
                     databaseURL: databaseURL, jwtSecret: jwtSecret, threads: threads,
-                    echoEndpoint: echoEndpoint ? true : nil))
+                    echoEndpoint: echoEndpoint ? true : nil, devTokens: devTokens ? true : nil))
         } catch {
             throw ValidationError("\(error)")
         }
         let logger = LogSetup.bootstrap(level: configuration.logLevel)
+        if configuration.devTokens {
+            logger.warning(
+                "auth.dev_tokens is on: POST /dev/token signs a token for anyone who asks; never use this in production"
+            )
+        }
         // libpq waits for an unreachable host as long as the kernel does; bound every connection
         // attempt (writer, readers, schema check) unless the environment or the URL says otherwise.
         ThisProcess.setEnvironmentDefault("PGCONNECT_TIMEOUT", "10")

@@ -17,7 +17,8 @@ struct WebSocketHandshakeTests {
         allowedOrigins: [String] = [], deflate: DeflateConfiguration = DeflateConfiguration()
     ) -> Result<WebSocketHandshakeAccept, WebSocketHandshakeFailure> {
         WebSocketHandshake.accept(
-            method: method, isHTTP11: isHTTP11, header: { headers[$0.lowercased()] }, allowedOrigins: allowedOrigins,
+            method: method, isHTTP11: isHTTP11, header: { headers[$0.lowercased()] },
+            allowedOrigins: AllowedOrigins(allowedOrigins),
             deflate: deflate)
     }
 

@@ -9,29 +9,8 @@ struct SessionPatch {
     static let maxBodyBytes = 8192
 
     init(_ request: HTTPRequest) throws(ChatError) {
-        let contentType = request.headers.first("Content-Type")?.lowercased() ?? ""
-        guard contentType == "application/json" || contentType.hasPrefix("application/json;") else {
-            throw ChatError(.badRequest, "Content-Type must be application/json")
-        }
-        // Checked before parsing, so an oversized body is 413 (docs/openapi.yaml), not "invalid JSON".
-        guard request.body.count <= Self.maxBodyBytes else {
-            throw ChatError(
-                .tooLarge, "the body is \(request.body.count) bytes; at most \(Self.maxBodyBytes) are accepted")
-        }
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(
-                request.body,
-                limits: JSONLimits(maxDepth: 4, maxStringBytes: 4096, maxMembers: 16, maxTotalBytes: Self.maxBodyBytes))
-        } catch {
-            throw ChatError(.badRequest, "the body is not valid JSON: \(error)")
-        }
-        guard let object = value.objectValue else { throw ChatError(.badRequest, "the body must be a JSON object") }
-        for key in object.keys where key != "title" && key != "status" {
-            throw ChatError(.badRequest, "unknown field \"\(key)\" (only \"title\" and \"status\" can change)")
-        }
-        if let raw = object["title"], !raw.isNull {
-            guard let title = raw.stringValue else { throw ChatError(.badRequest, "\"title\" must be a string") }
+        let object = try JSONBody.object(request, maxBytes: Self.maxBodyBytes, allowed: ["title", "status"])
+        if let title = try JSONBody.string(object, "title") {
             if let problem = SessionTitle.problem(title) { throw ChatError(.badRequest, problem) }
             self.title = title
         }

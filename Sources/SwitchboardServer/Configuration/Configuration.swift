@@ -1,3 +1,4 @@
+import SwitchboardIdentifiers
 import SwitchboardSystem
 
 /// Everything the gateway reads at start-up. Defaults are production-sane;
@@ -51,6 +52,14 @@ public struct Configuration: Sendable {
     public var jwtSecret = ""
     public var authTimeoutSeconds = 10
     public var authClockSkewSeconds = 60
+    /// `POST /dev/token` signs tokens for anyone who asks: development only.
+    public var devTokens = false
+    public var devWorkspaceID = "00000000-0000-4000-8000-000000000001"
+    public var devTokenTTLSeconds = 3600
+
+    // [web]
+    /// The browser clients (SDK, widget, console) and the front page.
+    public var webEnabled = true
     public var logLevel = "info"
 
     // [chat]
@@ -114,6 +123,12 @@ public struct Configuration: Sendable {
                 message: jwtSecret.isEmpty
                     ? "required when database.url is set (or SWITCHBOARD_JWT_SECRET / --jwt-secret)"
                     : "must be at least 32 bytes (RFC 7518 3.2: an HS256 key as long as the hash)")
+        }
+        if devTokens && jwtSecret.utf8.count < 32 {
+            throw ConfigError(key: "auth.dev_tokens", message: "needs auth.jwt_secret (32 bytes or more) to sign with")
+        }
+        if UUIDText.canonical(devWorkspaceID) == nil {
+            throw ConfigError(key: "auth.dev_workspace_id", message: "\(devWorkspaceID) is not a UUID")
         }
         if !tlsListen.isEmpty {
             if tlsCertificate.isEmpty {

@@ -10,10 +10,12 @@ public struct ConfigurationOverrides: Sendable {
     public var jwtSecret: String?
     public var threads: Int?
     public var echoEndpoint: Bool?
+    public var devTokens: Bool?
 
     public init(
         listen: [String] = [], tlsListen: [String] = [], tlsCertificate: String? = nil, tlsPrivateKey: String? = nil,
-        databaseURL: String? = nil, jwtSecret: String? = nil, threads: Int? = nil, echoEndpoint: Bool? = nil
+        databaseURL: String? = nil, jwtSecret: String? = nil, threads: Int? = nil, echoEndpoint: Bool? = nil,
+        devTokens: Bool? = nil
     ) {
         self.listen = listen
         self.tlsListen = tlsListen
@@ -23,6 +25,7 @@ public struct ConfigurationOverrides: Sendable {
         self.jwtSecret = jwtSecret
         self.threads = threads
         self.echoEndpoint = echoEndpoint
+        self.devTokens = devTokens
     }
 
     /// The overrides as file-style values, so they pass the same checks.
@@ -36,6 +39,7 @@ public struct ConfigurationOverrides: Sendable {
         if let jwtSecret { v["auth.jwt_secret"] = .string(jwtSecret) }
         if let threads { v["server.threads"] = .integer(threads) }
         if let echoEndpoint { v["server.echo_endpoint"] = .boolean(echoEndpoint) }
+        if let devTokens { v["auth.dev_tokens"] = .boolean(devTokens) }
         return v
     }
 }

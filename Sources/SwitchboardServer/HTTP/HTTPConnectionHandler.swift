@@ -191,6 +191,8 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     private func respond(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
+        var response = response
+        if route.isAPI { CORS.allow(&response, for: request, allowedOrigins: context.allowedOrigins) }
         context.metrics.recordHTTPRequest(route: route, status: response.status.code)
         route = .other
         let keepAlive = request.keepAlive && !shuttingDown

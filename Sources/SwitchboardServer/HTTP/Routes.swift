@@ -1,27 +1,43 @@
 import SwitchboardHTTP
 import SwitchboardLoop
 import SwitchboardMetrics
+import SwitchboardWeb
 
 /// The gateway's paths. Each maps to an `HTTPRoute`, which is also the
 /// `route` label its requests are counted under, so a new route is one case
 /// there, one line in `router`, and one in `answer`.
 enum Routes {
-    static func router(echo: Bool, database: Bool) -> HTTPRouter<HTTPRoute> {
+    static func router(_ configuration: Configuration, database: Bool) -> HTTPRouter<HTTPRoute> {
         var router = HTTPRouter<HTTPRoute>()
         router.add(.get, "/healthz", .healthz)
-        if echo { router.add(.get, "/v1/echo", .echo) }
+        if configuration.echoEndpoint { router.add(.get, "/v1/echo", .echo) }
         router.add(.get, "/readyz", .readyz)
         router.add(.get, "/metrics", .metrics)
+        if configuration.webEnabled {
+            for path in WebAssets.byPath.keys { router.add(.get, path, .web) }
+            // A folder's page without its slash: redirected there, where its relative links work.
+            for path in WebAssets.byPath.keys where path.count > 1 && path.hasSuffix("/") {
+                router.add(.get, String(path.dropLast()), .web)
+            }
+        }
+        if configuration.devTokens { router.add(.post, "/dev/token", .devToken) }
         if database {
             router.add(.get, "/v1/ws", .ws)
-            router.add(.get, "/api/v1/admin/live-chat/conversations", .conversations)
-            router.add(.get, "/api/v1/sessions/{id}/messages", .messages)
-            router.add(.patch, "/api/v1/sessions/{id}", .sessionPatch)
-            router.add(.delete, "/api/v1/sessions/{id}", .sessionDelete)
-            router.add(.get, "/api/v1/admin/live-chat/analytics", .analytics)
+            for (method, pattern, route) in apiRoutes {
+                router.add(method, pattern, route)
+                router.add(.options, pattern, .preflight)
+            }
         }
         return router
     }
+
+    static let apiRoutes: [(HTTPMethod, String, HTTPRoute)] = [
+        (.get, "/api/v1/admin/live-chat/conversations", .conversations),
+        (.get, "/api/v1/sessions/{id}/messages", .messages),
+        (.patch, "/api/v1/sessions/{id}", .sessionPatch),
+        (.delete, "/api/v1/sessions/{id}", .sessionDelete),
+        (.get, "/api/v1/admin/live-chat/analytics", .analytics),
+    ]
 
     /// What `route` answers to `request` on a connection of `loop`.
     static func answer(
@@ -37,6 +53,13 @@ enum Routes {
             return .now(response)
         case .echo:
             return .upgrade(context.echoWebSocket, EchoApplication())
+        case .web:
+            if let asset = WebAssets.byPath[request.path] { return .now(WebFiles.answer(request, asset)) }
+            return .now(WebFiles.redirect(to: request.path + "/"))
+        case .devToken:
+            return .now(DevTokens(context.configuration).answer(request))
+        case .preflight:
+            return .now(CORS.preflight(request, allowedOrigins: context.allowedOrigins))
         case .other:
             return .now(.error(.notFound, code: "not_found", message: "no such path"))
         case .readyz, .ws, .conversations, .messages, .sessionPatch, .sessionDelete, .analytics:

@@ -19,6 +19,8 @@ final class ServerContext: Sendable {
     /// used only on its loop's thread, for sessions without context takeover.
     let loopDeflaters: [SharedDeflaters]
     let tls: TLSContext?
+    /// Browser origins allowed to use the WebSocket and the HTTP API (`websocket.allowed_origins`).
+    let allowedOrigins: AllowedOrigins
     /// Path to route; `Routes` says what each route answers.
     let router: HTTPRouter<HTTPRoute>
     let logger: Logger
@@ -36,6 +38,7 @@ final class ServerContext: Sendable {
     init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        allowedOrigins = AllowedOrigins(configuration.allowedOrigins)
         httpLimits = HTTPLimits(
             maxRequestLineBytes: configuration.maxRequestLineBytes,
             maxHeaderCount: configuration.maxHeaderCount,
@@ -63,6 +66,6 @@ final class ServerContext: Sendable {
                 configuration: TLSConfiguration(
                     certificatePath: configuration.tlsCertificate, privateKeyPath: configuration.tlsPrivateKey))
         }
-        router = Routes.router(echo: configuration.echoEndpoint, database: chat != nil)
+        router = Routes.router(configuration, database: chat != nil)
     }
 }

@@ -14,7 +14,7 @@ enum WebSocketUpgrade {
     ) -> HTTPResponse? {
         let outcome = WebSocketHandshake.accept(
             method: request.method.name, isHTTP11: request.version == .http11, header: { request.headers.first($0) },
-            allowedOrigins: context.configuration.allowedOrigins, deflate: context.deflate)
+            allowedOrigins: context.allowedOrigins, deflate: context.deflate)
         switch outcome {
         case .failure(let failure):
             var response = HTTPResponse.error(

@@ -181,6 +181,26 @@ import Testing
                 == 1)
     }
 
+    @Test func aVisitorReadsOnlyTheHistoryOfItsOwnSessions() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let visitor = try fixture.client(.visitor, "v-1")
+        let mine = try fixture.createSession(visitor)
+        let other = try fixture.createSession(try fixture.client(.visitor, "v-2"))
+        let token = TestTokens.make(role: .visitor, workspace: fixture.workspace, sub: "v-1")
+        let own = try HTTPTestClient.request(
+            port: fixture.port, "GET", "/api/v1/sessions/\(mine)/messages", token: token)
+        #expect(own.status == 200 && own.json["session_id"] as? String == mine)
+        let theirs = try HTTPTestClient.request(
+            port: fixture.port, "GET", "/api/v1/sessions/\(other)/messages", token: token)
+        #expect(theirs.status == 403 && theirs.errorCode == "forbidden")
+        for (method, body) in [("PATCH", #"{"title":"x"}"#), ("DELETE", nil)] {
+            let reply = try HTTPTestClient.request(
+                port: fixture.port, method, "/api/v1/sessions/\(mine)", token: token, body: body)
+            #expect(reply.status == 403, "\(method) is for operators and admins")
+        }
+    }
+
     @Test func otherWorkspacesAndBadTokensAreRefused() throws {
         let fixture = try ChatFixture()
         defer { fixture.stop() }

@@ -12,16 +12,28 @@ struct HTTPReply {
     }
     var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
     var errorMessage: String { ((json["error"] as? [String: Any])?["message"] as? String) ?? "" }
+
+    /// The first header `name` (case-insensitive), if sent.
+    func header(_ name: String) -> String? {
+        for line in head.split(separator: "\r\n").dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                return parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
 }
 
 enum HTTPTestClient {
     static func request(
         port: UInt16, _ method: String, _ path: String, token: String? = nil, body: String? = nil,
-        contentType: String? = "application/json"
+        contentType: String? = "application/json", headers: [(String, String)] = []
     ) throws -> HTTPReply {
         let client = try RawClient(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let bytes = Array((body ?? "").utf8)
         if body != nil {
             if let contentType { head += "Content-Type: \(contentType)\r\n" }

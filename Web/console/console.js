@@ -1,0 +1,496 @@
+// Switchboard operator console: the inbox (live through inbox.subscribe, paged
+// over HTTP), one conversation at a time (history over HTTP, then live from
+// join), replies, assignment, closing, typing and read markers, and the
+// workspace's analytics. A thin view over the SDK; every text a person typed
+// is set with textContent.
+import { Switchboard } from '/sdk/switchboard.js';
+
+const $ = (selector) => document.querySelector(selector);
+const PAGE = 100; // inbox rows per HTTP page
+const WINDOW = 300; // messages kept in the open conversation; older ones are paged back on demand
+const LABELS = { connecting: 'Connecting…', open: 'Online', reconnecting: 'Reconnecting…', offline: 'Offline' };
+const FILTERS = { active: ['open', 'assigned'], open: ['open'], assigned: ['assigned'], closed: ['closed'], all: [] };
+
+function el(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text != null) node.textContent = text;
+  return node;
+}
+
+function time(iso) {
+  const date = new Date(iso);
+  const today = new Date().toDateString() === date.toDateString();
+  return today
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
+}
+
+// MARK: sign-in
+
+async function devTokensOn() {
+  const response = await fetch('/dev/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  return response.status === 400; // on: it asks for a role; off: 404
+}
+
+async function devToken(name) {
+  const sub = `op-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'operator'}`;
+  const response = await fetch('/dev/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ role: 'operator', name, sub }),
+  });
+  if (!response.ok) throw new Error(`POST /dev/token answered ${response.status}`);
+  return (await response.json()).token;
+}
+
+/** A token provider: from the URL fragment (#token=JWT, never sent to the server), or by name. */
+async function signIn() {
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fragment) {
+    sessionStorage.setItem('switchboard-console:token', fragment);
+    history.replaceState(null, '', location.pathname);
+  }
+  const given = sessionStorage.getItem('switchboard-console:token');
+  if (given) return async () => given;
+  let name = localStorage.getItem('switchboard-console:name');
+  if (!(await devTokensOn())) {
+    $('#signin-help').textContent = 'Open this page as /console/#token=JWT with an operator token from your application.';
+    $('#signin-form').querySelector('label').hidden = true;
+    $('#signin-name').hidden = true;
+    $('#signin-form').querySelector('button').hidden = true;
+    $('#signin').hidden = false;
+    return new Promise(() => {});
+  }
+  if (!name) {
+    $('#signin').hidden = false;
+    $('#signin-name').focus();
+    name = await new Promise((resolve) =>
+      $('#signin-form').addEventListener('submit', (event) => {
+        event.preventDefault();
+        resolve($('#signin-name').value.trim());
+      }),
+    );
+    localStorage.setItem('switchboard-console:name', name);
+    $('#signin').hidden = true;
+  }
+  return () => devToken(name);
+}
+
+// MARK: the console
+
+class Console {
+  constructor(client) {
+    this.client = client;
+    this.sessions = new Map(); // id -> session (the newest version)
+    this.rows = new Map(); // id -> <li>
+    this.filter = 'active';
+    this.mineOnly = false;
+    this.cursor = undefined; // undefined: not loaded; null: last page loaded
+    this.loading = false;
+    this.openId = null;
+    this.messages = new Map(); // seq -> <li>, the open conversation's
+    this.visitorRead = 0;
+    this.read = JSON.parse(localStorage.getItem('switchboard-console:read') || '{}');
+  }
+
+  start() {
+    const { client } = this;
+    client.addEventListener('session', (e) => this.upsert(e.detail.session));
+    client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
+    client.addEventListener('typing', (e) => this.showTyping(e.detail));
+    client.addEventListener('read', (e) => this.showRead(e.detail));
+    client.addEventListener('ack', (e) => this.acked(e.detail));
+    for (const tab of document.querySelectorAll('[data-filter]')) {
+      tab.addEventListener('click', () => this.setFilter(tab.dataset.filter));
+    }
+    $('#mine').addEventListener('change', (e) => {
+      this.mineOnly = e.target.checked;
+      this.reload();
+    });
+    $('[data-sb=inbox]').addEventListener('scroll', (e) => {
+      const list = e.target;
+      if (list.scrollTop + list.clientHeight > list.scrollHeight - 200) this.loadPage();
+    });
+    $('#composer-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.reply();
+    });
+    const composer = $('[data-sb=composer]');
+    composer.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.reply();
+      }
+    });
+    composer.addEventListener('input', () => this.openId && client.typing(this.openId, composer.value !== ''));
+    $('[data-sb=assign]').addEventListener('click', () => this.act(() => client.assign(this.openId)));
+    $('[data-sb=close]').addEventListener('click', () => this.act(() => client.closeSession(this.openId)));
+    $('#earlier').addEventListener('click', () => this.loadEarlier());
+    $('#analytics-open').addEventListener('click', () => this.showAnalytics());
+    $('#analytics-days').addEventListener('change', () => this.showAnalytics());
+    document.addEventListener('visibilitychange', () => this.markRead());
+    addEventListener('hashchange', () => this.route());
+    $('#me').textContent = `Signed in as ${client.user?.name || client.user?.id}`;
+    client.subscribeInbox().catch((error) => this.flash(error.message));
+    this.reload();
+    this.route();
+  }
+
+  showState(state) {
+    const status = $('[data-sb=status]');
+    status.dataset.state = state;
+    status.textContent = LABELS[state] ?? state;
+    $('#banner').hidden = state === 'open' || !this.client.wasOpen;
+    if (state === 'open' && this.wasDown) this.reload(); // catch up on what changed meanwhile
+    this.wasDown = state !== 'open';
+  }
+
+  flash(text) {
+    $('#banner').hidden = false;
+    $('#banner').textContent = text;
+  }
+
+  // MARK: inbox
+
+  setFilter(filter) {
+    this.filter = filter;
+    for (const tab of document.querySelectorAll('[data-filter]')) {
+      tab.setAttribute('aria-selected', String(tab.dataset.filter === filter));
+    }
+    this.reload();
+  }
+
+  matches(session) {
+    if (session.deleted) return false;
+    const statuses = FILTERS[this.filter];
+    if (statuses.length && !statuses.includes(session.status)) return false;
+    return !this.mineOnly || session.assigned_operator?.id === this.client.user?.id;
+  }
+
+  reload() {
+    this.cursor = undefined;
+    for (const row of this.rows.values()) row.remove();
+    this.rows.clear();
+    this.loadPage();
+  }
+
+  async loadPage() {
+    if (this.loading || this.cursor === null) return;
+    this.loading = true;
+    const statuses = FILTERS[this.filter].join(',');
+    const query = new URLSearchParams({ limit: String(PAGE) });
+    if (statuses) query.set('status', statuses);
+    if (this.mineOnly) query.set('assigned', 'me');
+    if (this.cursor) query.set('cursor', this.cursor);
+    try {
+      const page = await this.client.api(`/api/v1/admin/live-chat/conversations?${query}`);
+      for (const session of page.sessions) this.upsert(session, { append: true });
+      this.cursor = page.next_cursor ?? null;
+    } catch (error) {
+      this.flash(`Could not load the inbox: ${error.message}`);
+    } finally {
+      this.loading = false;
+      $('#inbox-empty').hidden = this.rows.size > 0;
+    }
+  }
+
+  /** A session's newest state: its row updated (or added, moved up, removed), its header too. */
+  upsert(session, { append = false } = {}) {
+    const known = this.sessions.get(session.id);
+    if (known && (known.version ?? 0) > (session.version ?? 0)) return;
+    this.sessions.set(session.id, session);
+    if (session.id === this.openId) this.showHeader(session);
+    const existing = this.rows.get(session.id);
+    if (!this.matches(session)) {
+      existing?.remove();
+      this.rows.delete(session.id);
+      return;
+    }
+    const row = this.renderRow(session, existing);
+    const list = $('[data-sb=inbox]');
+    if (!existing) {
+      this.rows.set(session.id, row);
+      // Pages arrive in inbox order; live changes are the newest activity and go on top.
+      if (append) list.append(row);
+      else list.prepend(row);
+    } else if (!append && known && known.updated_at !== session.updated_at) {
+      list.prepend(row);
+    }
+    $('#inbox-empty').hidden = true;
+  }
+
+  renderRow(session, row) {
+    row ??= el('li', { 'data-sb': 'inbox-item', role: 'option', tabindex: '0' });
+    row.dataset.sessionId = session.id;
+    row.dataset.status = session.status;
+    row.setAttribute('aria-selected', String(session.id === this.openId));
+    const unread = Math.max(0, session.last_seq - (this.read[session.id] ?? 0));
+    const who = session.assigned_operator ? session.assigned_operator.name || session.assigned_operator.id : 'unassigned';
+    const preview = session.last_message ? session.last_message.body : 'No messages yet';
+    row.replaceChildren(
+      el('div', { class: 'row-top' }),
+      el('div', { class: 'row-preview' }, preview),
+      el('div', { class: 'row-meta' }, `${session.status} · ${who}`),
+    );
+    const top = row.firstChild;
+    top.append(el('span', { class: 'row-title' }, session.title), el('time', {}, time(session.updated_at)));
+    if (unread > 0 && session.id !== this.openId) top.append(el('span', { class: 'unread', 'aria-label': `${unread} unread` }, String(unread)));
+    if (!row.onclick) {
+      row.onclick = () => (location.hash = `#/s/${session.id}`);
+      row.onkeydown = (e) => (e.key === 'Enter' || e.key === ' ') && row.onclick();
+    }
+    return row;
+  }
+
+  route() {
+    const match = location.hash.match(/^#\/s\/([0-9a-f-]{36})$/i);
+    if (match) this.openConversation(match[1]);
+  }
+
+  // MARK: conversation
+
+  async openConversation(id) {
+    if (this.openId && this.openId !== id) this.client.leave(this.openId);
+    this.openId = id;
+    this.messages.clear();
+    this.visitorRead = 0;
+    this.visitorName = null;
+    $('#log').replaceChildren();
+    $('[data-sb=analytics]').hidden = true;
+    $('#placeholder').hidden = true;
+    $('[data-sb=conversation]').hidden = false;
+    $('[data-sb=typing]').hidden = true;
+    for (const [rowId, row] of this.rows) row.setAttribute('aria-selected', String(rowId === id));
+    let session = this.sessions.get(id);
+    const lastSeq = session?.last_seq ?? 0;
+    if (session) this.showHeader(session);
+    try {
+      // History over HTTP (the newest window), then live from the last message shown.
+      const page = await this.client.history(id, { afterSeq: Math.max(0, lastSeq - 50), limit: 100 });
+      if (this.openId !== id) return;
+      for (const message of page.messages) this.showMessage(id, message);
+      $('#earlier').hidden = (page.messages[0]?.seq ?? 1) <= 1;
+      const since = page.messages.at(-1)?.seq ?? lastSeq;
+      await this.client.join(id, { sinceSeq: since });
+    } catch (error) {
+      this.flash(`Could not open the conversation: ${error.message}`);
+    }
+    session = this.sessions.get(id);
+    if (session) this.showHeader(session);
+    $('[data-sb=composer]').focus();
+    this.markRead();
+  }
+
+  showHeader(session) {
+    $('#conv-title').textContent = session.title;
+    $('#conv-meta').textContent =
+      `${this.visitorName || session.visitor_id || 'visitor'} · opened ${time(session.created_at)}` +
+      (session.assigned_operator ? ` · assigned to ${session.assigned_operator.name || session.assigned_operator.id}` : '');
+    const chip = $('#conv-status');
+    chip.textContent = session.status;
+    chip.dataset.status = session.status;
+    $('[data-sb=assign]').disabled = session.assigned_operator?.id === this.client.user?.id;
+    $('[data-sb=close]').disabled = session.status === 'closed';
+  }
+
+  messageNode(message) {
+    const mine = message.sender.id === this.client.user?.id;
+    const item = el('li', { class: `msg${mine ? ' mine' : ''} ${message.sender.role}`, 'data-sb': 'message' });
+    item.dataset.seq = String(message.seq);
+    item.dataset.state = 'sent';
+    const name = mine ? 'You' : message.sender.name || message.sender.id;
+    const meta = el('span', { class: 'meta' }, time(message.created_at));
+    if (mine) meta.append(el('span', { class: 'tick' }, message.seq <= this.visitorRead ? ' · Seen' : ''));
+    item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, name), el('p', { class: 'body', 'data-sb': 'body' }, message.body), meta);
+    return item;
+  }
+
+  showMessage(sessionId, message) {
+    if (sessionId !== this.openId || this.messages.has(message.seq)) return;
+    if (message.sender.role === 'visitor' && message.sender.name && !this.visitorName) {
+      this.visitorName = message.sender.name;
+      const session = this.sessions.get(sessionId);
+      if (session) this.showHeader(session);
+    }
+    const log = $('#log');
+    const pending = log.querySelector(`[data-client-id="${message.client_msg_id}"]`);
+    const item = this.messageNode(message);
+    if (pending) pending.replaceWith(item);
+    else {
+      const next = [...log.children].find((node) => node.dataset.state === 'pending' || Number(node.dataset.seq) > message.seq);
+      log.insertBefore(item, next ?? null);
+    }
+    this.messages.set(message.seq, item);
+    if (message.sender.role === 'visitor') $('[data-sb=typing]').hidden = true;
+    // A window, not everything: the oldest leave the page and stay pageable.
+    while (this.messages.size > WINDOW) {
+      const oldest = Math.min(...this.messages.keys());
+      this.messages.get(oldest).remove();
+      this.messages.delete(oldest);
+      $('#earlier').hidden = false;
+    }
+    log.scrollTop = log.scrollHeight;
+    this.markRead();
+  }
+
+  async loadEarlier() {
+    const id = this.openId;
+    const first = Math.min(...this.messages.keys());
+    if (!Number.isFinite(first) || first <= 1) return;
+    const page = await this.client.history(id, { afterSeq: Math.max(0, first - 51), limit: 50 });
+    if (this.openId !== id) return;
+    const log = $('#log');
+    const anchor = log.firstChild;
+    for (const message of page.messages) {
+      if (message.seq >= first || this.messages.has(message.seq)) continue;
+      const item = this.messageNode(message);
+      log.insertBefore(item, anchor);
+      this.messages.set(message.seq, item);
+    }
+    $('#earlier').hidden = (page.messages[0]?.seq ?? 1) <= 1;
+  }
+
+  async reply() {
+    const composer = $('[data-sb=composer]');
+    const body = composer.value.trim();
+    if (!body || !this.openId) return;
+    composer.value = '';
+    this.client.typing(this.openId, false);
+    const sent = this.client.send(this.openId, body);
+    const entry = this.client.pending(this.openId).at(-1);
+    if (entry) {
+      const item = el('li', { class: 'msg mine', 'data-sb': 'message', 'data-client-id': entry.clientMsgId });
+      item.dataset.state = 'pending';
+      item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, 'You'), el('p', { class: 'body', 'data-sb': 'body' }, body), el('span', { class: 'meta' }, 'Sending…'));
+      $('#log').append(item);
+      $('#log').scrollTop = $('#log').scrollHeight;
+    }
+    sent.catch((error) => this.flash(`Not sent: ${error.message}`));
+  }
+
+  acked({ clientMsgId, seq }) {
+    const pending = $(`#log [data-client-id="${clientMsgId}"]`);
+    if (pending && !this.messages.has(seq)) {
+      pending.dataset.seq = String(seq);
+    }
+  }
+
+  async act(action) {
+    try {
+      this.upsert(await action());
+    } catch (error) {
+      this.flash(error.message);
+    }
+  }
+
+  showTyping({ sessionId, sender, state }) {
+    if (sessionId !== this.openId || sender.id === this.client.user?.id) return;
+    const line = $('[data-sb=typing]');
+    clearTimeout(this.typingTimer);
+    line.textContent = `${sender.name || sender.role} is typing…`;
+    line.hidden = !state;
+    if (state) this.typingTimer = setTimeout(() => (line.hidden = true), 6000);
+  }
+
+  showRead({ sessionId, reader, seq }) {
+    if (sessionId !== this.openId || reader.role !== 'visitor') return;
+    this.visitorRead = Math.max(this.visitorRead, seq);
+    for (const [messageSeq, item] of this.messages) {
+      const tick = item.querySelector('.tick');
+      if (tick && messageSeq <= this.visitorRead) tick.textContent = ' · Seen';
+    }
+  }
+
+  markRead() {
+    const id = this.openId;
+    if (!id || document.visibilityState === 'hidden') return;
+    const seq = this.client.lastSeq(id);
+    if (seq > 0) this.client.read(id, seq);
+    if ((this.read[id] ?? 0) < seq) {
+      this.read[id] = seq;
+      const ids = Object.keys(this.read);
+      if (ids.length > 2000) delete this.read[ids[0]];
+      localStorage.setItem('switchboard-console:read', JSON.stringify(this.read));
+      const session = this.sessions.get(id);
+      if (session && this.rows.has(id)) this.renderRow(session, this.rows.get(id));
+    }
+  }
+
+  // MARK: analytics
+
+  async showAnalytics() {
+    if (this.openId) this.client.leave(this.openId);
+    this.openId = null;
+    location.hash = '';
+    $('[data-sb=conversation]').hidden = true;
+    $('#placeholder').hidden = true;
+    $('[data-sb=analytics]').hidden = false;
+    const days = Number($('#analytics-days').value);
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86400000);
+    try {
+      const figures = await this.client.api(
+        `/api/v1/admin/live-chat/analytics?from=${from.toISOString()}&to=${to.toISOString()}`,
+      );
+      this.renderAnalytics(figures);
+    } catch (error) {
+      this.flash(`Could not load the analytics: ${error.message}`);
+    }
+  }
+
+  renderAnalytics(figures) {
+    const seconds = (value) => (value == null ? '–' : value < 90 ? `${Math.round(value)} s` : `${(value / 60).toFixed(1)} min`);
+    const cards = [
+      ['Conversations opened', figures.sessions_opened],
+      ['Conversations closed', figures.sessions_closed],
+      ['First response, median', seconds(figures.first_response_seconds.median)],
+      ['First response, 90th percentile', seconds(figures.first_response_seconds.p90)],
+    ];
+    $('#figures').replaceChildren(
+      ...cards.map(([label, value]) => {
+        const card = el('div', { class: 'figure' });
+        card.append(el('strong', {}, String(value)), el('span', {}, label));
+        return card;
+      }),
+    );
+    const roles = Object.entries(figures.messages_by_role);
+    const max = Math.max(1, ...roles.map(([, n]) => n));
+    const svg = $('#chart');
+    const ns = 'http://www.w3.org/2000/svg';
+    const width = 480;
+    const bar = 34;
+    svg.setAttribute('viewBox', `0 0 ${width} ${Math.max(1, roles.length) * (bar + 14) + 10}`);
+    svg.replaceChildren();
+    roles.forEach(([role, count], index) => {
+      const y = 10 + index * (bar + 14);
+      const label = document.createElementNS(ns, 'text');
+      label.setAttribute('x', '0');
+      label.setAttribute('y', String(y + bar / 2 + 5));
+      label.textContent = role;
+      const rect = document.createElementNS(ns, 'rect');
+      rect.setAttribute('x', '90');
+      rect.setAttribute('y', String(y));
+      rect.setAttribute('height', String(bar));
+      rect.setAttribute('width', String(Math.max(2, ((width - 170) * count) / max)));
+      rect.setAttribute('class', `bar ${role}`);
+      const value = document.createElementNS(ns, 'text');
+      value.setAttribute('x', String(96 + ((width - 170) * count) / max));
+      value.setAttribute('y', String(y + bar / 2 + 5));
+      value.textContent = String(count);
+      svg.append(label, rect, value);
+    });
+  }
+}
+
+const token = await signIn();
+const client = new Switchboard({ url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/ws`, token });
+$('#app').hidden = false;
+const view = new Console(client);
+view.showState(client.state);
+client.addEventListener('state', (e) => view.showState(e.detail.state));
+client
+  .connect()
+  .then(() => view.start())
+  .catch((error) => view.flash(error.message));
+window.switchboardConsole = view; // for the browser tests and the curious

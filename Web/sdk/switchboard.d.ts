@@ -1,0 +1,132 @@
+// Types of the Switchboard browser SDK (/sdk/switchboard.js). Guide: docs/clients.md.
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'offline';
+
+export const STATES: readonly ConnectionState[];
+
+export interface Participant {
+  id: string;
+  role: 'visitor' | 'operator' | 'admin' | string;
+  name: string | null;
+}
+
+export interface Message {
+  type: 'message';
+  session_id: string;
+  seq: number;
+  id: string;
+  client_msg_id: string;
+  kind: string;
+  body: string;
+  sender: Participant;
+  created_at: string;
+}
+
+export interface Ack {
+  type: 'ack';
+  session_id: string;
+  client_msg_id: string;
+  seq: number;
+  id: string;
+  created_at: string;
+  duplicate: boolean;
+}
+
+export interface Session {
+  id: string;
+  workspace_id: string;
+  visitor_id: string | null;
+  title: string;
+  status: 'open' | 'assigned' | 'closed';
+  assigned_operator: { id: string; name: string | null } | null;
+  last_seq: number;
+  last_message: { seq: number; body: string; sender_role: string; created_at: string } | null;
+  created_at: string;
+  updated_at: string;
+  /** Grows with every change; the SDK never emits an older state after a newer one. */
+  version: number;
+  /** Present (true) only when the session was deleted. */
+  deleted?: boolean;
+}
+
+export interface OutboxEntry {
+  sessionId: string;
+  body: string;
+  kind: string;
+  clientMsgId: string;
+}
+
+export interface SwitchboardEvents {
+  state: { state: ConnectionState };
+  message: { sessionId: string; message: Message };
+  typing: { sessionId: string; sender: Participant; state: boolean };
+  read: { sessionId: string; reader: Participant; seq: number };
+  session: { session: Session };
+  inbox: { sessions: Session[]; nextCursor: string | null };
+  ack: { sessionId: string; clientMsgId: string; seq: number; ack: Ack | Message };
+  outbox: { sessionId: string; entry: OutboxEntry; error?: SwitchboardError };
+  error: { code: string; message: string; ref?: string };
+}
+
+export interface SwitchboardOptions {
+  /** WebSocket URL of the gateway, e.g. `wss://chat.example.com/v1/ws`. */
+  url: string;
+  /** Returns a token; called again when it expires or the gateway refuses it (close 4001). */
+  token: () => Promise<string>;
+  /** HTTP base of the gateway (default: derived from `url`). */
+  apiUrl?: string;
+  /** Reconnect back-off: the first delay bound and the cap, in ms (defaults 500 and 30000). */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+  /** At most one typing frame per interval, in ms (default 3000). */
+  typingIntervalMs?: number;
+}
+
+export class SwitchboardError extends Error {
+  /** The protocol's error code (`forbidden`, `overloaded`, ...), or `disconnected`, `token`, `history`. */
+  code: string;
+}
+
+export function newClientMessageId(): string;
+export function backoff(attempt: number, min: number, max: number): number;
+export function tokenExpiry(token: string): number;
+
+export class Switchboard extends EventTarget {
+  constructor(options: SwitchboardOptions);
+  readonly state: ConnectionState;
+  readonly user: Participant | null;
+  readonly workspaceId: string | null;
+
+  addEventListener<K extends keyof SwitchboardEvents>(
+    type: K,
+    listener: (event: CustomEvent<SwitchboardEvents[K]>) => void,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+
+  /** Connects and keeps reconnecting until `close()`; resolves at the first welcome. */
+  connect(): Promise<void>;
+  close(): void;
+  whenOpen(): Promise<void>;
+
+  createSession(title?: string): Promise<Session>;
+  join(sessionId: string, options?: { sinceSeq?: number }): Promise<unknown>;
+  leave(sessionId: string): Promise<void>;
+  lastSeq(sessionId: string): number;
+
+  /** Resolves with the ack once stored; re-sent with the same client_msg_id after reconnects. */
+  send(sessionId: string, body: string, options?: { kind?: string; clientMsgId?: string }): Promise<Ack | Message>;
+  pending(sessionId?: string): OutboxEntry[];
+
+  typing(sessionId: string, isTyping?: boolean): void;
+  read(sessionId: string, seq: number): void;
+
+  subscribeInbox(): Promise<{ sessions: Session[]; next_cursor: string | null }>;
+  assign(sessionId: string, operatorId?: string): Promise<Session>;
+  closeSession(sessionId: string): Promise<Session>;
+
+  api<T = unknown>(path: string, options?: { method?: string; body?: unknown }): Promise<T>;
+  history(
+    sessionId: string,
+    options?: { afterSeq?: number; limit?: number },
+  ): Promise<{ session_id: string; messages: Message[]; next_after_seq: number | null }>;
+}

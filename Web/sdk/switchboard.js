@@ -1,0 +1,510 @@
+// Switchboard browser SDK (ES module, no dependencies). Types: switchboard.d.ts;
+// guide: docs/clients.md. It owns what every integrator would otherwise get
+// wrong: reconnecting with jittered back-off, resuming every session by seq so
+// each message reaches the app once and in order, an outbox that re-sends
+// unacknowledged messages with their client_msg_id, and token refresh.
+
+/** Connection states, in the order a connection usually meets them. */
+export const STATES = ['connecting', 'open', 'reconnecting', 'offline'];
+
+// Answers worth retrying: the gateway is busy or its database away, or the connection dropped.
+const RETRYABLE = new Set(['overloaded', 'unavailable', 'disconnected']);
+const REQUEST_TIMEOUT_MS = 15000;
+const HISTORY_PAGE = 1000;
+
+/** An error answered by the gateway (`code` as in the protocol) or raised by the SDK. */
+export class SwitchboardError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'SwitchboardError';
+    this.code = code;
+  }
+}
+
+/** A random id for client_msg_id: unique per message, kept across re-sends. */
+export function newClientMessageId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Full-jitter exponential back-off: a random wait up to min(max, min * 2^attempt). */
+export function backoff(attempt, min, max) {
+  return Math.random() * Math.min(max, min * 2 ** Math.min(attempt, 16));
+}
+
+/** The seconds-since-epoch expiry of a JWT, or Infinity when it cannot be read. */
+export function tokenExpiry(token) {
+  try {
+    const part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(atob(part)).exp ?? Infinity;
+  } catch {
+    return Infinity;
+  }
+}
+
+export class Switchboard extends EventTarget {
+  /**
+   * @param {object} options
+   * @param {string} options.url WebSocket URL of the gateway, e.g. `wss://chat.example.com/v1/ws`.
+   * @param {() => Promise<string>} options.token Returns a token; called again when it expires or is refused.
+   * @param {string} [options.apiUrl] HTTP base of the gateway (default: derived from `url`).
+   * @param {number} [options.minDelayMs] First reconnect delay bound (default 500).
+   * @param {number} [options.maxDelayMs] Reconnect delay cap (default 30000).
+   * @param {number} [options.typingIntervalMs] At most one typing frame per interval (default 3000).
+   */
+  constructor(options) {
+    super();
+    if (!options?.url || typeof options.token !== 'function') {
+      throw new TypeError('Switchboard needs { url, token: async () => string }');
+    }
+    this.url = options.url;
+    this.apiUrl = options.apiUrl ?? options.url.replace(/^ws/, 'http').replace(/\/v1\/ws.*$/, '');
+    this.tokenProvider = options.token;
+    this.minDelay = options.minDelayMs ?? 500;
+    this.maxDelay = options.maxDelayMs ?? 30000;
+    this.typingInterval = options.typingIntervalMs ?? 3000;
+    /** @type {'connecting'|'open'|'reconnecting'|'offline'} */
+    this.state = 'offline';
+    this.user = null;
+    this.workspaceId = null;
+    this.heartbeatSeconds = 25;
+    this.ws = null;
+    this.token = null;
+    this.attempt = 0;
+    this.wasOpen = false;
+    this.closed = true;
+    this.nextRef = 1;
+    this.requests = new Map(); // ref -> { resolve, reject, timer }
+    this.sessions = new Map(); // id -> { lastSeq, joined, buffer, fetching }
+    this.versions = new Map(); // session id -> newest version seen
+    this.outbox = new Map(); // client_msg_id -> entry
+    this.inboxWanted = false;
+    this.typingState = new Map(); // session id -> { sent, at, timer }
+    this.readSent = new Map();
+    this.timers = new Set();
+    this.onOnline = () => this.state === 'offline' && !this.closed && this.reconnectNow();
+    this.onOffline = () => this.ws?.close();
+  }
+
+  // MARK: connection
+
+  /** Connects, and keeps reconnecting until `close()`. Resolves at the first `welcome`. */
+  connect() {
+    if (!this.closed) return this.ready;
+    this.closed = false;
+    addEventListener('online', this.onOnline);
+    addEventListener('offline', this.onOffline);
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
+    this.open();
+    return this.ready;
+  }
+
+  /** Closes for good: no reconnect; pending sends stay in the outbox for a later `connect()`. */
+  close() {
+    this.closed = true;
+    removeEventListener('online', this.onOnline);
+    removeEventListener('offline', this.onOffline);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.ws?.close(1000);
+    this.ws = null;
+    this.setState('offline');
+  }
+
+  later(ms, fn) {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+    return timer;
+  }
+
+  setState(state) {
+    if (this.state === state) return;
+    this.state = state;
+    this.emit('state', { state });
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  async open() {
+    if (this.closed) return;
+    this.setState(this.wasOpen ? 'reconnecting' : 'connecting');
+    if (typeof navigator !== 'undefined' && navigator.onLine === false) {
+      this.setState('offline');
+      return;
+    }
+    try {
+      // A token about to expire is refreshed before it is refused.
+      if (!this.token || tokenExpiry(this.token) * 1000 < Date.now() + 30000) this.token = await this.tokenProvider();
+    } catch (error) {
+      this.emit('error', { code: 'token', message: `the token provider failed: ${error?.message ?? error}` });
+      return this.retry();
+    }
+    if (this.closed) return;
+    const ws = new WebSocket(this.url, 'switchboard.v1');
+    this.ws = ws;
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', token: this.token }));
+    ws.onmessage = (event) => this.receive(ws, event.data);
+    ws.onclose = (event) => this.closedBy(ws, event);
+  }
+
+  /** Reconnects after a jittered delay (so thousands of clients do not return at once). */
+  retry() {
+    if (this.closed) return;
+    this.setState(typeof navigator !== 'undefined' && navigator.onLine === false ? 'offline' : 'reconnecting');
+    this.later(backoff(this.attempt++, this.minDelay, this.maxDelay), () => this.open());
+  }
+
+  reconnectNow() {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.open();
+  }
+
+  closedBy(ws, event) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    clearTimeout(this.heartbeat);
+    for (const { reject, timer } of this.requests.values()) {
+      clearTimeout(timer);
+      reject(new SwitchboardError('disconnected', 'the connection was lost'));
+    }
+    this.requests.clear();
+    for (const session of this.sessions.values()) session.joined = false;
+    for (const entry of this.outbox.values()) entry.ref = null;
+    // 4001: no valid token; the next attempt asks the provider for a new one.
+    if (event.code === 4001) this.token = null;
+    if (this.closed) return;
+    this.retry();
+  }
+
+  /** Detects a dead connection (browsers hide WebSocket pings): a pong is due after every ping. */
+  armHeartbeat(ws) {
+    clearTimeout(this.heartbeat);
+    this.heartbeat = setTimeout(() => {
+      if (ws !== this.ws) return;
+      this.request({ type: 'ping' }).then(
+        () => this.armHeartbeat(ws),
+        () => ws.close(),
+      );
+    }, this.heartbeatSeconds * 1000);
+  }
+
+  receive(ws, text) {
+    if (ws !== this.ws) return;
+    let frame;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const pending = frame.ref != null && this.requests.get(frame.ref);
+    if (pending) {
+      this.requests.delete(frame.ref);
+      clearTimeout(pending.timer);
+      if (frame.type === 'error') pending.reject(new SwitchboardError(frame.code, frame.message));
+      else pending.resolve(frame);
+    }
+    switch (frame.type) {
+      case 'welcome':
+        return this.welcomed(ws, frame);
+      case 'message':
+        return this.onMessage(frame);
+      case 'typing':
+        return this.emit('typing', { sessionId: frame.session_id, sender: frame.sender, state: frame.state });
+      case 'read':
+        return this.emit('read', { sessionId: frame.session_id, reader: frame.reader, seq: frame.seq });
+      case 'session.updated':
+      case 'session':
+        return this.onSession(frame.session);
+      case 'error':
+        if (!pending) this.emit('error', { code: frame.code, message: frame.message, ref: frame.ref });
+        if (frame.code === 'unauthorized') this.token = null;
+    }
+  }
+
+  async welcomed(ws, frame) {
+    this.user = frame.user;
+    this.workspaceId = frame.workspace_id;
+    this.heartbeatSeconds = frame.heartbeat_s || 25;
+    this.wasOpen = true;
+    this.setState('open');
+    this.armHeartbeat(ws);
+    this.resolveReady?.();
+    this.resolveReady = null;
+    // A connection that lasts resets the back-off; one that drops at once keeps it growing.
+    this.later(10000, () => ws === this.ws && (this.attempt = 0));
+    if (this.inboxWanted) this.subscribeInbox().catch(() => {});
+    for (const id of this.sessions.keys()) this.rejoin(id);
+  }
+
+  /** Sends a frame with a fresh ref; resolves with its answer, rejects with a SwitchboardError. */
+  request(frame) {
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.state !== 'open') return reject(new SwitchboardError('disconnected', 'not connected'));
+      const ref = `r${this.nextRef++}`;
+      const timer = setTimeout(() => {
+        this.requests.delete(ref);
+        reject(new SwitchboardError('unavailable', `no answer to ${frame.type}`));
+      }, REQUEST_TIMEOUT_MS);
+      this.requests.set(ref, { resolve, reject, timer });
+      this.ws.send(JSON.stringify({ ...frame, ref }));
+    });
+  }
+
+  /** `request`, repeated with back-off while the gateway answers overloaded or unavailable. */
+  async retrying(frame, tries = 6) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request(frame);
+      } catch (error) {
+        if (!RETRYABLE.has(error.code) || attempt + 1 >= tries || this.closed) throw error;
+        if (error.code !== 'disconnected') {
+          await new Promise((resolve) => this.later(backoff(attempt + 1, this.minDelay, this.maxDelay), resolve));
+        }
+        await this.whenOpen();
+      }
+    }
+  }
+
+  /** Resolves once the connection is open (at once if it is). */
+  whenOpen() {
+    if (this.state === 'open') return Promise.resolve();
+    return new Promise((resolve) => {
+      const opened = () => {
+        if (this.state !== 'open') return;
+        this.removeEventListener('state', opened);
+        resolve();
+      };
+      this.addEventListener('state', opened);
+    });
+  }
+
+  // MARK: sessions
+
+  /** Opens a new session (visitors); the connection is joined to it. */
+  async createSession(title) {
+    const frame = await this.retrying({ type: 'session.create', ...(title ? { title } : {}) });
+    this.sessions.set(frame.session.id, { lastSeq: frame.session.last_seq, joined: true, buffer: null });
+    this.onSession(frame.session);
+    return frame.session;
+  }
+
+  /**
+   * Joins a session: every message after `sinceSeq` (default 0: all of them) is delivered as a
+   * `message` event, once and in order, now and after every reconnect.
+   */
+  async join(sessionId, { sinceSeq = 0 } = {}) {
+    const known = this.sessions.get(sessionId);
+    if (!known) this.sessions.set(sessionId, { lastSeq: sinceSeq, joined: false, buffer: null });
+    return this.rejoin(sessionId);
+  }
+
+  async rejoin(sessionId) {
+    const session = this.sessions.get(sessionId);
+    if (!session || this.state !== 'open') return;
+    // Messages that arrive before `joined` is handled wait, so a truncated replay can be filled first.
+    session.buffer = [];
+    let frame;
+    try {
+      frame = await this.retrying({ type: 'join', session_id: sessionId, since_seq: session.lastSeq });
+    } catch (error) {
+      if (!RETRYABLE.has(error.code)) this.sessions.delete(sessionId);
+      session.buffer = null;
+      throw error;
+    }
+    if (this.sessions.get(sessionId) !== session) return frame;
+    // The replay follows `joined` on the socket and waits in the buffer while the gap is paged.
+    if (frame.truncated) await this.fillGap(sessionId, session);
+    const buffered = session.buffer ?? [];
+    session.buffer = null;
+    session.joined = true;
+    for (const message of buffered) this.deliver(sessionId, session, message);
+    this.flushOutbox(sessionId);
+    return frame;
+  }
+
+  /** Pages history over HTTP from the last delivered seq up to what the socket replays. */
+  async fillGap(sessionId, session) {
+    for (let tries = 0; tries < 5; tries++) {
+      try {
+        for (;;) {
+          const page = await this.api(
+            `/api/v1/sessions/${sessionId}/messages?after_seq=${session.lastSeq}&limit=${HISTORY_PAGE}`,
+          );
+          for (const message of page.messages) this.deliver(sessionId, session, message);
+          const first = session.buffer?.[0]?.seq;
+          if (page.next_after_seq == null || (first != null && session.lastSeq >= first - 1)) return;
+        }
+      } catch (error) {
+        await new Promise((resolve) => this.later(backoff(tries + 1, this.minDelay, this.maxDelay), resolve));
+      }
+    }
+    this.emit('error', { code: 'history', message: `could not page the history of ${sessionId}` });
+  }
+
+  onMessage(frame) {
+    const session = this.sessions.get(frame.session_id);
+    if (!session) return;
+    if (session.buffer) session.buffer.push(frame);
+    else this.deliver(frame.session_id, session, frame);
+  }
+
+  deliver(sessionId, session, message) {
+    if (message.seq <= session.lastSeq) return; // replayed twice, or already paged
+    if (message.seq > session.lastSeq + 1 && session.joined) {
+      // A gap on a live session: ask again from the last delivered message.
+      session.joined = false;
+      this.rejoin(sessionId).catch(() => {});
+      return;
+    }
+    session.lastSeq = message.seq;
+    const entry = this.outbox.get(message.client_msg_id);
+    if (entry && entry.sessionId === sessionId && message.sender?.id === this.user?.id) this.settle(entry, message);
+    this.emit('message', { sessionId, message });
+  }
+
+  /** Stops receiving a session. */
+  async leave(sessionId) {
+    this.sessions.delete(sessionId);
+    if (this.state === 'open') await this.request({ type: 'leave', session_id: sessionId }).catch(() => {});
+  }
+
+  /** The last seq delivered for a session (0 when none). */
+  lastSeq(sessionId) {
+    return this.sessions.get(sessionId)?.lastSeq ?? 0;
+  }
+
+  onSession(session) {
+    if (!session) return;
+    const known = this.versions.get(session.id) ?? 0;
+    // A client never applies an older state over a newer one (PROTOCOL.md, "Message semantics").
+    if ((session.version ?? 0) < known) return;
+    this.versions.set(session.id, session.version ?? 0);
+    if (this.versions.size > 20000) this.versions.delete(this.versions.keys().next().value);
+    this.emit('session', { session });
+  }
+
+  // MARK: outbox
+
+  /**
+   * Sends a message; resolves with its `ack` once it is stored. Sent while offline (or
+   * unacknowledged when the connection drops), it is re-sent with the same client_msg_id
+   * after the session is joined again, so it is stored and shown once.
+   */
+  send(sessionId, body, { kind = 'text', clientMsgId = newClientMessageId() } = {}) {
+    return new Promise((resolve, reject) => {
+      const entry = { sessionId, body, kind, clientMsgId, resolve, reject, ref: null, attempt: 0 };
+      this.outbox.set(clientMsgId, entry);
+      this.emit('outbox', { sessionId, entry });
+      this.transmit(entry);
+    });
+  }
+
+  /** Messages not yet acknowledged, oldest first. */
+  pending(sessionId) {
+    return [...this.outbox.values()].filter((entry) => !sessionId || entry.sessionId === sessionId);
+  }
+
+  transmit(entry) {
+    const session = this.sessions.get(entry.sessionId);
+    if (this.state !== 'open' || !session?.joined || entry.ref) return; // sent when joined again
+    const frame = {
+      type: 'send', session_id: entry.sessionId, client_msg_id: entry.clientMsgId, body: entry.body, kind: entry.kind,
+    };
+    entry.ref = true; // in flight
+    this.request(frame).then(
+      (ack) => this.settle(entry, ack),
+      (error) => {
+        entry.ref = null;
+        if (!RETRYABLE.has(error.code)) {
+          this.outbox.delete(entry.clientMsgId);
+          this.emit('outbox', { sessionId: entry.sessionId, entry, error });
+          return entry.reject(error);
+        }
+        // A lost connection re-sends it after the rejoin; a busy gateway, after a jittered wait.
+        if (error.code !== 'disconnected') {
+          this.later(backoff(++entry.attempt, this.minDelay, this.maxDelay), () => this.transmit(entry));
+        }
+      },
+    );
+  }
+
+  settle(entry, ack) {
+    if (!this.outbox.delete(entry.clientMsgId)) return;
+    this.emit('ack', { sessionId: entry.sessionId, clientMsgId: entry.clientMsgId, seq: ack.seq, ack });
+    entry.resolve(ack);
+  }
+
+  flushOutbox(sessionId) {
+    for (const entry of this.outbox.values()) if (entry.sessionId === sessionId) this.transmit(entry);
+  }
+
+  // MARK: typing, read, inbox, operator commands
+
+  /** Tells the others whether this user is typing: throttled, and `false` after 5 s of silence. */
+  typing(sessionId, isTyping = true) {
+    const now = Date.now();
+    const state = this.typingState.get(sessionId) ?? { sent: false, at: 0, timer: null };
+    this.typingState.set(sessionId, state);
+    clearTimeout(state.timer);
+    if (isTyping) state.timer = setTimeout(() => this.typing(sessionId, false), 5000);
+    if (isTyping === state.sent && (!isTyping || now - state.at < this.typingInterval)) return;
+    if (this.state !== 'open' || !this.sessions.get(sessionId)?.joined) return;
+    state.sent = isTyping;
+    state.at = now;
+    this.ws.send(JSON.stringify({ type: 'typing', session_id: sessionId, state: isTyping }));
+  }
+
+  /** Records that this user has read up to `seq` (only forward; stored by the gateway). */
+  read(sessionId, seq) {
+    if (seq <= (this.readSent.get(sessionId) ?? 0) || this.state !== 'open') return;
+    this.readSent.set(sessionId, seq);
+    this.request({ type: 'read', session_id: sessionId, seq }).catch(() => this.readSent.delete(sessionId));
+  }
+
+  /** Operators: the first inbox page, then a `session` event per change (renewed on reconnect). */
+  async subscribeInbox() {
+    this.inboxWanted = true;
+    const frame = await this.retrying({ type: 'inbox.subscribe' });
+    for (const session of frame.sessions) this.onSession(session);
+    this.emit('inbox', { sessions: frame.sessions, nextCursor: frame.next_cursor });
+    return frame;
+  }
+
+  /** Operators: assigns a session (to this operator by default). */
+  async assign(sessionId, operatorId) {
+    const frame = await this.retrying({ type: 'session.assign', session_id: sessionId, ...(operatorId ? { operator_id: operatorId } : {}) });
+    return frame.session;
+  }
+
+  /** Closes a session (its operators, or its visitor). */
+  async closeSession(sessionId) {
+    const frame = await this.retrying({ type: 'session.close', session_id: sessionId });
+    return frame.session;
+  }
+
+  /** The HTTP API, with this client's token; resolves with the JSON body. */
+  async api(path, { method = 'GET', body } = {}) {
+    if (!this.token || tokenExpiry(this.token) * 1000 < Date.now() + 5000) this.token = await this.tokenProvider();
+    const response = await fetch(this.apiUrl + path, {
+      method,
+      headers: { Authorization: `Bearer ${this.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (response.status === 204) return null;
+    const json = await response.json().catch(() => ({}));
+    if (!response.ok) throw new SwitchboardError(json.error?.code ?? 'http', json.error?.message ?? `HTTP ${response.status}`);
+    return json;
+  }
+
+  /** A page of a session's history over HTTP (oldest first, after `afterSeq`). */
+  history(sessionId, { afterSeq = 0, limit = 100 } = {}) {
+    return this.api(`/api/v1/sessions/${sessionId}/messages?after_seq=${afterSeq}&limit=${limit}`);
+  }
+}

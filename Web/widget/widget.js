@@ -1,0 +1,333 @@
+// Switchboard visitor widget: one <script> tag adds a launcher button and a chat
+// panel (docs/clients.md). Attributes of the script tag: data-gateway (the
+// WebSocket URL), data-token-url (POST, same-origin credentials, answers
+// {"token": ...}) or window.SwitchboardWidget.getToken(), data-title,
+// data-color. Everything renders in a shadow root, so the host page's CSS and
+// the widget's cannot reach each other; every text a person typed is set with
+// textContent, never parsed as HTML.
+(() => {
+  const script = document.currentScript;
+  if (!script || customElements.get('switchboard-widget')) return;
+  const origin = new URL(script.src, location.href);
+  const options = {
+    gateway: script.dataset.gateway || `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}/v1/ws`,
+    tokenUrl: script.dataset.tokenUrl,
+    title: script.dataset.title || 'Chat with us',
+    color: script.dataset.color || '#2456d6',
+    sdk: new URL('/sdk/switchboard.js', origin).href,
+  };
+
+  const CSS = `
+:host{all:initial!important;display:contents!important}
+.root{all:initial;font:15px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#18202c;--accent:${options.color}}
+.root *{box-sizing:border-box;font:inherit;color:inherit;margin:0;padding:0;border:0;background:none;letter-spacing:normal;text-transform:none}
+button{cursor:pointer}
+button:focus-visible,textarea:focus-visible{outline:3px solid #f0b400;outline-offset:2px}
+.launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;width:58px;height:58px;border-radius:50%;background:var(--accent);color:#fff;display:grid;place-items:center;box-shadow:0 6px 20px rgba(20,30,60,.3);transition:transform .15s}
+.launcher:hover{transform:scale(1.06)}
+.launcher svg{width:28px;height:28px;fill:#fff}
+.badge{position:absolute;top:-4px;right:-4px;min-width:22px;height:22px;padding:0 6px;border-radius:11px;background:#d92d20;color:#fff;font-size:12px;font-weight:700;line-height:22px;text-align:center}
+.panel{position:fixed;right:20px;bottom:92px;z-index:2147483000;width:370px;height:min(560px,calc(100vh - 120px));display:flex;flex-direction:column;background:#fff;border-radius:16px;box-shadow:0 12px 40px rgba(20,30,60,.28);overflow:hidden}
+[hidden]{display:none!important}
+header{display:flex;align-items:center;gap:10px;padding:14px 16px;background:var(--accent);color:#fff}
+h2{flex:1;font-size:16px;font-weight:650}
+.status{font-size:12px;opacity:.92;display:flex;align-items:center;gap:6px}
+.status::before{content:"";width:8px;height:8px;border-radius:50%;background:#f5b700}
+.status[data-state=open]::before{background:#3ddc84}
+.close{width:32px;height:32px;border-radius:8px;color:#fff;font-size:22px;line-height:1}
+.close:hover{background:rgba(255,255,255,.18)}
+.banner{padding:8px 16px;background:#fff4d6;color:#6b4e00;font-size:13px}
+.log{flex:1;overflow-y:auto;list-style:none;padding:16px 14px;display:flex;flex-direction:column;gap:10px;background:#f6f7fb}
+.empty{margin:auto;text-align:center;color:#5b6578;font-size:14px;max-width:240px}
+.msg{max-width:82%;align-self:flex-start;display:flex;flex-direction:column;gap:2px}
+.msg.mine{align-self:flex-end;align-items:flex-end}
+.sender{font-size:12px;color:#5b6578;padding:0 6px}
+.body{padding:9px 13px;border-radius:16px 16px 16px 4px;background:#fff;box-shadow:0 1px 2px rgba(20,30,60,.08);white-space:pre-wrap;overflow-wrap:anywhere}
+.mine .body{border-radius:16px 16px 4px 16px;background:var(--accent);color:#fff}
+.msg[data-state=pending] .body{opacity:.6}
+.meta{font-size:11px;color:#7a8396;padding:0 6px}
+.tick{margin-left:4px}
+.msg.read .tick{color:var(--accent)}
+.note{align-self:center;font-size:12px;color:#5b6578;background:#eceef4;padding:4px 10px;border-radius:10px}
+.typing{padding:4px 18px 8px;font-size:12px;color:#5b6578;background:#f6f7fb}
+form{display:flex;gap:8px;padding:10px;border-top:1px solid #e3e6ee;background:#fff}
+textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;border:1px solid #cfd5e2;border-radius:12px;background:#fff}
+.send{padding:0 16px;border-radius:12px;background:var(--accent);color:#fff;font-weight:600}
+.send:disabled{opacity:.5;cursor:default}
+@media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.launcher{right:14px;bottom:14px}}
+@media (prefers-reduced-motion:reduce){.launcher{transition:none}}`;
+
+  const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
+  const LABELS = { connecting: 'Connecting…', open: 'Online', reconnecting: 'Reconnecting…', offline: 'Offline' };
+
+  async function fetchToken() {
+    if (window.SwitchboardWidget?.getToken) return window.SwitchboardWidget.getToken();
+    if (!options.tokenUrl) throw new Error('the widget needs data-token-url or window.SwitchboardWidget.getToken');
+    const response = await fetch(options.tokenUrl, { method: 'POST', credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`token endpoint answered ${response.status}`);
+    return (await response.json()).token;
+  }
+
+  function el(tag, attributes = {}, text) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text != null) node.textContent = text;
+    return node;
+  }
+
+  class SwitchboardWidget extends HTMLElement {
+    connectedCallback() {
+      if (this.shadowRoot) return;
+      const shadow = this.attachShadow({ mode: 'open' });
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+      shadow.adoptedStyleSheets = [sheet];
+      const root = el('div', { class: 'root' });
+      const launcher = el('button', {
+        class: 'launcher', 'data-sb': 'launcher', 'aria-expanded': 'false', 'aria-controls': 'sb-panel',
+        'aria-label': `Open chat: ${options.title}`,
+      });
+      launcher.innerHTML = ICON; // a constant, not user input
+      this.badge = el('span', { class: 'badge', hidden: '', 'aria-label': 'unread messages' });
+      launcher.append(this.badge);
+      const panel = el('section', { id: 'sb-panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'sb-title', hidden: '' });
+      const header = el('header');
+      this.status = el('span', { class: 'status', 'data-sb': 'status', 'data-state': 'connecting', role: 'status' }, LABELS.connecting);
+      const close = el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat' }, '×');
+      header.append(el('h2', { id: 'sb-title' }, options.title), this.status, close);
+      this.banner = el('div', { class: 'banner', role: 'alert', hidden: '' },
+        'Reconnecting… Messages you send now are delivered once you are back.');
+      this.log = el('ol', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+      this.empty = el('li', { class: 'empty' }, 'Hi! Ask us anything: we usually answer in a few minutes.');
+      this.log.append(this.empty);
+      this.typingLine = el('div', { class: 'typing', 'data-sb': 'typing', hidden: '', 'aria-live': 'polite' });
+      const form = el('form');
+      this.composer = el('textarea', { 'data-sb': 'composer', rows: '1', placeholder: 'Type a message…', 'aria-label': 'Message' });
+      this.sendButton = el('button', { class: 'send', 'data-sb': 'send', type: 'submit' }, 'Send');
+      form.append(this.composer, this.sendButton);
+      panel.append(header, this.banner, this.log, this.typingLine, form);
+      root.append(panel, launcher);
+      shadow.append(root);
+      Object.assign(this, { launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0 });
+
+      launcher.addEventListener('click', () => this.toggle(panel.hidden));
+      close.addEventListener('click', () => this.toggle(false));
+      panel.addEventListener('keydown', (event) => event.key === 'Escape' && this.toggle(false));
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        this.submit();
+      });
+      this.composer.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          this.submit();
+        }
+      });
+      this.composer.addEventListener('input', () => this.sessionId && this.client?.typing(this.sessionId, this.composer.value !== ''));
+      document.addEventListener('visibilitychange', () => this.markRead());
+      this.start();
+    }
+
+    get storageKey() {
+      return `switchboard:${options.gateway}:session`;
+    }
+
+    async start() {
+      const { Switchboard } = await import(options.sdk);
+      const client = new Switchboard({ url: options.gateway, token: fetchToken });
+      this.client = client;
+      client.addEventListener('state', (e) => this.showState(e.detail.state));
+      client.addEventListener('message', (e) => this.showMessage(e.detail.message));
+      client.addEventListener('typing', (e) => this.showTyping(e.detail));
+      client.addEventListener('read', (e) => this.showRead(e.detail));
+      client.addEventListener('session', (e) => e.detail.session.id === this.sessionId && this.showSession(e.detail.session));
+      client.addEventListener('outbox', (e) => e.detail.error && this.failed(e.detail));
+      this.showState(client.state);
+      const stored = localStorage.getItem(this.storageKey);
+      await client.connect();
+      if (stored) {
+        this.sessionId = stored;
+        client.join(stored).then(
+          () => (this.joinedAt ??= performance.now()),
+          (error) => {
+            // Deleted, or another visitor's: start afresh with the next message.
+            if (error.code === 'not_found' || error.code === 'forbidden') this.forgetSession();
+          },
+        );
+      }
+    }
+
+    forgetSession() {
+      localStorage.removeItem(this.storageKey);
+      this.sessionId = null;
+    }
+
+    toggle(open) {
+      this.panel.hidden = !open;
+      this.launcher.setAttribute('aria-expanded', String(open));
+      this.launcher.setAttribute('aria-label', `${open ? 'Close' : 'Open'} chat: ${options.title}`);
+      if (open) {
+        this.unread = 0;
+        this.badge.hidden = true;
+        this.composer.focus();
+        this.scrollDown();
+        this.markRead();
+      } else {
+        this.launcher.focus();
+      }
+    }
+
+    async submit() {
+      const body = this.composer.value.trim();
+      if (!body || !this.client) return;
+      this.composer.value = '';
+      this.composer.focus();
+      try {
+        if (!this.sessionId) {
+          this.sendButton.disabled = true;
+          await this.client.whenOpen();
+          const session = await this.client.createSession();
+          this.sessionId = session.id;
+          localStorage.setItem(this.storageKey, session.id);
+          this.joinedAt ??= performance.now();
+        }
+      } catch (error) {
+        this.composer.value = body;
+        this.note(`Could not start the conversation (${error.message}). Please try again.`);
+        return;
+      } finally {
+        this.sendButton.disabled = false;
+      }
+      this.client.typing(this.sessionId, false);
+      const pending = this.client.send(this.sessionId, body);
+      const entry = this.client.pending(this.sessionId).at(-1);
+      if (entry) this.showPending(entry);
+      pending.catch(() => {});
+    }
+
+    showState(state) {
+      this.status.dataset.state = state;
+      this.status.textContent = LABELS[state] ?? state;
+      this.banner.hidden = !(state === 'reconnecting' || state === 'offline') || !this.client?.wasOpen;
+    }
+
+    hideEmpty() {
+      this.empty?.remove();
+      this.empty = null;
+    }
+
+    bubble(mine, senderName, body) {
+      this.hideEmpty();
+      const item = el('li', { class: `msg${mine ? ' mine' : ''}`, 'data-sb': 'message' });
+      const meta = el('span', { class: 'meta' });
+      item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, senderName), el('p', { class: 'body', 'data-sb': 'body' }, body), meta);
+      return { item, meta };
+    }
+
+    showPending(entry) {
+      const { item, meta } = this.bubble(true, 'You', entry.body);
+      item.dataset.state = 'pending';
+      meta.textContent = 'Sending…';
+      this.pendingNodes.set(entry.clientMsgId, item);
+      this.log.append(item);
+      this.scrollDown();
+    }
+
+    showMessage(message) {
+      if (message.session_id !== this.sessionId || this.nodes.has(message.seq)) return;
+      const mine = message.sender.role === 'visitor';
+      let item = mine ? this.pendingNodes.get(message.client_msg_id) : null;
+      if (item) {
+        this.pendingNodes.delete(message.client_msg_id);
+      } else {
+        const name = mine ? 'You' : message.sender.name || 'Support';
+        item = this.bubble(mine, name, message.body).item;
+        this.insertInOrder(item, message.seq);
+      }
+      item.dataset.seq = String(message.seq);
+      item.dataset.state = 'sent';
+      const meta = item.querySelector('.meta');
+      meta.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      if (mine) meta.append(el('span', { class: 'tick', 'aria-label': 'Delivered' }, '✓'));
+      this.nodes.set(message.seq, item);
+      if (mine) this.applyRead(item);
+      else {
+        this.typingLine.hidden = true;
+        if (this.panel.hidden) {
+          this.badge.hidden = false;
+          this.badge.textContent = String(++this.unread);
+        }
+      }
+      this.scrollDown();
+      this.markRead();
+    }
+
+    /** Pending bubbles stay last; stored messages go before them, in seq order. */
+    insertInOrder(item, seq) {
+      const next = [...this.log.children].find((node) => node.dataset.state === 'pending' || Number(node.dataset.seq) > seq);
+      this.log.insertBefore(item, next ?? null);
+    }
+
+    failed({ entry, error }) {
+      const item = this.pendingNodes.get(entry.clientMsgId);
+      if (item) item.querySelector('.meta').textContent = `Not sent: ${error.message}`;
+    }
+
+    showTyping({ sessionId, sender, state }) {
+      if (sessionId !== this.sessionId || sender.role === 'visitor') return;
+      clearTimeout(this.typingTimer);
+      this.typingLine.hidden = !state;
+      this.typingLine.textContent = `${sender.name || 'Support'} is typing…`;
+      if (state) this.typingTimer = setTimeout(() => (this.typingLine.hidden = true), 6000);
+    }
+
+    showRead({ sessionId, reader, seq }) {
+      if (sessionId !== this.sessionId || reader.role === 'visitor') return;
+      this.readBy = Math.max(this.readBy, seq);
+      for (const item of this.nodes.values()) if (item.classList.contains('mine')) this.applyRead(item);
+    }
+
+    applyRead(item) {
+      if (Number(item.dataset.seq) > this.readBy || item.classList.contains('read')) return;
+      item.classList.add('read');
+      const tick = item.querySelector('.tick');
+      if (tick) {
+        tick.textContent = '✓✓';
+        tick.setAttribute('aria-label', 'Read');
+      }
+    }
+
+    showSession(session) {
+      if (session.deleted) {
+        this.note('This conversation was removed.');
+        this.forgetSession();
+      } else if (session.status === 'closed' && this.lastStatus !== 'closed') {
+        this.note('This conversation was closed. Write again any time.');
+      } else if (session.assigned_operator && this.lastOperator !== session.assigned_operator.id) {
+        this.note(`${session.assigned_operator.name || 'An agent'} joined the conversation.`);
+      }
+      this.lastStatus = session.status;
+      this.lastOperator = session.assigned_operator?.id;
+    }
+
+    note(text) {
+      this.hideEmpty();
+      this.log.append(el('li', { class: 'note' }, text));
+      this.scrollDown();
+    }
+
+    markRead() {
+      if (!this.sessionId || this.panel.hidden || document.visibilityState === 'hidden') return;
+      this.client?.read(this.sessionId, this.client.lastSeq(this.sessionId));
+    }
+
+    scrollDown() {
+      this.log.scrollTop = this.log.scrollHeight;
+    }
+  }
+
+  customElements.define('switchboard-widget', SwitchboardWidget);
+  const mount = () => document.body.append(document.createElement('switchboard-widget'));
+  if (document.body) mount();
+  else addEventListener('DOMContentLoaded', mount);
+})();
