@@ -63,7 +63,8 @@ let package = Package(
             name: "SwitchboardServer",
             dependencies: [
                 "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
-                "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardAuth", "SwitchboardChat",
+                "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardCrypto", "SwitchboardAuth",
+                "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 .product(name: "Logging", package: "swift-log"),
             ]
