@@ -28,11 +28,6 @@ function time(iso) {
 
 // MARK: sign-in
 
-async function devTokensOn() {
-  const response = await fetch('/dev/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
-  return response.status === 400; // on: it asks for a role; off: 404
-}
-
 async function devToken(name) {
   const sub = `op-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'operator'}`;
   const response = await fetch('/dev/token', {
@@ -53,27 +48,34 @@ async function signIn() {
   }
   const given = sessionStorage.getItem('switchboard-console:token');
   if (given) return async () => given;
+  // Development gateways sign tokens by name (POST /dev/token); others need #token=JWT.
   let name = localStorage.getItem('switchboard-console:name');
-  if (!(await devTokensOn())) {
-    $('#signin-help').textContent = 'Open this page as /console/#token=JWT with an operator token from your application.';
-    $('#signin-form').querySelector('label').hidden = true;
-    $('#signin-name').hidden = true;
-    $('#signin-form').querySelector('button').hidden = true;
-    $('#signin').hidden = false;
-    return new Promise(() => {});
-  }
-  if (!name) {
+  for (;;) {
+    if (name) {
+      try {
+        await devToken(name);
+        localStorage.setItem('switchboard-console:name', name);
+        break;
+      } catch (error) {
+        $('#signin-error').textContent = error.message.includes('404')
+          ? 'This gateway does not sign development tokens: open /console/#token=JWT with an operator token.'
+          : error.message;
+      }
+    }
     $('#signin').hidden = false;
     $('#signin-name').focus();
     name = await new Promise((resolve) =>
-      $('#signin-form').addEventListener('submit', (event) => {
-        event.preventDefault();
-        resolve($('#signin-name').value.trim());
-      }),
+      $('#signin-form').addEventListener(
+        'submit',
+        (event) => {
+          event.preventDefault();
+          resolve($('#signin-name').value.trim());
+        },
+        { once: true },
+      ),
     );
-    localStorage.setItem('switchboard-console:name', name);
-    $('#signin').hidden = true;
   }
+  $('#signin').hidden = true;
   return () => devToken(name);
 }
 

@@ -20,7 +20,7 @@
   const CSS = `
 :host{all:initial!important;display:contents!important}
 .root{all:initial;font:15px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#18202c;--accent:${options.color}}
-.root *{box-sizing:border-box;font:inherit;color:inherit;margin:0;padding:0;border:0;background:none;letter-spacing:normal;text-transform:none}
+:where(.root *){box-sizing:border-box;font:inherit;color:inherit;margin:0;padding:0;border:0;background:none;letter-spacing:normal;text-transform:none;text-align:left}
 button{cursor:pointer}
 button:focus-visible,textarea:focus-visible{outline:3px solid #f0b400;outline-offset:2px}
 .launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;width:58px;height:58px;border-radius:50%;background:var(--accent);color:#fff;display:grid;place-items:center;box-shadow:0 6px 20px rgba(20,30,60,.3);transition:transform .15s}
@@ -54,7 +54,7 @@ form{display:flex;gap:8px;padding:10px;border-top:1px solid #e3e6ee;background:#
 textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;border:1px solid #cfd5e2;border-radius:12px;background:#fff}
 .send{padding:0 16px;border-radius:12px;background:var(--accent);color:#fff;font-weight:600}
 .send:disabled{opacity:.5;cursor:default}
-@media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.launcher{right:14px;bottom:14px}}
+@media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.launcher{right:14px;bottom:14px}.open .launcher{display:none}}
 @media (prefers-reduced-motion:reduce){.launcher{transition:none}}`;
 
   const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
@@ -108,7 +108,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       panel.append(header, this.banner, this.log, this.typingLine, form);
       root.append(panel, launcher);
       shadow.append(root);
-      Object.assign(this, { launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0 });
+      Object.assign(this, { root, launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0 });
 
       launcher.addEventListener('click', () => this.toggle(panel.hidden));
       close.addEventListener('click', () => this.toggle(false));
@@ -164,6 +164,8 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
 
     toggle(open) {
       this.panel.hidden = !open;
+      // On a phone the panel covers the page, the launcher included: its own close button closes it.
+      this.root.classList.toggle('open', open);
       this.launcher.setAttribute('aria-expanded', String(open));
       this.launcher.setAttribute('aria-label', `${open ? 'Close' : 'Open'} chat: ${options.title}`);
       if (open) {
@@ -186,7 +188,8 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
         if (!this.sessionId) {
           this.sendButton.disabled = true;
           await this.client.whenOpen();
-          const session = await this.client.createSession();
+          // The first words make the conversation's title in the operators' inbox.
+          const session = await this.client.createSession(body.length > 60 ? `${body.slice(0, 57)}…` : body);
           this.sessionId = session.id;
           localStorage.setItem(this.storageKey, session.id);
           this.joinedAt ??= performance.now();

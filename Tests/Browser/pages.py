@@ -1,0 +1,145 @@
+"""Page objects for the widget and the console, by their DOM hooks (PROTOCOL.md, "Browser clients")."""
+import time
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+
+def wait_for(condition, timeout=10.0, message="condition"):
+    """Polls `condition` until it returns something truthy; fails the test after `timeout`."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            last = condition()
+            if last:
+                return last
+        except Exception as error:  # the DOM may be mid-update
+            last = error
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {message} (last: {last!r})")
+
+
+class Widget:
+    """The visitor widget on a host page: everything is inside its open shadow root."""
+
+    def __init__(self, driver, url):
+        self.driver = driver
+        driver.get(url)
+        self.host = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "switchboard-widget"), message="the widget")
+
+    def find(self, selector):
+        return self.host.shadow_root.find_element(By.CSS_SELECTOR, selector)
+
+    def find_all(self, selector):
+        return self.host.shadow_root.find_elements(By.CSS_SELECTOR, selector)
+
+    def open(self):
+        if self.find("[data-sb=launcher]").get_attribute("aria-expanded") != "true":
+            self.find("[data-sb=launcher]").click()
+        wait_for(lambda: self.find("[data-sb=composer]").is_displayed(), message="the panel")
+
+    @property
+    def state(self):
+        return self.find("[data-sb=status]").get_attribute("data-state")
+
+    def wait_state(self, state, timeout=20):
+        wait_for(lambda: self.state == state, timeout, f"widget state {state}")
+
+    def send(self, text):
+        composer = self.find("[data-sb=composer]")
+        composer.send_keys(text)
+        composer.send_keys(Keys.ENTER)
+
+    def messages(self):
+        """(seq or None, state, sender, body) of every message shown, in order."""
+        result = []
+        for node in self.find_all("[data-sb=message]"):
+            seq = node.get_attribute("data-seq")
+            result.append((int(seq) if seq else None, node.get_attribute("data-state"),
+                           node.find_element(By.CSS_SELECTOR, "[data-sb=sender]").text,
+                           node.find_element(By.CSS_SELECTOR, "[data-sb=body]").text))
+        return result
+
+    def typing_visible(self):
+        node = self.find("[data-sb=typing]")
+        return node.is_displayed() and node.text.strip() != ""
+
+    def session_id(self):
+        """The conversation the widget keeps across reloads (localStorage), or None."""
+        return self.driver.execute_script(
+            "return Object.entries(localStorage).find(([k]) => k.startsWith('switchboard:') && k.endsWith(':session'))?.[1]")
+
+    def banner_visible(self):
+        return self.find("[role=alert]").is_displayed()
+
+
+class Console:
+    """The operator console, signed in by name through development tokens."""
+
+    def __init__(self, driver, base, name="Ken", token=None):
+        self.driver = driver
+        if token:  # an operator token of the test's own (the fragment never reaches the server)
+            driver.get(f"{base}/console/#token={token}")
+            wait_for(lambda: self.state == "open", 20, "the console to connect")
+            return
+        driver.get(f"{base}/console/")
+        field = wait_for(lambda: driver.find_element(By.ID, "signin-name"), message="the sign-in form")
+        wait_for(lambda: field.is_displayed() or driver.find_element(By.ID, "app").is_displayed(), message="sign-in")
+        if field.is_displayed():
+            field.send_keys(name)
+            field.send_keys(Keys.ENTER)
+        wait_for(lambda: self.state == "open", 20, "the console to connect")
+
+    def find(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector)
+
+    def find_all(self, selector):
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    @property
+    def state(self):
+        return self.find("[data-sb=status]").get_attribute("data-state")
+
+    def wait_state(self, state, timeout=20):
+        wait_for(lambda: self.state == state, timeout, f"console state {state}")
+
+    def inbox_ids(self):
+        return [row.get_attribute("data-session-id") for row in self.find_all("[data-sb=inbox-item]")]
+
+    def open_session(self, session_id):
+        row = wait_for(lambda: self.find(f"[data-sb=inbox-item][data-session-id='{session_id}']"),
+                       message=f"session {session_id} in the inbox")
+        row.click()
+        wait_for(lambda: self.find("[data-sb=conversation]").is_displayed(), message="the conversation")
+
+    def reply(self, text):
+        composer = self.find("[data-sb=composer]")
+        composer.send_keys(text)
+        composer.send_keys(Keys.ENTER)
+
+    def messages(self):
+        result = []
+        for node in self.find_all("[data-sb=conversation] [data-sb=message]"):
+            seq = node.get_attribute("data-seq")
+            result.append((int(seq) if seq else None, node.get_attribute("data-state"),
+                           node.find_element(By.CSS_SELECTOR, "[data-sb=sender]").text,
+                           node.find_element(By.CSS_SELECTOR, "[data-sb=body]").text))
+        return result
+
+    def typing_visible(self):
+        node = self.find("[data-sb=typing]")
+        return node.is_displayed() and node.text.strip() != ""
+
+    def banner_visible(self):
+        return self.find("#banner").is_displayed()
+
+
+def bodies(messages):
+    return [body for _, _, _, body in messages]
+
+
+def stored_in_order(messages):
+    """The messages all stored, each once, seqs 1..n with no gap."""
+    seqs = [seq for seq, state, _, _ in messages]
+    return all(state == "sent" for _, state, _, _ in messages) and seqs == list(range(1, len(seqs) + 1))

@@ -1,0 +1,66 @@
+"""A visitor and an operator chat in two real browser windows."""
+import time
+
+from conftest import screenshot
+from pages import Console, Widget, bodies, stored_in_order, wait_for
+
+
+def test_a_visitor_and_an_operator_chat(gateway, browsers):
+    operator = Console(browsers(), gateway.base, name="Ken")
+    widget = Widget(browsers(), f"{gateway.base}/widget/demo.html")
+    widget.open()
+    widget.wait_state("open")
+
+    sent_at = time.time()
+    widget.send("Hello, my order #1042 has not arrived")
+    session_id = wait_for(widget.session_id, message="the widget's session")
+    wait_for(lambda: session_id in operator.inbox_ids(), 5, "the new conversation in the inbox")
+    # Within a second of the send (the ack and the announcement travel together).
+    assert time.time() - sent_at < 1.0 + 0.5, "the inbox took too long to show the conversation"
+    wait_for(lambda: stored_in_order(widget.messages()), message="the visitor's message stored")
+
+    operator.open_session(session_id)
+    operator.find("[data-sb=assign]").click()
+    wait_for(lambda: "assigned to Ken" in operator.find("#conv-meta").text, message="the assignment")
+
+    # Typing, both ways.
+    widget.find("[data-sb=composer]").send_keys("I ordered")
+    wait_for(operator.typing_visible, message="the visitor typing, in the console")
+    operator.find("[data-sb=composer]").send_keys("Let me")
+    wait_for(widget.typing_visible, message="the operator typing, in the widget")
+    operator.find("[data-sb=composer]").clear()
+    widget.find("[data-sb=composer]").clear()
+
+    operator.reply("Hi, Ken here. It left our warehouse this morning.")
+    wait_for(lambda: len(widget.messages()) == 2 and stored_in_order(widget.messages()), message="the reply")
+    seq, state, sender, body = widget.messages()[1]
+    assert sender == "Ken" and body == "Hi, Ken here. It left our warehouse this morning."
+
+    # Read ticks: the operator has the conversation open, so the visitor's message shows as read...
+    wait_for(lambda: widget.find("[data-sb=message].read"), message="the read tick in the widget")
+    # ...and the visitor has the panel open, so the reply shows as seen in the console.
+    wait_for(lambda: "Seen" in operator.find_all("[data-sb=message]")[-1].text, message="the seen marker")
+
+    assert bodies(operator.messages()) == bodies(widget.messages())
+    screenshot(widget.driver, "widget-desktop.png")
+    screenshot(operator.driver, "console-desktop.png")
+
+
+def test_the_widget_at_a_phones_width_works_by_keyboard(gateway, browsers):
+    driver = browsers(390, 780)
+    widget = Widget(driver, f"{gateway.base}/widget/demo.html")
+    launcher = widget.find("[data-sb=launcher]")
+    assert launcher.get_attribute("aria-label").startswith("Open chat")
+    driver.execute_script("arguments[0].focus()", launcher)
+    from selenium.webdriver.common.keys import Keys
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_for(lambda: widget.find("[data-sb=composer]").is_displayed(), message="the panel, by keyboard")
+    panel = widget.find("[role=dialog]")
+    assert panel.size["width"] == 390, "full width on a phone"
+    assert widget.find("[role=log]").get_attribute("aria-live") == "polite"
+    driver.switch_to.active_element.send_keys("Typed without a mouse", Keys.ENTER)
+    wait_for(lambda: stored_in_order(widget.messages()) and len(widget.messages()) == 1, message="the message")
+    screenshot(driver, "widget-phone.png")
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_for(lambda: not widget.find("[data-sb=composer]").is_displayed(), message="Escape closes the panel")
+    assert launcher.get_attribute("aria-expanded") == "false"
