@@ -54,6 +54,8 @@ class Gateway:
         self.port = free_port()
         self.config = os.path.join(work, "gateway.toml")
         self.log = os.path.join(work, "gateway.log")
+        # Small, so that a join past it (paged over HTTP by the SDK) is easy to reach.
+        self.replay_limit = 20
         with open(self.config, "w") as f:
             f.write(f"""
 [server]
@@ -62,6 +64,8 @@ threads = 2
 shutdown_grace_s = 1
 [websocket]
 allowed_origins = ["http://127.0.0.1:*"]
+[chat]
+replay_limit = {self.replay_limit}
 [auth]
 jwt_secret = "{SECRET}"
 dev_tokens = true
@@ -185,6 +189,16 @@ def host_pages(tmp_path):
     pages = HostPages(str(tmp_path))
     yield pages
     pages.close()
+
+
+@pytest.fixture(scope="session")
+def figures():
+    """Figures the tests measure (budgets, timings), written to .build-test/browser/figures.json."""
+    measured = {}
+    yield measured
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "figures.json"), "w") as f:
+        json.dump(measured, f, indent=2, sort_keys=True)
 
 
 def chrome(width=1280, height=800):

@@ -105,7 +105,8 @@ class Console:
         wait_for(lambda: self.state == state, timeout, f"console state {state}")
 
     def inbox_ids(self):
-        return [row.get_attribute("data-session-id") for row in self.find_all("[data-sb=inbox-item]")]
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('[data-sb=inbox-item]')].map((row) => row.dataset.sessionId)")
 
     def open_session(self, session_id):
         row = wait_for(lambda: self.find(f"[data-sb=inbox-item][data-session-id='{session_id}']"),

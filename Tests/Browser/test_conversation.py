@@ -57,6 +57,11 @@ def test_the_widget_at_a_phones_width_works_by_keyboard(gateway, browsers):
     wait_for(lambda: widget.find("[data-sb=composer]").is_displayed(), message="the panel, by keyboard")
     panel = widget.find("[role=dialog]")
     assert panel.size["width"] == 390, "full width on a phone"
+    send = widget.find("[data-sb=send]")
+    assert driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return arguments[0].getRootNode().elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === arguments[0]",
+        send), "nothing covers the send button"
     assert widget.find("[role=log]").get_attribute("aria-live") == "polite"
     driver.switch_to.active_element.send_keys("Typed without a mouse", Keys.ENTER)
     wait_for(lambda: stored_in_order(widget.messages()) and len(widget.messages()) == 1, message="the message")

@@ -110,10 +110,7 @@ class Console {
       this.mineOnly = e.target.checked;
       this.reload();
     });
-    $('[data-sb=inbox]').addEventListener('scroll', (e) => {
-      const list = e.target;
-      if (list.scrollTop + list.clientHeight > list.scrollHeight - 200) this.loadPage();
-    });
+    $('[data-sb=inbox]').addEventListener('scroll', () => this.loadPageIfNearEnd());
     $('#composer-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.reply();
@@ -195,6 +192,13 @@ class Console {
       this.loading = false;
       $('#inbox-empty').hidden = this.rows.size > 0;
     }
+    // A scroll that came while this page loaded, or a list too short to scroll, asks for the next one.
+    requestAnimationFrame(() => this.loadPageIfNearEnd());
+  }
+
+  loadPageIfNearEnd() {
+    const list = $('[data-sb=inbox]');
+    if (list.scrollTop + list.clientHeight > list.scrollHeight - 200) this.loadPage();
   }
 
   /** A session's newest state: its row updated (or added, moved up, removed), its header too. */

@@ -83,7 +83,12 @@ export interface SwitchboardOptions {
 }
 
 export class SwitchboardError extends Error {
-  /** The protocol's error code (`forbidden`, `overloaded`, ...), or `disconnected`, `token`, `history`. */
+  /**
+   * The protocol's error code (`forbidden`, `overloaded`, ...); or `disconnected` (the connection
+   * dropped before the answer), `timeout` (no answer within 15 s), `closed` (`close()` was called),
+   * `http` (an HTTP error without a code). The `error` event also carries `token` (the token
+   * provider failed) and `history` (a truncated replay could not be paged; the join is retried).
+   */
   code: string;
 }
 

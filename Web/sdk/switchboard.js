@@ -7,8 +7,12 @@
 /** Connection states, in the order a connection usually meets them. */
 export const STATES = ['connecting', 'open', 'reconnecting', 'offline'];
 
-// Answers worth retrying: the gateway is busy or its database away, or the connection dropped.
-const RETRYABLE = new Set(['overloaded', 'unavailable', 'disconnected']);
+// The gateway's answers that say nothing was done and a later try may succeed.
+const RETRYABLE = new Set(['overloaded', 'unavailable']);
+// No answer at all: the request may or may not have been carried out.
+const UNANSWERED = new Set(['disconnected', 'timeout']);
+// Answers after which a session is not joined again.
+const REFUSED = new Set(['forbidden', 'not_found', 'bad_request']);
 const REQUEST_TIMEOUT_MS = 15000;
 const HISTORY_PAGE = 1000;
 
@@ -82,7 +86,7 @@ export class Switchboard extends EventTarget {
     this.inboxWanted = false;
     this.typingState = new Map(); // session id -> { sent, at, timer }
     this.readSent = new Map();
-    this.timers = new Set();
+    this.reconnectTimer = null;
     this.onOnline = () => this.state === 'offline' && !this.closed && this.reconnectNow();
     this.onOffline = () => this.ws?.close();
   }
@@ -100,25 +104,20 @@ export class Switchboard extends EventTarget {
     return this.ready;
   }
 
-  /** Closes for good: no reconnect; pending sends stay in the outbox for a later `connect()`. */
+  /**
+   * Closes for good: no reconnect; pending sends stay in the outbox for a later `connect()`, and
+   * calls waiting for the connection reject with code `closed`.
+   */
   close() {
     this.closed = true;
     removeEventListener('online', this.onOnline);
     removeEventListener('offline', this.onOffline);
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    this.ws?.close(1000);
-    this.ws = null;
+    clearTimeout(this.reconnectTimer);
+    clearTimeout(this.heartbeat);
+    const ws = this.ws;
+    if (ws) this.closedBy(ws, { code: 1000 });
+    ws?.close(1000);
     this.setState('offline');
-  }
-
-  later(ms, fn) {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
-    return timer;
   }
 
   setState(state) {
@@ -157,12 +156,13 @@ export class Switchboard extends EventTarget {
   retry() {
     if (this.closed) return;
     this.setState(typeof navigator !== 'undefined' && navigator.onLine === false ? 'offline' : 'reconnecting');
-    this.later(backoff(this.attempt++, this.minDelay, this.maxDelay), () => this.open());
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => this.open(), backoff(this.attempt++, this.minDelay, this.maxDelay));
   }
 
+  /** The browser is back online: try at once instead of waiting out the back-off. */
   reconnectNow() {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    clearTimeout(this.reconnectTimer);
     this.open();
   }
 
@@ -190,7 +190,11 @@ export class Switchboard extends EventTarget {
       if (ws !== this.ws) return;
       this.request({ type: 'ping' }).then(
         () => this.armHeartbeat(ws),
-        () => ws.close(),
+        () => {
+          // A dead TCP connection can take minutes to report its close: treat it as closed now.
+          this.closedBy(ws, { code: 1006 });
+          ws.close();
+        },
       );
     }, this.heartbeatSeconds * 1000);
   }
@@ -238,7 +242,7 @@ export class Switchboard extends EventTarget {
     this.resolveReady?.();
     this.resolveReady = null;
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
-    this.later(10000, () => ws === this.ws && (this.attempt = 0));
+    setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
     for (const id of this.sessions.keys()) this.rejoin(id);
   }
@@ -250,38 +254,47 @@ export class Switchboard extends EventTarget {
       const ref = `r${this.nextRef++}`;
       const timer = setTimeout(() => {
         this.requests.delete(ref);
-        reject(new SwitchboardError('unavailable', `no answer to ${frame.type}`));
+        reject(new SwitchboardError('timeout', `no answer to ${frame.type}`));
       }, REQUEST_TIMEOUT_MS);
       this.requests.set(ref, { resolve, reject, timer });
       this.ws.send(JSON.stringify({ ...frame, ref }));
     });
   }
 
-  /** `request`, repeated with back-off while the gateway answers overloaded or unavailable. */
-  async retrying(frame, tries = 6) {
+  /**
+   * `request`, repeated with jittered back-off while the gateway answers overloaded or
+   * unavailable. Only an idempotent request is repeated after it went unanswered (a lost
+   * connection or a time-out), since it may have been carried out.
+   */
+  async retrying(frame, { idempotent = true, tries = 6 } = {}) {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.request(frame);
       } catch (error) {
-        if (!RETRYABLE.has(error.code) || attempt + 1 >= tries || this.closed) throw error;
-        if (error.code !== 'disconnected') {
-          await new Promise((resolve) => this.later(backoff(attempt + 1, this.minDelay, this.maxDelay), resolve));
-        }
+        const again = RETRYABLE.has(error.code) || (idempotent && UNANSWERED.has(error.code));
+        if (!again || attempt + 1 >= tries || this.closed) throw error;
+        if (error.code !== 'disconnected') await this.pause(backoff(attempt + 1, this.minDelay, this.maxDelay));
         await this.whenOpen();
       }
     }
   }
 
-  /** Resolves once the connection is open (at once if it is). */
+  pause(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  /** Resolves once the connection is open (at once if it is); rejects with `closed` after `close()`. */
   whenOpen() {
     if (this.state === 'open') return Promise.resolve();
-    return new Promise((resolve) => {
-      const opened = () => {
-        if (this.state !== 'open') return;
-        this.removeEventListener('state', opened);
-        resolve();
+    if (this.closed) return Promise.reject(new SwitchboardError('closed', 'the client was closed'));
+    return new Promise((resolve, reject) => {
+      const changed = () => {
+        if (this.state !== 'open' && !this.closed) return;
+        this.removeEventListener('state', changed);
+        if (this.closed) reject(new SwitchboardError('closed', 'the client was closed'));
+        else resolve();
       };
-      this.addEventListener('state', opened);
+      this.addEventListener('state', changed);
     });
   }
 
@@ -289,9 +302,9 @@ export class Switchboard extends EventTarget {
 
   /** Opens a new session (visitors); the connection is joined to it. */
   async createSession(title) {
-    const frame = await this.retrying({ type: 'session.create', ...(title ? { title } : {}) });
+    // Not repeated when unanswered: a second try could open a second session.
+    const frame = await this.retrying({ type: 'session.create', ...(title ? { title } : {}) }, { idempotent: false });
     this.sessions.set(frame.session.id, { lastSeq: frame.session.last_seq, joined: true, buffer: null });
-    this.onSession(frame.session);
     return frame.session;
   }
 
@@ -312,9 +325,10 @@ export class Switchboard extends EventTarget {
     session.buffer = [];
     let frame;
     try {
-      frame = await this.retrying({ type: 'join', session_id: sessionId, since_seq: session.lastSeq });
+      // A join lost with its connection is not repeated here: every reconnect joins again.
+      frame = await this.retrying({ type: 'join', session_id: sessionId, since_seq: session.lastSeq }, { idempotent: false });
     } catch (error) {
-      if (!RETRYABLE.has(error.code)) this.sessions.delete(sessionId);
+      if (REFUSED.has(error.code) && this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
       session.buffer = null;
       throw error;
     }
@@ -324,8 +338,8 @@ export class Switchboard extends EventTarget {
     const buffered = session.buffer ?? [];
     session.buffer = null;
     session.joined = true;
-    for (const message of buffered) this.deliver(sessionId, session, message);
-    this.flushOutbox(sessionId);
+    for (const message of buffered) if (!this.deliver(sessionId, session, message)) break;
+    if (session.joined) this.flushOutbox(sessionId);
     return frame;
   }
 
@@ -342,9 +356,10 @@ export class Switchboard extends EventTarget {
           if (page.next_after_seq == null || (first != null && session.lastSeq >= first - 1)) return;
         }
       } catch (error) {
-        await new Promise((resolve) => this.later(backoff(tries + 1, this.minDelay, this.maxDelay), resolve));
+        await this.pause(backoff(tries + 1, this.minDelay, this.maxDelay));
       }
     }
+    // What follows the gap is not delivered (deliver() stops at it) and the join is tried again later.
     this.emit('error', { code: 'history', message: `could not page the history of ${sessionId}` });
   }
 
@@ -352,21 +367,26 @@ export class Switchboard extends EventTarget {
     const session = this.sessions.get(frame.session_id);
     if (!session) return;
     if (session.buffer) session.buffer.push(frame);
-    else this.deliver(frame.session_id, session, frame);
+    else if (session.joined) this.deliver(frame.session_id, session, frame);
+    // Not joined (a gap waits for its join): the join's replay brings this message again.
   }
 
+  /** Hands one message to the app, unless seen before; returns false at a gap (nothing after it is delivered). */
   deliver(sessionId, session, message) {
-    if (message.seq <= session.lastSeq) return; // replayed twice, or already paged
-    if (message.seq > session.lastSeq + 1 && session.joined) {
-      // A gap on a live session: ask again from the last delivered message.
-      session.joined = false;
-      this.rejoin(sessionId).catch(() => {});
-      return;
+    if (message.seq <= session.lastSeq) return true; // replayed twice, or already paged
+    if (message.seq > session.lastSeq + 1) {
+      // A gap: nothing after it reaches the app until the join from the last delivered seq fills it.
+      if (session.joined) {
+        session.joined = false;
+        setTimeout(() => this.rejoin(sessionId).catch(() => {}), backoff(this.attempt, this.minDelay, this.maxDelay));
+      }
+      return false;
     }
     session.lastSeq = message.seq;
     const entry = this.outbox.get(message.client_msg_id);
     if (entry && entry.sessionId === sessionId && message.sender?.id === this.user?.id) this.settle(entry, message);
     this.emit('message', { sessionId, message });
+    return true;
   }
 
   /** Stops receiving a session. */
@@ -422,14 +442,15 @@ export class Switchboard extends EventTarget {
       (ack) => this.settle(entry, ack),
       (error) => {
         entry.ref = null;
-        if (!RETRYABLE.has(error.code)) {
+        // A send is idempotent (its client_msg_id): kept until answered, whatever happened to the connection.
+        if (!RETRYABLE.has(error.code) && !UNANSWERED.has(error.code)) {
           this.outbox.delete(entry.clientMsgId);
           this.emit('outbox', { sessionId: entry.sessionId, entry, error });
           return entry.reject(error);
         }
-        // A lost connection re-sends it after the rejoin; a busy gateway, after a jittered wait.
+        // A lost connection re-sends it after the rejoin; a busy gateway or a time-out, after a jittered wait.
         if (error.code !== 'disconnected') {
-          this.later(backoff(++entry.attempt, this.minDelay, this.maxDelay), () => this.transmit(entry));
+          setTimeout(() => this.transmit(entry), backoff(++entry.attempt, this.minDelay, this.maxDelay));
         }
       },
     );
@@ -461,11 +482,11 @@ export class Switchboard extends EventTarget {
     this.ws.send(JSON.stringify({ type: 'typing', session_id: sessionId, state: isTyping }));
   }
 
-  /** Records that this user has read up to `seq` (only forward; stored by the gateway). */
+  /** Records that this user has read up to `seq` (only forward; stored by the gateway, which answers nothing). */
   read(sessionId, seq) {
     if (seq <= (this.readSent.get(sessionId) ?? 0) || this.state !== 'open') return;
     this.readSent.set(sessionId, seq);
-    this.request({ type: 'read', session_id: sessionId, seq }).catch(() => this.readSent.delete(sessionId));
+    this.ws.send(JSON.stringify({ type: 'read', session_id: sessionId, seq }));
   }
 
   /** Operators: the first inbox page, then a `session` event per change (renewed on reconnect). */
