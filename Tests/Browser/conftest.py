@@ -205,7 +205,7 @@ def chrome(width=1280, height=800):
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("SB_CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--window-size={width},{height}", "--enable-precise-memory-info", "--lang=en-US"]:
+                     f"--window-size={width},{height}", "--enable-precise-memory-info", "--js-flags=--expose-gc", "--lang=en-US"]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(os.environ.get("SB_CHROMEDRIVER", "/usr/bin/chromedriver"))

@@ -23,9 +23,11 @@ def wait_for(condition, timeout=10.0, message="condition"):
 class Widget:
     """The visitor widget on a host page: everything is inside its open shadow root."""
 
-    def __init__(self, driver, url):
+    def __init__(self, driver, url=None):
+        """The widget on `url`, or on the page the driver shows when `url` is None."""
         self.driver = driver
-        driver.get(url)
+        if url:
+            driver.get(url)
         self.host = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "switchboard-widget"), message="the widget")
 
     def find(self, selector):

@@ -1,5 +1,9 @@
 """A visitor and an operator chat in two real browser windows."""
+import datetime
+import json
 import time
+import urllib.parse
+import urllib.request
 
 from conftest import screenshot
 from pages import Console, Widget, bodies, stored_in_order, wait_for
@@ -44,6 +48,40 @@ def test_a_visitor_and_an_operator_chat(gateway, browsers):
     assert bodies(operator.messages()) == bodies(widget.messages())
     screenshot(widget.driver, "widget-desktop.png")
     screenshot(operator.driver, "console-desktop.png")
+
+    # The inbox's filters follow the session's state, live.
+    def listed_under(tab):
+        operator.find(f"[data-filter={tab}]").click()
+        wait_for(lambda: operator.driver.execute_script(
+            "const c = window.switchboardConsole; return !c.loading && c.cursor !== undefined"),
+            message=f"the {tab} tab loaded")
+        return session_id in operator.inbox_ids()
+
+    assert listed_under("assigned") and not listed_under("open") and not listed_under("closed")
+    operator.find("#mine").click()
+    assert listed_under("active"), "assigned to me"
+    operator.find("#mine").click()
+    operator.find("[data-sb=close]").click()
+    wait_for(lambda: operator.find("#conv-status").get_attribute("data-status") == "closed", message="the close")
+    wait_for(lambda: listed_under("closed"), message="the session under closed")
+    assert not listed_under("active")
+    wait_for(lambda: "closed" in widget.find("[role=log]").text, message="the widget told of the close")
+
+    # The analytics view shows the endpoint's figures.
+    now = datetime.datetime.now(datetime.timezone.utc)
+    span = urllib.parse.urlencode({"from": (now - datetime.timedelta(days=7)).isoformat(timespec="milliseconds"),
+                                   "to": now.isoformat(timespec="milliseconds")}).replace("%2B00%3A00", "Z")
+    request = urllib.request.Request(
+        f"{gateway.base}/api/v1/admin/live-chat/analytics?{span}",
+        headers={"Authorization": f"Bearer {gateway.token('operator', name='Analyst')['token']}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        expected = json.load(response)
+    operator.find("#analytics-open").click()
+    cards = wait_for(lambda: operator.find_all("[data-sb=analytics] .figure strong"), message="the figures")
+    assert cards[0].text == str(expected["sessions_opened"]) and cards[1].text == str(expected["sessions_closed"])
+    bars = operator.find_all("[data-sb=analytics] svg rect")
+    assert len(bars) == len(expected["messages_by_role"]) > 0
+    screenshot(operator.driver, "console-analytics.png")
 
 
 def test_the_widget_at_a_phones_width_works_by_keyboard(gateway, browsers):

@@ -1,0 +1,107 @@
+"""The browser clients' budgets: the widget and the SDK are small, a returning visitor's widget is
+connected and joined quickly, and the console keeps a window of a busy workspace, not all of it.
+Figures go to .build-test/browser/figures.json (docs/benchmarks.md quotes them)."""
+import gzip
+import statistics
+import threading
+import urllib.request
+import uuid
+
+from conftest import screenshot
+from pages import Console, Widget, stored_in_order, wait_for
+from wire import WireClient
+
+WIDGET_BUDGET = 40 * 1024
+WIDGET_GZIP_BUDGET = 14 * 1024
+JOINED_BUDGET_MS = 300
+
+
+def test_the_widget_and_the_sdk_fit_their_size_budget(gateway, figures):
+    raw = b""
+    for path in ("/widget/widget.js", "/sdk/switchboard.js"):
+        with urllib.request.urlopen(gateway.base + path, timeout=10) as response:
+            raw += response.read()
+    gzipped = len(gzip.compress(raw, 9))
+    figures["widget_and_sdk_bytes"] = {"raw": len(raw), "gzip": gzipped}
+    assert len(raw) <= WIDGET_BUDGET, f"{len(raw)} bytes uncompressed"
+    assert gzipped <= WIDGET_GZIP_BUDGET, f"{gzipped} bytes gzipped"
+
+
+def test_a_returning_visitors_widget_is_joined_within_300_ms(gateway, browsers, figures):
+    driver = browsers()
+    widget = Widget(driver, f"{gateway.base}/widget/demo.html")
+    widget.open()
+    widget.wait_state("open")
+    widget.send("Remember me")
+    wait_for(widget.session_id, message="the session")
+    timings = []
+    for _ in range(7):
+        driver.refresh()
+        joined = wait_for(lambda: driver.execute_script("return document.querySelector('switchboard-widget')?.joinedAt"),
+                          message="the widget joined again")
+        timings.append(joined)
+    reloaded = Widget(driver)
+    reloaded.open()
+    wait_for(lambda: stored_in_order(reloaded.messages()) and len(reloaded.messages()) == 1,
+             message="the conversation after reloads")
+    figures["widget_load_to_joined_ms"] = {"runs": [round(t, 1) for t in timings],
+                                           "median": round(statistics.median(timings), 1),
+                                           "max": round(max(timings), 1)}
+    assert statistics.median(timings) < JOINED_BUDGET_MS, f"page load to joined: {timings} ms"
+
+
+def test_the_console_keeps_a_window_of_a_busy_workspace(gateway, browsers, figures):
+    """10,000 live messages across 200 conversations (and 350 more in the one open in the console)."""
+    workspace = str(uuid.uuid4())
+    gateway.sql(f"INSERT INTO workspaces (id, name) VALUES ('{workspace}', 'Busy workspace')")
+    visitors = [WireClient(gateway, gateway.token("visitor", name=f"Visitor {i}", workspace_id=workspace)["token"])
+                for i in range(25)]
+    sessions = [(v, v.create_session(f"Busy conversation {i}-{j}")) for i, v in enumerate(visitors) for j in range(8)]
+    for visitor, session_id in sessions:  # as the widget does: a session starts with its first message
+        visitor.send(session_id, "Message 1 in a busy workspace")
+    opened = sessions[-1][1]  # the newest activity: on the inbox's first page
+
+    operator = gateway.token("operator", name="Busy operator", workspace_id=workspace)["token"]
+    driver = browsers()
+    console = Console(driver, gateway.base, token=operator)
+    wait_for(lambda: opened in console.inbox_ids(), message="the conversation to open")
+    console.open_session(opened)
+    heap = "window.gc(); return performance.memory.usedJSHeapSize"
+    before = driver.execute_script(heap)
+
+    per_session = 10_000 // len(sessions)
+
+    def talk(visitor, own):
+        for n in range(1, per_session):
+            for session_id in own:
+                visitor.send(session_id, f"Message {n + 1} in a busy workspace")
+
+    by_visitor = {}
+    for visitor, session_id in sessions:
+        by_visitor.setdefault(visitor, []).append(session_id)
+    threads = [threading.Thread(target=talk, args=item) for item in by_visitor.items()]
+    # The open conversation gets more than the console's window (300) besides, from an operator.
+    helper = WireClient(gateway, gateway.token("operator", name="Second operator", workspace_id=workspace)["token"])
+    helper.join(opened)
+    extra = 350
+    threads.append(threading.Thread(target=lambda: [helper.send(opened, f"Operator note {n + 1}") for n in range(extra)]))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for client in visitors + [helper]:
+        client.close()
+
+    wait_for(lambda: driver.execute_script("return window.switchboardConsole.client.lastSeq(arguments[0])", opened)
+             == per_session + extra, 30, "the open conversation's last message")
+    after = driver.execute_script(heap)
+    shown = len(console.find_all("[data-sb=conversation] [data-sb=message]"))
+    rows = len(console.inbox_ids())
+    nodes = driver.execute_script("return document.getElementsByTagName('*').length")
+    figures["console_10000_messages_200_sessions"] = {
+        "heap_before_bytes": before, "heap_after_bytes": after, "messages_shown": shown, "inbox_rows": rows,
+        "dom_nodes": nodes}
+    screenshot(driver, "console-busy.png")
+    assert shown == 300, f"the open conversation keeps a window of 300, not {shown} messages"
+    assert rows <= len(sessions) + 1
+    assert after - before < 16 * 1024 * 1024, f"the console's heap grew by {after - before} bytes"
