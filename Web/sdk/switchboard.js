@@ -97,8 +97,8 @@ export class Switchboard extends EventTarget {
   connect() {
     if (!this.closed) return this.ready;
     this.closed = false;
-    addEventListener('online', this.onOnline);
-    addEventListener('offline', this.onOffline);
+    globalThis.addEventListener?.('online', this.onOnline); // a browser's; absent in workers and Node
+    globalThis.addEventListener?.('offline', this.onOffline);
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     this.open();
     return this.ready;
@@ -110,8 +110,8 @@ export class Switchboard extends EventTarget {
    */
   close() {
     this.closed = true;
-    removeEventListener('online', this.onOnline);
-    removeEventListener('offline', this.onOffline);
+    globalThis.removeEventListener?.('online', this.onOnline);
+    globalThis.removeEventListener?.('offline', this.onOffline);
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.heartbeat);
     const ws = this.ws;
@@ -170,6 +170,7 @@ export class Switchboard extends EventTarget {
     if (ws !== this.ws) return;
     this.ws = null;
     clearTimeout(this.heartbeat);
+    clearTimeout(this.stableTimer);
     for (const { reject, timer } of this.requests.values()) {
       clearTimeout(timer);
       reject(new SwitchboardError('disconnected', 'the connection was lost'));
@@ -242,7 +243,7 @@ export class Switchboard extends EventTarget {
     this.resolveReady?.();
     this.resolveReady = null;
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
-    setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
+    this.stableTimer = setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
     for (const id of this.sessions.keys()) this.rejoin(id);
   }

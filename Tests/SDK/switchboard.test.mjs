@@ -1,0 +1,216 @@
+// Unit tests of the browser SDK (Web/sdk/switchboard.js) under Node's test runner, against a
+// scripted WebSocket: the paths a real gateway will not produce on demand (overloaded answers,
+// versions out of order, a gap on a live session, history paging that fails). The browser tests
+// (Tests/Browser/test_sdk.py) cover the same SDK against the real gateway.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, test } from 'node:test';
+
+import { Switchboard, SwitchboardError, backoff } from '../../Web/sdk/switchboard.js';
+
+// Browsers have CustomEvent; Node before 19 has it only behind a flag.
+globalThis.CustomEvent ??= class extends Event {
+  constructor(type, options) {
+    super(type);
+    this.detail = options?.detail;
+  }
+};
+
+/** A WebSocket whose server side is the test: it reads `sent` and calls `reply`. */
+class ScriptedSocket {
+  static all = [];
+  /** Sets up the server side of each new socket. */
+  static serve = () => {};
+  constructor(url) {
+    this.url = url;
+    this.sent = [];
+    this.readyState = 0;
+    ScriptedSocket.all.push(this);
+    ScriptedSocket.serve(this);
+    setTimeout(() => {
+      this.readyState = 1;
+      this.onopen?.();
+    }, 0);
+  }
+  send(text) {
+    const frame = JSON.parse(text);
+    frame.at = performance.now();
+    this.sent.push(frame);
+    this.onframe?.(frame);
+  }
+  reply(frame) {
+    this.onmessage?.({ data: JSON.stringify(frame) });
+  }
+  close(code = 1000) {
+    if (this.readyState === 3) return;
+    this.readyState = 3;
+    setTimeout(() => this.onclose?.({ code }), 0);
+  }
+  /** The server drops the connection. */
+  drop(code = 1006) {
+    this.close(code);
+  }
+}
+
+const user = { id: 'v-1', role: 'visitor', name: 'Ann' };
+const message = (seq) => ({
+  type: 'message', session_id: 's1', seq, id: String(seq), client_msg_id: `c${seq}`, kind: 'text', body: `m${seq}`,
+  sender: { id: 'op', role: 'operator', name: 'Ken' }, created_at: '2026-11-23T00:00:00.000Z',
+});
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition, what, ms = 3000) {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+/** A client connected through a scripted socket whose server answers hello and join by `onframe`. */
+async function connected({ onframe = () => {}, ...options } = {}) {
+  const client = new Switchboard({ url: 'ws://gateway.test/v1/ws', token: async () => 'token', minDelayMs: 20, maxDelayMs: 200, ...options });
+  const events = [];
+  for (const type of ['message', 'session', 'error', 'state']) client.addEventListener(type, (e) => events.push({ type, ...e.detail }));
+  ScriptedSocket.serve = (socket) => {
+    socket.onframe = (frame) => {
+      if (frame.type === 'hello') socket.reply({ type: 'welcome', user, workspace_id: 'w', heartbeat_s: 60 });
+      else onframe(socket, frame);
+    };
+  };
+  await client.connect();
+  return { client, events, socket: () => ScriptedSocket.all.at(-1) };
+}
+
+let clients = [];
+beforeEach(() => {
+  ScriptedSocket.all = [];
+  globalThis.WebSocket = ScriptedSocket;
+  clients = [];
+});
+afterEach(() => {
+  for (const client of clients) client.close();
+  delete globalThis.fetch;
+});
+
+test('overloaded answers are retried after jittered waits that grow, never in a tight loop', async () => {
+  let refusals = 2;
+  const { client, socket } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type === 'join') s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 0, truncated: false });
+      if (frame.type === 'send') {
+        if (refusals-- > 0) s.reply({ type: 'error', ref: frame.ref, code: 'overloaded', message: 'busy' });
+        else s.reply({ type: 'ack', ref: frame.ref, session_id: 's1', client_msg_id: frame.client_msg_id, seq: 1, duplicate: false });
+      }
+    },
+  });
+  clients.push(client);
+  await client.join('s1');
+  const random = Math.random;
+  Math.random = () => 0.5; // the middle of each jitter window
+  try {
+    const ack = await client.send('s1', 'hello');
+    assert.equal(ack.seq, 1);
+  } finally {
+    Math.random = random;
+  }
+  const sends = socket().sent.filter((f) => f.type === 'send');
+  assert.equal(sends.length, 3);
+  assert.ok(new Set(sends.map((f) => f.client_msg_id)).size === 1, 'one client_msg_id for every try');
+  // backoff(1) = 0.5 * 40 ms, backoff(2) = 0.5 * 80 ms: each wait at least its jittered share, and growing.
+  assert.ok(sends[1].at - sends[0].at >= 19, `first wait ${sends[1].at - sends[0].at} ms`);
+  assert.ok(sends[2].at - sends[1].at >= 39, `second wait ${sends[2].at - sends[1].at} ms`);
+});
+
+test('ten thousand clients spread their first reconnect over the whole window', () => {
+  const delays = Array.from({ length: 10000 }, () => backoff(0, 500, 30000));
+  assert.ok(delays.every((d) => d >= 0 && d <= 500));
+  const tenths = Array(10).fill(0);
+  for (const d of delays) tenths[Math.min(9, Math.floor(d / 50))]++;
+  assert.ok(tenths.every((n) => n > 700 && n < 1300), `per 50 ms: ${tenths}`);
+  assert.equal(backoff(40, 500, 30000) <= 30000, true, 'capped');
+});
+
+test('an older session state never follows a newer one', async () => {
+  const { client, events, socket } = await connected();
+  clients.push(client);
+  for (const version of [5, 3, 6, 6, 4]) {
+    socket().reply({ type: 'session.updated', session: { id: 's9', version, status: version > 5 ? 'closed' : 'open' } });
+  }
+  assert.deepEqual(events.filter((e) => e.type === 'session').map((e) => e.session.version), [5, 6, 6]);
+});
+
+test('a gap on a live session holds what follows until a join from the last delivered seq fills it', async () => {
+  const joins = [];
+  const { client, events, socket } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type !== 'join') return;
+      joins.push(frame.since_seq);
+      s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 5, truncated: false });
+      for (let seq = frame.since_seq + 1; seq <= 5; seq++) s.reply(message(seq));
+    },
+  });
+  clients.push(client);
+  await client.join('s1', { sinceSeq: 5 });
+  socket().reply(message(6));
+  socket().reply(message(8)); // 7 went missing
+  socket().reply(message(9));
+  await until(() => joins.length === 2, 'the second join');
+  assert.equal(joins[1], 6, 'joined again from the last delivered seq');
+  // The gateway's replay of the join brings 7..9.
+  for (const seq of [7, 8, 9]) socket().reply(message(seq));
+  await until(() => events.filter((e) => e.type === 'message').length === 4, 'four messages');
+  assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.seq), [6, 7, 8, 9]);
+});
+
+test('a truncated replay whose history cannot be paged delivers nothing past the gap, then fills it', async () => {
+  let pagingWorks = false;
+  globalThis.fetch = async (url) => {
+    if (!pagingWorks) throw new TypeError('network down');
+    const after = Number(new URL(url).searchParams.get('after_seq'));
+    const messages = [];
+    for (let seq = after + 1; seq <= 8; seq++) messages.push(message(seq));
+    return new Response(JSON.stringify({ session_id: 's1', messages, next_after_seq: null }), { status: 200 });
+  };
+  const { client, events, socket } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type !== 'join') return;
+      // replay_limit 2: the newest two of ten follow a truncated joined.
+      s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 10, truncated: true });
+      s.reply(message(9));
+      s.reply(message(10));
+    },
+  });
+  clients.push(client);
+  const joined = client.join('s1');
+  await until(() => events.some((e) => e.type === 'error' && e.code === 'history'), 'the paging to give up', 5000);
+  await joined;
+  assert.deepEqual(events.filter((e) => e.type === 'message'), [], 'nothing past the gap');
+  assert.equal(client.lastSeq('s1'), 0);
+  pagingWorks = true;
+  await until(() => events.filter((e) => e.type === 'message').length === 10, 'all ten', 5000);
+  assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.ok(socket().sent.filter((f) => f.type === 'join').length >= 2);
+});
+
+test('close() stops reconnecting and settles whoever waits for the connection', async () => {
+  const { client, socket } = await connected();
+  socket().drop();
+  await until(() => client.state === 'reconnecting', 'reconnecting');
+  const waiting = client.whenOpen();
+  client.close();
+  await assert.rejects(waiting, (error) => error instanceof SwitchboardError && error.code === 'closed');
+  const sockets = ScriptedSocket.all.length;
+  await sleep(300); // past maxDelayMs
+  assert.equal(ScriptedSocket.all.length, sockets, 'no reconnect after close()');
+  assert.equal(client.state, 'offline');
+});
+
+test('session.create is not repeated after its connection drops (it could open a second session)', async () => {
+  const { client, socket } = await connected({ onframe: (s, frame) => frame.type === 'session.create' && s.drop() });
+  clients.push(client);
+  await assert.rejects(client.createSession('x'), (error) => error.code === 'disconnected');
+  await until(() => client.state === 'open', 'reconnected');
+  const creates = ScriptedSocket.all.flatMap((s) => s.sent).filter((f) => f.type === 'session.create');
+  assert.equal(creates.length, 1);
+  assert.ok(socket());
+});
