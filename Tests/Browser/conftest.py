@@ -49,7 +49,10 @@ class Gateway:
     """One `switchboard serve` on a free port, restartable on the same port and database."""
 
     def __init__(self, binary, database_url, work):
-        self.binary = binary
+        # A copy, run from elsewhere than the repository: the clients it serves are in the binary.
+        self.work = work
+        self.binary = os.path.join(work, "switchboard")
+        shutil.copy(binary, self.binary)
         self.database_url = database_url
         self.port = free_port()
         self.config = os.path.join(work, "gateway.toml")
@@ -87,7 +90,7 @@ level = "warning"
         log = open(self.log, "a")
         self.process = subprocess.Popen(
             [self.binary, "serve", "--config", self.config, "--database-url", self.database_url],
-            stdout=log, stderr=log, env=env)
+            stdout=log, stderr=log, env=env, cwd=self.work)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:

@@ -493,7 +493,8 @@ export class Switchboard extends EventTarget {
   /** Operators: the first inbox page, then a `session` event per change (renewed on reconnect). */
   async subscribeInbox() {
     this.inboxWanted = true;
-    const frame = await this.retrying({ type: 'inbox.subscribe' });
+    // Not repeated when unanswered here: every reconnect subscribes again.
+    const frame = await this.retrying({ type: 'inbox.subscribe' }, { idempotent: false });
     for (const session of frame.sessions) this.onSession(session);
     this.emit('inbox', { sessions: frame.sessions, nextCursor: frame.next_cursor });
     return frame;
