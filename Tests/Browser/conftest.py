@@ -231,8 +231,13 @@ def browsers():
         return driver
 
     yield make
+    problems = []
     for driver in opened:
+        # A policy violation (an inline script, a foreign origin) or an unhandled error is a defect.
+        problems += [entry["message"] for entry in driver.get_log("browser")
+                     if "Content Security Policy" in entry["message"] or "Uncaught" in entry["message"]]
         driver.quit()
+    assert not problems, f"the browser console reported: {problems}"
 
 
 def screenshot(driver, name):

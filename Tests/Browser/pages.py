@@ -20,7 +20,32 @@ def wait_for(condition, timeout=10.0, message="condition"):
     raise AssertionError(f"timed out after {timeout} s waiting for {message} (last: {last!r})")
 
 
-class Widget:
+class ChatView:
+    """What the widget and the console share: a composer, the messages shown, a typing line."""
+
+    MESSAGES = "[data-sb=message]"
+
+    def write(self, text):
+        composer = self.find("[data-sb=composer]")
+        composer.send_keys(text)
+        composer.send_keys(Keys.ENTER)
+
+    def messages(self):
+        """(seq or None, state, sender, body) of every message shown, in order."""
+        result = []
+        for node in self.find_all(self.MESSAGES):
+            seq = node.get_attribute("data-seq")
+            result.append((int(seq) if seq else None, node.get_attribute("data-state"),
+                           node.find_element(By.CSS_SELECTOR, "[data-sb=sender]").text,
+                           node.find_element(By.CSS_SELECTOR, "[data-sb=body]").text))
+        return result
+
+    def typing_visible(self):
+        node = self.find("[data-sb=typing]")
+        return node.is_displayed() and node.text.strip() != ""
+
+
+class Widget(ChatView):
     """The visitor widget on a host page: everything is inside its open shadow root."""
 
     def __init__(self, driver, url=None):
@@ -48,24 +73,7 @@ class Widget:
     def wait_state(self, state, timeout=20):
         wait_for(lambda: self.state == state, timeout, f"widget state {state}")
 
-    def send(self, text):
-        composer = self.find("[data-sb=composer]")
-        composer.send_keys(text)
-        composer.send_keys(Keys.ENTER)
-
-    def messages(self):
-        """(seq or None, state, sender, body) of every message shown, in order."""
-        result = []
-        for node in self.find_all("[data-sb=message]"):
-            seq = node.get_attribute("data-seq")
-            result.append((int(seq) if seq else None, node.get_attribute("data-state"),
-                           node.find_element(By.CSS_SELECTOR, "[data-sb=sender]").text,
-                           node.find_element(By.CSS_SELECTOR, "[data-sb=body]").text))
-        return result
-
-    def typing_visible(self):
-        node = self.find("[data-sb=typing]")
-        return node.is_displayed() and node.text.strip() != ""
+    send = ChatView.write
 
     def session_id(self):
         """The conversation the widget keeps across reloads (localStorage), or None."""
@@ -76,8 +84,10 @@ class Widget:
         return self.find("[role=alert]").is_displayed()
 
 
-class Console:
-    """The operator console, signed in by name through development tokens."""
+class Console(ChatView):
+    """The operator console, signed in by name through development tokens (or with a given token)."""
+
+    MESSAGES = "[data-sb=conversation] [data-sb=message]"
 
     def __init__(self, driver, base, name="Ken", token=None):
         self.driver = driver
@@ -116,23 +126,7 @@ class Console:
         row.click()
         wait_for(lambda: self.find("[data-sb=conversation]").is_displayed(), message="the conversation")
 
-    def reply(self, text):
-        composer = self.find("[data-sb=composer]")
-        composer.send_keys(text)
-        composer.send_keys(Keys.ENTER)
-
-    def messages(self):
-        result = []
-        for node in self.find_all("[data-sb=conversation] [data-sb=message]"):
-            seq = node.get_attribute("data-seq")
-            result.append((int(seq) if seq else None, node.get_attribute("data-state"),
-                           node.find_element(By.CSS_SELECTOR, "[data-sb=sender]").text,
-                           node.find_element(By.CSS_SELECTOR, "[data-sb=body]").text))
-        return result
-
-    def typing_visible(self):
-        node = self.find("[data-sb=typing]")
-        return node.is_displayed() and node.text.strip() != ""
+    reply = ChatView.write
 
     def banner_visible(self):
         return self.find("#banner").is_displayed()
@@ -146,3 +140,16 @@ def stored_in_order(messages):
     """The messages all stored, each once, seqs 1..n with no gap."""
     seqs = [seq for seq, state, _, _ in messages]
     return all(state == "sent" for _, state, _, _ in messages) and seqs == list(range(1, len(seqs) + 1))
+
+
+def start_conversation(base, browsers, operator_name, first):
+    """A console and a widget on `base`, a conversation the operator has open; returns both and its id."""
+    operator = Console(browsers(), base, name=operator_name)
+    widget = Widget(browsers(), f"{base}/widget/demo.html")
+    widget.open()
+    widget.wait_state("open")
+    widget.send(first)
+    session_id = wait_for(widget.session_id, message="the widget's session")
+    operator.open_session(session_id)
+    wait_for(lambda: bodies(operator.messages()) == [first], message="the first message in the console")
+    return operator, widget, session_id

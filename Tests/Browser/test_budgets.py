@@ -103,5 +103,8 @@ def test_the_console_keeps_a_window_of_a_busy_workspace(gateway, browsers, figur
         "dom_nodes": nodes}
     screenshot(driver, "console-busy.png")
     assert shown == 300, f"the open conversation keeps a window of 300, not {shown} messages"
+    unread = driver.execute_script(
+        "return [...document.querySelectorAll('[data-sb=inbox-item]')].map((row) => row.querySelector('.unread')?.textContent)")
+    assert unread.count(str(per_session)) == rows - 1, f"every conversation not open counts its unread messages: {unread}"
     assert rows <= len(sessions) + 1
     assert after - before < 16 * 1024 * 1024, f"the console's heap grew by {after - before} bytes"

@@ -2,21 +2,8 @@
 afterwards each shows every message exactly once, in order, and what was typed meanwhile is
 stored once."""
 from conftest import screenshot
-from pages import Console, Widget, bodies, stored_in_order, wait_for
+from pages import bodies, start_conversation, stored_in_order, wait_for
 from proxy import CuttableProxy
-
-
-def start_conversation(base, browsers, operator_name, first):
-    """A console and a widget on `base`, a conversation the operator has open; returns both and its id."""
-    operator = Console(browsers(), base, name=operator_name)
-    widget = Widget(browsers(), f"{base}/widget/demo.html")
-    widget.open()
-    widget.wait_state("open")
-    widget.send(first)
-    session_id = wait_for(widget.session_id, message="the widget's session")
-    operator.open_session(session_id)
-    wait_for(lambda: bodies(operator.messages()) == [first], message="the first message in the console")
-    return operator, widget, session_id
 
 
 def shown_once_in_order(page, expected):

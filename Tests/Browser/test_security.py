@@ -4,7 +4,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
 from conftest import screenshot
-from pages import Console, Widget, bodies, stored_in_order, wait_for
+from pages import Widget, bodies, start_conversation, stored_in_order, wait_for
 
 XSS = "<img src=x onerror=alert(1)>"
 XSS_FLAG = "<img src=x onerror=window.__xss=1>"
@@ -21,14 +21,8 @@ def assert_nothing_ran(driver):
 
 
 def test_bodies_and_names_are_shown_as_text(gateway, browsers):
-    operator = Console(browsers(), gateway.base, name=XSS_NAME)
-    widget = Widget(browsers(), f"{gateway.base}/widget/demo.html")
-    widget.open()
-    widget.wait_state("open")
-    widget.send(XSS)
-    session_id = wait_for(widget.session_id, message="the widget's session")
+    operator, widget, session_id = start_conversation(gateway.base, browsers, XSS_NAME, XSS)
     widget.send(XSS_FLAG)
-    operator.open_session(session_id)
     operator.reply(XSS_FLAG)
     expected = [XSS, XSS_FLAG, XSS_FLAG]
     wait_for(lambda: bodies(widget.messages()) == expected and stored_in_order(widget.messages()),

@@ -214,3 +214,19 @@ test('session.create is not repeated after its connection drops (it could open a
   assert.equal(creates.length, 1);
   assert.ok(socket());
 });
+
+test('typing is throttled to one frame per interval, and its end is sent once', async () => {
+  const { client, socket } = await connected({
+    typingIntervalMs: 100,
+    onframe: (s, frame) =>
+      frame.type === 'join' && s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 0, truncated: false }),
+  });
+  clients.push(client);
+  await client.join('s1');
+  for (let i = 0; i < 10; i++) client.typing('s1', true); // a burst of keystrokes
+  await sleep(120);
+  client.typing('s1', true); // still typing, one interval later
+  client.typing('s1', false);
+  client.typing('s1', false);
+  assert.deepEqual(socket().sent.filter((f) => f.type === 'typing').map((f) => f.state), [true, true, false]);
+});
