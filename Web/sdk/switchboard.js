@@ -10,7 +10,7 @@ export const STATES = ['connecting', 'open', 'reconnecting', 'offline'];
 // The gateway's answers that say nothing was done and a later try may succeed.
 const RETRYABLE = new Set(['overloaded', 'unavailable']);
 // No answer at all: the request may or may not have been carried out.
-const UNANSWERED = new Set(['disconnected', 'timeout']);
+const UNANSWERED = ['disconnected', 'timeout'];
 // Answers after which a session is not joined again.
 const REFUSED = new Set(['forbidden', 'not_found', 'bad_request']);
 const REQUEST_TIMEOUT_MS = 15000;
@@ -264,15 +264,15 @@ export class Switchboard extends EventTarget {
 
   /**
    * `request`, repeated with jittered back-off while the gateway answers overloaded or
-   * unavailable. Only an idempotent request is repeated after it went unanswered (a lost
-   * connection or a time-out), since it may have been carried out.
+   * unavailable. After no answer (`repeatUnanswered`: a lost connection, a time-out) only what
+   * is safe to do twice is repeated, since the first try may have been carried out.
    */
-  async retrying(frame, { idempotent = true, tries = 6 } = {}) {
+  async retrying(frame, { repeatUnanswered = UNANSWERED, tries = 6 } = {}) {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.request(frame);
       } catch (error) {
-        const again = RETRYABLE.has(error.code) || (idempotent && UNANSWERED.has(error.code));
+        const again = RETRYABLE.has(error.code) || repeatUnanswered.includes(error.code);
         if (!again || attempt + 1 >= tries || this.closed) throw error;
         if (error.code !== 'disconnected') await this.pause(backoff(attempt + 1, this.minDelay, this.maxDelay));
         await this.whenOpen();
@@ -304,7 +304,7 @@ export class Switchboard extends EventTarget {
   /** Opens a new session (visitors); the connection is joined to it. */
   async createSession(title) {
     // Not repeated when unanswered: a second try could open a second session.
-    const frame = await this.retrying({ type: 'session.create', ...(title ? { title } : {}) }, { idempotent: false });
+    const frame = await this.retrying({ type: 'session.create', ...(title ? { title } : {}) }, { repeatUnanswered: [] });
     this.sessions.set(frame.session.id, { lastSeq: frame.session.last_seq, joined: true, buffer: null });
     return frame.session;
   }
@@ -327,7 +327,10 @@ export class Switchboard extends EventTarget {
     let frame;
     try {
       // A join lost with its connection is not repeated here: every reconnect joins again.
-      frame = await this.retrying({ type: 'join', session_id: sessionId, since_seq: session.lastSeq }, { idempotent: false });
+      frame = await this.retrying(
+        { type: 'join', session_id: sessionId, since_seq: session.lastSeq },
+        { repeatUnanswered: ['timeout'] },
+      );
     } catch (error) {
       if (REFUSED.has(error.code) && this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
       session.buffer = null;
@@ -444,7 +447,7 @@ export class Switchboard extends EventTarget {
       (error) => {
         entry.ref = null;
         // A send is idempotent (its client_msg_id): kept until answered, whatever happened to the connection.
-        if (!RETRYABLE.has(error.code) && !UNANSWERED.has(error.code)) {
+        if (!RETRYABLE.has(error.code) && !UNANSWERED.includes(error.code)) {
           this.outbox.delete(entry.clientMsgId);
           this.emit('outbox', { sessionId: entry.sessionId, entry, error });
           return entry.reject(error);
@@ -493,8 +496,8 @@ export class Switchboard extends EventTarget {
   /** Operators: the first inbox page, then a `session` event per change (renewed on reconnect). */
   async subscribeInbox() {
     this.inboxWanted = true;
-    // Not repeated when unanswered here: every reconnect subscribes again.
-    const frame = await this.retrying({ type: 'inbox.subscribe' }, { idempotent: false });
+    // Not repeated after a lost connection: every reconnect subscribes again.
+    const frame = await this.retrying({ type: 'inbox.subscribe' }, { repeatUnanswered: ['timeout'] });
     for (const session of frame.sessions) this.onSession(session);
     this.emit('inbox', { sessions: frame.sessions, nextCursor: frame.next_cursor });
     return frame;
