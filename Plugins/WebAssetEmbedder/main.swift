@@ -34,9 +34,29 @@ while let file = enumerator?.nextObject() as? URL {
         exit(1)
     }
     let path = relative.hasSuffix("/index.html") ? String(relative.dropLast("index.html".count)) : relative
-    files.append((path, type, text))
+    files.append((path, type, file.pathExtension == "js" ? withoutLineComments(text) : text))
 }
 files.sort { $0.path < $1.path }
+
+/// Scripts are served without their whole-line `//` comments, which are
+/// notes for the people who change them and weigh on every page that loads
+/// the widget; JSDoc (`/** */`), which documents the SDK for those who call
+/// it, stays. A line inside a multi-line template literal is text, never a
+/// comment.
+func withoutLineComments(_ text: String) -> String {
+    var inTemplate = false
+    var kept: [Substring] = []
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        if !inTemplate && line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("//") { continue }
+        kept.append(line)
+        var escaped = false
+        for character in line {
+            if character == "`" && !escaped { inTemplate.toggle() }
+            escaped = character == "\\" && !escaped
+        }
+    }
+    return kept.joined(separator: "\n")
+}
 
 /// A raw multi-line literal whose delimiter occurs nowhere in `text`.
 func literal(_ text: String) -> String {

@@ -2,8 +2,9 @@
 afterwards each shows every message exactly once, in order, and what was typed meanwhile is
 stored once."""
 from conftest import screenshot
-from pages import bodies, start_conversation, stored_in_order, wait_for
+from pages import Widget, bodies, start_conversation, stored_in_order, wait_for
 from proxy import CuttableProxy
+from wire import WireClient
 
 
 def shown_once_in_order(page, expected):
@@ -70,3 +71,44 @@ def test_a_cut_connection_resends_an_unacked_message_once(gateway, browsers):
         wait_for(lambda: shown_once_in_order(operator, expected), 20, "the console after the cut")
     finally:
         proxy.close()
+
+
+def test_messages_written_before_the_first_connection_open_one_conversation(gateway, browsers):
+    proxy = CuttableProxy(gateway.port)
+    try:
+        widget = Widget(browsers(), f"{proxy.base}/widget/demo.html")
+        widget.open()
+        widget.wait_state("open")
+        proxy.down()
+        widget.wait_state("reconnecting")
+        widget.send("First, while offline")
+        widget.send("Second, before the conversation exists")
+        proxy.up()
+        session_id = wait_for(widget.session_id, 30, "the conversation")
+        expected = ["First, while offline", "Second, before the conversation exists"]
+        wait_for(lambda: shown_once_in_order(widget, expected), 20, "both messages stored")
+        visitor = widget.driver.execute_script("return localStorage.getItem('switchboard-demo:visitor')")
+        assert gateway.value(f"SELECT count(*) FROM chat_sessions WHERE user_id = '{visitor}'") == "1"
+        assert gateway.stored_bodies(session_id) == expected
+    finally:
+        proxy.close()
+
+
+def test_a_returning_visitor_sees_a_conversation_longer_than_the_replay(gateway, browsers):
+    """The join replays replay_limit messages; the SDK pages the rest over HTTP, and the widget shows them."""
+    widget = Widget(browsers(), f"{gateway.base}/widget/demo.html")
+    widget.open()
+    widget.wait_state("open")
+    widget.send("Start")
+    session_id = wait_for(widget.session_id, message="the conversation")
+    operator = WireClient(gateway, gateway.token("operator", name="Pat")["token"])
+    operator.join(session_id)
+    widget.driver.get("about:blank")  # the visitor leaves the page
+    count = gateway.replay_limit + 15
+    for i in range(count):
+        operator.send(session_id, f"Reply {i + 1}")
+    operator.close()
+    returning = Widget(widget.driver, f"{gateway.base}/widget/demo.html")
+    returning.open()
+    expected = ["Start"] + [f"Reply {i + 1}" for i in range(count)]
+    wait_for(lambda: shown_once_in_order(returning, expected), 20, "the whole conversation")

@@ -167,3 +167,19 @@ def test_session_versions_only_grow(gateway, browsers):
                  message=f"the close, seen by the {name}")
         versions = [e["version"] for e in page.events(name, "session") if e["id"] == session_id]
         assert versions == sorted(versions), f"the {name} saw an older version after a newer one: {versions}"
+
+
+def test_a_message_sent_before_leaving_is_still_stored(gateway, browsers, proxy):
+    page = SDKPage(browsers(), proxy.base)
+    session_id, _ = visitor_with_session(page, gateway, proxy_ws(proxy))
+    proxy.down()
+    wait_for(lambda: page.state("visitor") != "open", message="the visitor offline")
+    page.run("sbt.send('visitor', args[0], 'written, then left'); await sbt.clients.visitor.leave(args[0]);",
+             session_id)
+    proxy.up()
+    outcome = wait_for(lambda: page.driver.execute_script("return sbt.sends['written, then left']")["done"] and
+                       page.driver.execute_script("return sbt.sends['written, then left']"), 20, "the send settled")
+    assert outcome.get("seq") == 1, outcome
+    assert gateway.stored_bodies(session_id) == ["written, then left"]
+    # Left once its outbox is empty: a new message of the session no longer reaches this client.
+    wait_for(lambda: page.run("return !sbt.clients.visitor.sessions.has(args[0]);", session_id), message="the leave")

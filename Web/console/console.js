@@ -90,6 +90,10 @@ class Console {
     this.mineOnly = false;
     this.cursor = undefined; // undefined: not loaded; null: last page loaded
     this.loading = false;
+    this.generation = 0; // a new filter starts a new generation: older pages are dropped
+    this.pageFailures = 0;
+    this.pageRetry = null;
+    this.replies = new Map(); // client_msg_id -> the pending reply's <li>
     this.openId = null;
     this.messages = new Map(); // seq -> <li>, the open conversation's
     this.visitorRead = 0;
@@ -145,9 +149,13 @@ class Console {
     this.wasDown = state !== 'open';
   }
 
+  /** A message for the operator that goes away by itself; the reconnect banner stays its own. */
   flash(text) {
-    $('#banner').hidden = false;
-    $('#banner').textContent = text;
+    const notice = $('#notice');
+    notice.textContent = text;
+    notice.hidden = false;
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => (notice.hidden = true), 8000);
   }
 
   // MARK: inbox
@@ -168,30 +176,46 @@ class Console {
   }
 
   reload() {
+    this.generation++;
     this.cursor = undefined;
+    this.loading = false;
+    clearTimeout(this.pageRetry);
+    this.pageRetry = null;
     for (const row of this.rows.values()) row.remove();
     this.rows.clear();
     this.loadPage();
   }
 
   async loadPage() {
-    if (this.loading || this.cursor === null) return;
+    if (this.loading || this.cursor === null || this.pageRetry) return;
+    const generation = this.generation;
     this.loading = true;
     const statuses = FILTERS[this.filter].join(',');
     const query = new URLSearchParams({ limit: String(PAGE) });
     if (statuses) query.set('status', statuses);
     if (this.mineOnly) query.set('assigned', 'me');
     if (this.cursor) query.set('cursor', this.cursor);
+    let page;
     try {
-      const page = await this.client.api(`/api/v1/admin/live-chat/conversations?${query}`);
-      for (const session of page.sessions) this.upsert(session, { append: true });
-      this.cursor = page.next_cursor ?? null;
+      page = await this.client.api(`/api/v1/admin/live-chat/conversations?${query}`);
     } catch (error) {
-      this.flash(`Could not load the inbox: ${error.message}`);
-    } finally {
+      if (generation !== this.generation) return; // a page of a filter no longer shown
       this.loading = false;
-      $('#inbox-empty').hidden = this.rows.size > 0;
+      this.flash(`Could not load the inbox: ${error.message}`);
+      // Tried again after a growing wait, not at once: every open console would hammer a gateway in trouble.
+      const wait = Math.min(30000, 1000 * 2 ** this.pageFailures++) * (0.5 + Math.random() / 2);
+      this.pageRetry = setTimeout(() => {
+        this.pageRetry = null;
+        this.loadPage();
+      }, wait);
+      return;
     }
+    if (generation !== this.generation) return;
+    for (const session of page.sessions) this.upsert(session, { append: true });
+    this.cursor = page.next_cursor ?? null;
+    this.loading = false;
+    this.pageFailures = 0;
+    $('#inbox-empty').hidden = this.rows.size > 0;
     // A scroll that came while this page loaded, or a list too short to scroll, asks for the next one.
     requestAnimationFrame(() => this.loadPageIfNearEnd());
   }
@@ -244,7 +268,11 @@ class Console {
     if (unread > 0 && session.id !== this.openId) top.append(el('span', { class: 'unread', 'aria-label': `${unread} unread` }, String(unread)));
     if (!row.onclick) {
       row.onclick = () => (location.hash = `#/s/${session.id}`);
-      row.onkeydown = (e) => (e.key === 'Enter' || e.key === ' ') && row.onclick();
+      row.onkeydown = (e) => {
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        row.onclick();
+      };
     }
     return row;
   }
@@ -260,6 +288,7 @@ class Console {
     if (this.openId && this.openId !== id) this.client.leave(this.openId);
     this.openId = id;
     this.messages.clear();
+    this.replies.clear();
     this.visitorRead = 0;
     this.visitorName = null;
     $('#log').replaceChildren();
@@ -271,17 +300,26 @@ class Console {
     let session = this.sessions.get(id);
     const lastSeq = session?.last_seq ?? 0;
     if (session) this.showHeader(session);
+    else this.showHeader({ id, title: 'Conversation', status: '', created_at: null });
+    // History over HTTP (the newest window), then live from the last message shown. Without the
+    // history the join alone fills the window (its replay, paged by the SDK when truncated).
+    let since = Math.max(0, lastSeq - 50);
     try {
-      // History over HTTP (the newest window), then live from the last message shown.
-      const page = await this.client.history(id, { afterSeq: Math.max(0, lastSeq - 50), limit: 100 });
+      const page = await this.client.history(id, { afterSeq: since, limit: 100 });
       if (this.openId !== id) return;
       for (const message of page.messages) this.showMessage(id, message);
       $('#earlier').hidden = (page.messages[0]?.seq ?? 1) <= 1;
-      const since = page.messages.at(-1)?.seq ?? lastSeq;
+      since = page.messages.at(-1)?.seq ?? lastSeq;
+    } catch (error) {
+      if (this.openId !== id) return;
+      this.flash(`Could not load the history: ${error.message}`);
+    }
+    try {
       await this.client.join(id, { sinceSeq: since });
     } catch (error) {
-      this.flash(`Could not open the conversation: ${error.message}`);
+      if (this.openId === id) this.flash(`Could not open the conversation: ${error.message}`);
     }
+    if (this.openId !== id) return;
     session = this.sessions.get(id);
     if (session) this.showHeader(session);
     $('[data-sb=composer]').focus();
@@ -291,7 +329,8 @@ class Console {
   showHeader(session) {
     $('#conv-title').textContent = session.title;
     $('#conv-meta').textContent =
-      `${this.visitorName || session.visitor_id || 'visitor'} · opened ${time(session.created_at)}` +
+      `${this.visitorName || session.visitor_id || 'visitor'}` +
+      (session.created_at ? ` · opened ${time(session.created_at)}` : '') +
       (session.assigned_operator ? ` · assigned to ${session.assigned_operator.name || session.assigned_operator.id}` : '');
     const chip = $('#conv-status');
     chip.textContent = session.status;
@@ -320,23 +359,29 @@ class Console {
       if (session) this.showHeader(session);
     }
     const log = $('#log');
-    const pending = log.querySelector(`[data-client-id="${message.client_msg_id}"]`);
+    // Read before the message is added: an operator reading further up is not pulled down, nor trimmed.
+    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+    const mine = message.sender.id === this.client.user?.id;
+    const pending = mine ? this.replies.get(message.client_msg_id) : null;
     const item = this.messageNode(message);
-    if (pending) pending.replaceWith(item);
-    else {
+    if (pending) {
+      pending.replaceWith(item);
+      this.replies.delete(message.client_msg_id);
+    } else {
       const next = [...log.children].find((node) => node.dataset.state === 'pending' || Number(node.dataset.seq) > message.seq);
       log.insertBefore(item, next ?? null);
     }
     this.messages.set(message.seq, item);
     if (message.sender.role === 'visitor') $('[data-sb=typing]').hidden = true;
-    // A window, not everything: the oldest leave the page and stay pageable.
-    while (this.messages.size > WINDOW) {
+    // A window, not everything: the oldest leave the page and stay pageable. Earlier messages
+    // loaded by hand stay while the operator reads them, up to three windows.
+    while (this.messages.size > (atBottom ? WINDOW : 3 * WINDOW)) {
       const oldest = Math.min(...this.messages.keys());
       this.messages.get(oldest).remove();
       this.messages.delete(oldest);
       $('#earlier').hidden = false;
     }
-    log.scrollTop = log.scrollHeight;
+    if (atBottom || mine) log.scrollTop = log.scrollHeight;
     this.markRead();
   }
 
@@ -366,7 +411,8 @@ class Console {
     const sent = this.client.send(this.openId, body);
     const entry = this.client.pending(this.openId).at(-1);
     if (entry) {
-      const item = el('li', { class: 'msg mine', 'data-sb': 'message', 'data-client-id': entry.clientMsgId });
+      const item = el('li', { class: 'msg mine', 'data-sb': 'message' });
+      this.replies.set(entry.clientMsgId, item);
       item.dataset.state = 'pending';
       item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, 'You'), el('p', { class: 'body', 'data-sb': 'body' }, body), el('span', { class: 'meta' }, 'Sending…'));
       $('#log').append(item);
@@ -376,10 +422,8 @@ class Console {
   }
 
   acked({ clientMsgId, seq }) {
-    const pending = $(`#log [data-client-id="${clientMsgId}"]`);
-    if (pending && !this.messages.has(seq)) {
-      pending.dataset.seq = String(seq);
-    }
+    const pending = this.replies.get(clientMsgId);
+    if (pending && !this.messages.has(seq)) pending.dataset.seq = String(seq);
   }
 
   async act(action) {
@@ -495,6 +539,8 @@ $('#app').hidden = false;
 const view = new Console(client);
 view.showState(client.state);
 client.addEventListener('state', (e) => view.showState(e.detail.state));
+// A token that cannot be had, or is refused, would otherwise look like a connection that never comes.
+client.addEventListener('error', (e) => e.detail.code === 'token' && view.flash(`Cannot sign in: ${e.detail.message}`));
 client
   .connect()
   .then(() => view.start())

@@ -99,7 +99,10 @@ export class Switchboard extends EventTarget {
     this.closed = false;
     globalThis.addEventListener?.('online', this.onOnline); // a browser's; absent in workers and Node
     globalThis.addEventListener?.('offline', this.onOffline);
-    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
+    this.ready = new Promise((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
     this.open();
     return this.ready;
   }
@@ -117,6 +120,8 @@ export class Switchboard extends EventTarget {
     const ws = this.ws;
     if (ws) this.closedBy(ws, { code: 1000 });
     ws?.close(1000);
+    this.rejectReady?.(new SwitchboardError('closed', 'the client was closed'));
+    this.resolveReady = this.rejectReady = null;
     this.setState('offline');
   }
 
@@ -155,7 +160,8 @@ export class Switchboard extends EventTarget {
   /** Reconnects after a jittered delay (so thousands of clients do not return at once). */
   retry() {
     if (this.closed) return;
-    this.setState(typeof navigator !== 'undefined' && navigator.onLine === false ? 'offline' : 'reconnecting');
+    const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+    this.setState(offline ? 'offline' : this.wasOpen ? 'reconnecting' : 'connecting');
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => this.open(), backoff(this.attempt++, this.minDelay, this.maxDelay));
   }
@@ -171,9 +177,12 @@ export class Switchboard extends EventTarget {
     this.ws = null;
     clearTimeout(this.heartbeat);
     clearTimeout(this.stableTimer);
+    const lost = this.closed
+      ? new SwitchboardError('closed', 'the client was closed')
+      : new SwitchboardError('disconnected', 'the connection was lost');
     for (const { reject, timer } of this.requests.values()) {
       clearTimeout(timer);
-      reject(new SwitchboardError('disconnected', 'the connection was lost'));
+      reject(lost);
     }
     this.requests.clear();
     for (const session of this.sessions.values()) session.joined = false;
@@ -241,11 +250,11 @@ export class Switchboard extends EventTarget {
     this.setState('open');
     this.armHeartbeat(ws);
     this.resolveReady?.();
-    this.resolveReady = null;
+    this.resolveReady = this.rejectReady = null;
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
     this.stableTimer = setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
-    for (const id of this.sessions.keys()) this.rejoin(id);
+    for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {}); // refusals are reported as events
   }
 
   /** Sends a frame with a fresh ref; resolves with its answer, rejects with a SwitchboardError. */
@@ -315,7 +324,8 @@ export class Switchboard extends EventTarget {
    */
   async join(sessionId, { sinceSeq = 0 } = {}) {
     const known = this.sessions.get(sessionId);
-    if (!known) this.sessions.set(sessionId, { lastSeq: sinceSeq, joined: false, buffer: null });
+    if (known) known.leaving = false;
+    else this.sessions.set(sessionId, { lastSeq: sinceSeq, joined: false, buffer: null });
     return this.rejoin(sessionId);
   }
 
@@ -332,7 +342,11 @@ export class Switchboard extends EventTarget {
         { repeatUnanswered: ['timeout'] },
       );
     } catch (error) {
-      if (REFUSED.has(error.code) && this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
+      if (REFUSED.has(error.code) && this.sessions.get(sessionId) === session) {
+        // Deleted, or not this user's: nothing more can be sent to it, and the app is told.
+        this.forget(sessionId, error);
+        this.emit('error', { code: error.code, message: error.message, sessionId });
+      }
       session.buffer = null;
       throw error;
     }
@@ -355,7 +369,8 @@ export class Switchboard extends EventTarget {
           const page = await this.api(
             `/api/v1/sessions/${sessionId}/messages?after_seq=${session.lastSeq}&limit=${HISTORY_PAGE}`,
           );
-          for (const message of page.messages) this.deliver(sessionId, session, message);
+          // History rows have no session_id: they get one, so every `message` event looks alike.
+          for (const message of page.messages) this.deliver(sessionId, session, { session_id: sessionId, ...message });
           const first = session.buffer?.[0]?.seq;
           if (page.next_after_seq == null || (first != null && session.lastSeq >= first - 1)) return;
         }
@@ -393,10 +408,32 @@ export class Switchboard extends EventTarget {
     return true;
   }
 
-  /** Stops receiving a session. */
+  /**
+   * Stops receiving a session. Messages of it still in the outbox are sent first: the session
+   * stays joined (and is joined again after a reconnect) until the last of them is stored.
+   */
   async leave(sessionId) {
-    this.sessions.delete(sessionId);
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    if (this.pending(sessionId).length > 0) {
+      session.leaving = true;
+      return;
+    }
+    this.forget(sessionId);
     if (this.state === 'open') await this.request({ type: 'leave', session_id: sessionId }).catch(() => {});
+  }
+
+  /** Drops a session's state; with `error`, its unsent messages are refused with it. */
+  forget(sessionId, error) {
+    this.sessions.delete(sessionId);
+    this.typingState.delete(sessionId);
+    this.readSent.delete(sessionId);
+    if (!error) return;
+    for (const entry of this.pending(sessionId)) {
+      this.outbox.delete(entry.clientMsgId);
+      this.emit('outbox', { sessionId, entry, error });
+      entry.reject(error);
+    }
   }
 
   /** The last seq delivered for a session (0 when none). */
@@ -404,14 +441,15 @@ export class Switchboard extends EventTarget {
     return this.sessions.get(sessionId)?.lastSeq ?? 0;
   }
 
-  onSession(session) {
+  onSession(session, { emit = true } = {}) {
     if (!session) return;
     const known = this.versions.get(session.id) ?? 0;
-    // A client never applies an older state over a newer one (PROTOCOL.md, "Message semantics").
+    // A client never applies an older state over a newer one (the protocol's "Message semantics").
     if ((session.version ?? 0) < known) return;
+    this.versions.delete(session.id); // re-inserted last: the oldest-touched entry goes first
     this.versions.set(session.id, session.version ?? 0);
     if (this.versions.size > 20000) this.versions.delete(this.versions.keys().next().value);
-    this.emit('session', { session });
+    if (emit) this.emit('session', { session });
   }
 
   // MARK: outbox
@@ -462,6 +500,10 @@ export class Switchboard extends EventTarget {
 
   settle(entry, ack) {
     if (!this.outbox.delete(entry.clientMsgId)) return;
+    if (this.sessions.get(entry.sessionId)?.leaving && this.pending(entry.sessionId).length === 0) {
+      this.sessions.get(entry.sessionId).leaving = false;
+      queueMicrotask(() => this.leave(entry.sessionId));
+    }
     this.emit('ack', { sessionId: entry.sessionId, clientMsgId: entry.clientMsgId, seq: ack.seq, ack });
     entry.resolve(ack);
   }
@@ -498,7 +540,8 @@ export class Switchboard extends EventTarget {
     this.inboxWanted = true;
     // Not repeated after a lost connection: every reconnect subscribes again.
     const frame = await this.retrying({ type: 'inbox.subscribe' }, { repeatUnanswered: ['timeout'] });
-    for (const session of frame.sessions) this.onSession(session);
+    // The page is the `inbox` event; its rows only set the versions a later change must beat.
+    for (const session of frame.sessions) this.onSession(session, { emit: false });
     this.emit('inbox', { sessions: frame.sessions, nextCursor: frame.next_cursor });
     return frame;
   }

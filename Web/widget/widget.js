@@ -108,7 +108,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       panel.append(header, this.banner, this.log, this.typingLine, form);
       root.append(panel, launcher);
       shadow.append(root);
-      Object.assign(this, { root, launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0 });
+      Object.assign(this, { root, launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0, seen: 0 });
 
       launcher.addEventListener('click', () => this.toggle(panel.hidden));
       close.addEventListener('click', () => this.toggle(false));
@@ -137,29 +137,45 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       const client = new Switchboard({ url: options.gateway, token: fetchToken });
       this.client = client;
       client.addEventListener('state', (e) => this.showState(e.detail.state));
-      client.addEventListener('message', (e) => this.showMessage(e.detail.message));
+      client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
       client.addEventListener('typing', (e) => this.showTyping(e.detail));
       client.addEventListener('read', (e) => this.showRead(e.detail));
       client.addEventListener('session', (e) => e.detail.session.id === this.sessionId && this.showSession(e.detail.session));
       client.addEventListener('outbox', (e) => e.detail.error && this.failed(e.detail));
+      client.addEventListener('error', (e) => this.showError(e.detail));
       this.showState(client.state);
+      // Known before the connection is: a message written meanwhile joins this conversation.
       const stored = localStorage.getItem(this.storageKey);
+      if (stored) this.adopt(stored);
       await client.connect();
-      if (stored) {
-        this.sessionId = stored;
-        client.join(stored).then(
-          () => (this.joinedAt ??= performance.now()),
-          (error) => {
-            // Deleted, or another visitor's: start afresh with the next message.
-            if (error.code === 'not_found' || error.code === 'forbidden') this.forgetSession();
-          },
-        );
-      }
+      // Deleted, or another visitor's: the SDK reports it as an error event (showError).
+      if (stored) client.join(stored).then(() => (this.joinedAt ??= performance.now()), () => {});
     }
 
+    /** The conversation this widget shows, and what it last saw of it (for the unread badge). */
+    adopt(sessionId) {
+      this.sessionId = sessionId;
+      this.seen = Number(localStorage.getItem(`${this.storageKey}:${sessionId}:seen`)) || 0;
+    }
+
+    /** Starts afresh with the next message: the old conversation's bubbles go, its notes too. */
     forgetSession() {
       localStorage.removeItem(this.storageKey);
       this.sessionId = null;
+      this.sessionReady = null;
+      this.nodes.clear();
+      this.pendingNodes.clear();
+      this.readBy = 0;
+      this.log.replaceChildren();
+    }
+
+    showError({ code, sessionId }) {
+      if (sessionId && sessionId === this.sessionId && (code === 'not_found' || code === 'forbidden')) {
+        this.forgetSession();
+        this.note('This conversation is no longer available. Write to start a new one.');
+      } else if (code === 'token') {
+        this.status.textContent = 'Cannot sign in';
+      }
     }
 
     toggle(open) {
@@ -167,7 +183,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       // On a phone the panel covers the page, the launcher included: its own close button closes it.
       this.root.classList.toggle('open', open);
       this.launcher.setAttribute('aria-expanded', String(open));
-      this.launcher.setAttribute('aria-label', `${open ? 'Close' : 'Open'} chat: ${options.title}`);
+      this.labelLauncher(open);
       if (open) {
         this.unread = 0;
         this.badge.hidden = true;
@@ -179,33 +195,45 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       }
     }
 
+    labelLauncher(open) {
+      const unread = !open && this.unread > 0 ? ` (${this.unread} unread)` : '';
+      this.launcher.setAttribute('aria-label', `${open ? 'Close' : 'Open'} chat: ${options.title}${unread}`);
+    }
+
     async submit() {
       const body = this.composer.value.trim();
       if (!body || !this.client) return;
       this.composer.value = '';
       this.composer.focus();
       try {
-        if (!this.sessionId) {
-          this.sendButton.disabled = true;
-          await this.client.whenOpen();
-          // The first words make the conversation's title in the operators' inbox.
-          const session = await this.client.createSession(body.length > 60 ? `${body.slice(0, 57)}…` : body);
-          this.sessionId = session.id;
-          localStorage.setItem(this.storageKey, session.id);
-          this.joinedAt ??= performance.now();
-        }
+        // Every message written before the conversation exists waits for the one creation.
+        if (!this.sessionId) await (this.sessionReady ??= this.createSession(body));
       } catch (error) {
-        this.composer.value = body;
+        this.sessionReady = null;
+        this.composer.value = this.composer.value ? `${body}\n${this.composer.value}` : body;
         this.note(`Could not start the conversation (${error.message}). Please try again.`);
         return;
-      } finally {
-        this.sendButton.disabled = false;
       }
       this.client.typing(this.sessionId, false);
       const pending = this.client.send(this.sessionId, body);
       const entry = this.client.pending(this.sessionId).at(-1);
       if (entry) this.showPending(entry);
       pending.catch(() => {});
+    }
+
+    async createSession(firstWords) {
+      this.sendButton.disabled = true;
+      try {
+        await this.client.whenOpen();
+        // The first words make the conversation's title in the operators' inbox.
+        const title = firstWords.length > 60 ? `${firstWords.slice(0, 57)}…` : firstWords;
+        const session = await this.client.createSession(title);
+        localStorage.setItem(this.storageKey, session.id);
+        this.adopt(session.id);
+        this.joinedAt ??= performance.now();
+      } finally {
+        this.sendButton.disabled = false;
+      }
     }
 
     showState(state) {
@@ -236,8 +264,8 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.scrollDown();
     }
 
-    showMessage(message) {
-      if (message.session_id !== this.sessionId || this.nodes.has(message.seq)) return;
+    showMessage(sessionId, message) {
+      if (sessionId !== this.sessionId || this.nodes.has(message.seq)) return;
       const mine = message.sender.role === 'visitor';
       let item = mine ? this.pendingNodes.get(message.client_msg_id) : null;
       if (item) {
@@ -251,14 +279,16 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       item.dataset.state = 'sent';
       const meta = item.querySelector('.meta');
       meta.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-      if (mine) meta.append(el('span', { class: 'tick', 'aria-label': 'Delivered' }, '✓'));
+      if (mine) meta.append(el('span', { class: 'tick', role: 'img', 'aria-label': 'Delivered' }, '✓'));
       this.nodes.set(message.seq, item);
       if (mine) this.applyRead(item);
       else {
         this.typingLine.hidden = true;
-        if (this.panel.hidden) {
+        // Unread: a reply the visitor has not seen, live or replayed since the last visit.
+        if (this.panel.hidden && message.seq > this.seen) {
           this.badge.hidden = false;
           this.badge.textContent = String(++this.unread);
+          this.labelLauncher(false);
         }
       }
       this.scrollDown();
@@ -302,8 +332,8 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
 
     showSession(session) {
       if (session.deleted) {
-        this.note('This conversation was removed.');
         this.forgetSession();
+        this.note('This conversation was removed. Write to start a new one.');
       } else if (session.status === 'closed' && this.lastStatus !== 'closed') {
         this.note('This conversation was closed. Write again any time.');
       } else if (session.assigned_operator && this.lastOperator !== session.assigned_operator.id) {
@@ -321,7 +351,12 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
 
     markRead() {
       if (!this.sessionId || this.panel.hidden || document.visibilityState === 'hidden') return;
-      this.client?.read(this.sessionId, this.client.lastSeq(this.sessionId));
+      const seq = this.client?.lastSeq(this.sessionId) ?? 0;
+      this.client?.read(this.sessionId, seq);
+      if (seq > this.seen) {
+        this.seen = seq;
+        localStorage.setItem(`${this.storageKey}:${this.sessionId}:seen`, String(seq));
+      }
     }
 
     scrollDown() {
