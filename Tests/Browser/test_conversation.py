@@ -5,6 +5,8 @@ import time
 import urllib.parse
 import urllib.request
 
+from selenium.webdriver.common.keys import Keys
+
 from conftest import screenshot
 from pages import Console, Widget, bodies, stored_in_order, wait_for
 
@@ -67,6 +69,15 @@ def test_a_visitor_and_an_operator_chat(gateway, browsers):
     assert not listed_under("active")
     wait_for(lambda: "closed" in widget.find("[role=log]").text, message="the widget told of the close")
 
+    # The filters are a tab list by keyboard too: one tab stop, arrows and End move the selection.
+    operator.find("[data-filter=active]").click()
+    operator.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    selected = lambda: operator.find("[role=tab][aria-selected=true]").get_attribute("data-filter")  # noqa: E731
+    assert selected() == "open" and operator.driver.switch_to.active_element.get_attribute("data-filter") == "open"
+    operator.driver.switch_to.active_element.send_keys(Keys.END)
+    assert selected() == "all"
+    assert [t.get_attribute("tabindex") for t in operator.find_all("[role=tab]")] == ["-1", "-1", "-1", "-1", "0"]
+
     # The analytics view shows the endpoint's figures.
     now = datetime.datetime.now(datetime.timezone.utc)
     span = urllib.parse.urlencode({"from": (now - datetime.timedelta(days=7)).isoformat(timespec="milliseconds"),
@@ -90,7 +101,6 @@ def test_the_widget_at_a_phones_width_works_by_keyboard(gateway, browsers):
     launcher = widget.find("[data-sb=launcher]")
     assert launcher.get_attribute("aria-label").startswith("Open chat")
     driver.execute_script("arguments[0].focus()", launcher)
-    from selenium.webdriver.common.keys import Keys
     driver.switch_to.active_element.send_keys(Keys.ENTER)
     wait_for(lambda: widget.find("[data-sb=composer]").is_displayed(), message="the panel, by keyboard")
     panel = widget.find("[role=dialog]")

@@ -110,6 +110,7 @@ class Console {
     for (const tab of document.querySelectorAll('[data-filter]')) {
       tab.addEventListener('click', () => this.setFilter(tab.dataset.filter));
     }
+    $('.filters').addEventListener('keydown', (e) => this.moveFilter(e));
     $('#mine').addEventListener('change', (e) => {
       this.mineOnly = e.target.checked;
       this.reload();
@@ -163,9 +164,23 @@ class Console {
   setFilter(filter) {
     this.filter = filter;
     for (const tab of document.querySelectorAll('[data-filter]')) {
-      tab.setAttribute('aria-selected', String(tab.dataset.filter === filter));
+      const selected = tab.dataset.filter === filter;
+      tab.setAttribute('aria-selected', String(selected));
+      tab.tabIndex = selected ? 0 : -1; // one tab stop for the row; arrows move within it
     }
     this.reload();
+  }
+
+  /** The filter tabs by keyboard, as a tab list is: arrows, Home and End select and focus. */
+  moveFilter(event) {
+    const tabs = [...document.querySelectorAll('[data-filter]')];
+    const at = tabs.findIndex((tab) => tab.dataset.filter === this.filter);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    const tab = tabs[(to + tabs.length) % tabs.length];
+    this.setFilter(tab.dataset.filter);
+    tab.focus();
   }
 
   matches(session) {
