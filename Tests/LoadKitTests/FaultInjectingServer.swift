@@ -12,11 +12,15 @@ import Glibc
 /// gap), sends seq 5 twice (a duplicate), sends seq 8 before seq 7 (a
 /// reorder), and holds seq 10 back for `delay` (a latency outlier).
 /// The other `Fault`s keep deliveries faithful and break one thing instead.
+/// With `nodes` > 1 it listens on that many ports sharing one state: a
+/// cluster whose nodes pass every message on, as the gateway's must.
 /// Blocking sockets, one thread per connection: simple beats fast here.
 final class FaultInjectingServer: @unchecked Sendable {
     static let sessionID = "00000000-0000-4000-8000-0000000000aa"
-    let port: UInt16
-    private let listener: Int32
+    /// One port per node; `port` is the first's.
+    let ports: [UInt16]
+    var port: UInt16 { ports[0] }
+    private let listeners: [Int32]
     private let state = Mutex(State())
     private let delayMicroseconds: UInt32
     private let fault: Fault
@@ -35,16 +39,41 @@ final class FaultInjectingServer: @unchecked Sendable {
 
     private struct State {
         var connections: [Int32] = []
-        /// Set, under the lock, when the accept thread has closed the listener.
-        var listenerClosed = false
+        /// The node, and the upgrade's Host header, of each connection in `connections`, in hello order.
+        var greeted: [(node: Int, host: String)] = []
+        /// Set, under the lock, when a listener's accept thread has closed it.
+        var listenerClosed: [Bool] = []
         var nextSeq: Int64 = 1
         var heldSeven: [UInt8]?
         var previousAck = ""
     }
 
-    init(delayMilliseconds: UInt32, fault: Fault = .deliveries) throws {
+    init(delayMilliseconds: UInt32, fault: Fault = .deliveries, nodes: Int = 1) throws {
         delayMicroseconds = delayMilliseconds * 1000
         self.fault = fault
+        var listeners: [Int32] = []
+        var ports: [UInt16] = []
+        for _ in 0..<nodes {
+            do {
+                let (fd, port) = try Self.openListener()
+                listeners.append(fd)
+                ports.append(port)
+            } catch {
+                for fd in listeners { Glibc.close(fd) }
+                throw error
+            }
+        }
+        self.listeners = listeners
+        self.ports = ports
+        state.withLock { $0.listenerClosed = Array(repeating: false, count: nodes) }
+        for node in 0..<nodes { Thread.detachNewThread { [self] in acceptLoop(node) } }
+    }
+
+    /// Who said hello, in order (the visitor first, then its operators): which node and Host.
+    var greeted: [(node: Int, host: String)] { state.withLock { $0.greeted } }
+
+    /// A listening socket on 127.0.0.1 and the port the system gave it.
+    private static func openListener() throws -> (Int32, UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -60,38 +89,39 @@ final class FaultInjectingServer: @unchecked Sendable {
             Glibc.close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
-        Thread.detachNewThread { [self] in acceptLoop() }
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    /// Wakes the accept thread, which closes the listener itself: closing it
-    /// here could let that thread accept on the number once it is reused.
+    /// Wakes the accept threads, which close the listeners themselves: closing
+    /// one here could let its thread accept on the number once it is reused.
     /// (Both under the lock, so a listener already closed is never shut down.)
     func stop() {
         state.withLock { state in
-            if !state.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
+            for (node, listener) in listeners.enumerated() where !state.listenerClosed[node] {
+                shutdown(listener, Int32(SHUT_RDWR))
+            }
         }
     }
 
-    private func acceptLoop() {
+    private func acceptLoop(_ node: Int) {
+        let listener = listeners[node]
         defer {
             state.withLock { state in
-                state.listenerClosed = true
+                state.listenerClosed[node] = true
                 Glibc.close(listener)
             }
         }
         while true {
             let fd = accept(listener, nil, nil)
             if fd >= 0 {
-                Thread.detachNewThread { [self] in serve(fd) }
+                Thread.detachNewThread { [self] in serve(fd, node: node) }
             } else if errno != EINTR && errno != ECONNABORTED {
                 return
             }
         }
     }
 
-    private func serve(_ fd: Int32) {
+    private func serve(_ fd: Int32, node: Int) {
         // Forgotten before it is closed, under the lock `broadcast` writes under:
         // tests run in parallel in one process, and a closed descriptor's number
         // is soon another test's socket (a PostgreSQL connection got a WebSocket
@@ -101,7 +131,7 @@ final class FaultInjectingServer: @unchecked Sendable {
             Glibc.close(fd)
         }
         var buffer: [UInt8] = []
-        guard let key = readHead(fd, &buffer) else { return }
+        guard let (key, host) = readHead(fd, &buffer) else { return }
         let accept = WebSocketHandshake.acceptValue(forKey: key)
         writeAll(
             fd,
@@ -114,7 +144,10 @@ final class FaultInjectingServer: @unchecked Sendable {
             else { return }
             switch type {
             case "hello":
-                state.withLock { $0.connections.append(fd) }
+                state.withLock {
+                    $0.connections.append(fd)
+                    $0.greeted.append((node, host))
+                }
                 reply(fd, #"{"type":"welcome","conn_id":"c1","heartbeat_s":25}"#)
             case "session.create":
                 reply(
@@ -205,17 +238,21 @@ final class FaultInjectingServer: @unchecked Sendable {
         return true
     }
 
-    /// Reads the upgrade request; returns its Sec-WebSocket-Key.
-    private func readHead(_ fd: Int32, _ buffer: inout [UInt8]) -> String? {
+    /// Reads the upgrade request; returns its Sec-WebSocket-Key and Host.
+    private func readHead(_ fd: Int32, _ buffer: inout [UInt8]) -> (String, String)? {
         while true {
             if let end = buffer.indices.dropFirst(3).first(where: {
                 buffer[$0 - 3..<$0 + 1].elementsEqual([13, 10, 13, 10])
             }) {
                 let head = String(decoding: buffer[0...end], as: UTF8.self)
                 buffer.removeFirst(end + 1)
-                let prefix = "sec-websocket-key:"
-                let line = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix(prefix) }
-                return line.map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
+                let lines = head.split(separator: "\r\n")
+                func header(_ prefix: String) -> String? {
+                    let line = lines.first { $0.lowercased().hasPrefix(prefix) }
+                    return line.map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
+                }
+                guard let key = header("sec-websocket-key:") else { return nil }
+                return (key, header("host:") ?? "")
             }
             if !fill(fd, &buffer) { return nil }
         }

@@ -1,5 +1,6 @@
-import LoadKit
 import Testing
+
+@testable import LoadKit
 
 @Suite("LoadOptions")
 struct LoadOptionsTests {
@@ -18,6 +19,41 @@ struct LoadOptionsTests {
         #expect(explicit.jwtSecret == "mine")
     }
 
+    @Test("one --url is reported as it always was")
+    func oneURL() throws {
+        let options = try LoadOptions(arguments: ["conversations", "--jwt-secret", "s", "--url", "ws://127.0.0.1:9001"])
+        #expect(options.endpoints == [GatewayEndpoint(host: "127.0.0.1", port: 9001, path: "/v1/ws")])
+        let parameters = options.displayed
+        #expect(parameters.first?.name == "url" && parameters.first?.value == "ws://127.0.0.1:9001/v1/ws")
+        #expect(!parameters.contains { $0.name == "urls" })
+
+        let defaults = try LoadOptions(arguments: ["conversations", "--jwt-secret", "s"])
+        #expect(defaults.endpoints == [GatewayEndpoint(host: "127.0.0.1", port: 8080, path: "/v1/ws")])
+    }
+
+    @Test("--url repeats: every node in the order given, each with its own path")
+    func repeatedURL() throws {
+        let options = try LoadOptions(
+            arguments: [
+                "conversations", "--url", "ws://127.0.0.1:8081/v1/ws", "--jwt-secret", "s", "--url",
+                "ws://localhost:8082", "--sessions", "4", "--url", "ws://10.0.0.3:8080/gateway/ws",
+            ])
+        #expect(
+            options.endpoints == [
+                GatewayEndpoint(host: "127.0.0.1", port: 8081, path: "/v1/ws"),
+                GatewayEndpoint(host: "127.0.0.1", port: 8082, path: "/v1/ws"),
+                GatewayEndpoint(host: "10.0.0.3", port: 8080, path: "/gateway/ws"),
+            ])
+        // The first node is the one `host`, `port` and `path` name.
+        #expect(options.host == "127.0.0.1" && options.port == 8081 && options.path == "/v1/ws")
+        #expect(options.sessions == 4)
+        let parameters = options.displayed
+        #expect(!parameters.contains { $0.name == "url" })
+        #expect(
+            parameters.first { $0.name == "urls" }?.value
+                == "ws://127.0.0.1:8081/v1/ws,ws://127.0.0.1:8082/v1/ws,ws://10.0.0.3:8080/gateway/ws")
+    }
+
     @Test(
         "mistakes are refused with a reason",
         arguments: [
@@ -26,6 +62,11 @@ struct LoadOptionsTests {
             ["idle", "--jwt-secret", "s", "--url", "wss://127.0.0.1:1/v1/ws"],
             ["idle", "--jwt-secret", "s", "--url", "ws://gateway.internal:1/v1/ws"],
             ["idle", "--jwt-secret", "s", "--url", "ws://127.1:1/v1/ws"],
+            // Every repeated --url is held to the same rules, and a node given twice is a mistake.
+            ["idle", "--jwt-secret", "s", "--url", "ws://127.0.0.1:1/v1/ws", "--url", "wss://127.0.0.1:2/v1/ws"],
+            ["idle", "--jwt-secret", "s", "--url", "ws://127.0.0.1:1/v1/ws", "--url", "ws://gateway.internal:2"],
+            ["idle", "--jwt-secret", "s", "--url", "ws://127.0.0.1:1/v1/ws", "--url", "ws://localhost:1"],
+            ["idle", "--jwt-secret", "s", "--url", "ws://127.0.0.1:1/v1/ws", "--url"],
             ["idle", "--jwt-secret", "s", "--sessions"],
             ["idle", "--jwt-secret", "s", "--rate", "-1"],
             ["ramp", "--jwt-secret", "s", "--threads", "2", "--sessions", "4"],

@@ -248,6 +248,33 @@ private func occurrences(of needle: String, in text: String) -> Int {
         #expect(!HTMLReport.render(sampleReport()).contains(">connected<"))
     }
 
+    @Test func clusterNodesAreListedOnlyForAClusterRun() throws {
+        var report = sampleReport()
+        report.nodes = [
+            NodeShare(url: "ws://10.0.0.1:8080/v1/ws", connections: 1_500),
+            NodeShare(url: "ws://10.0.0.2:8080/v1/ws", connections: 750),
+        ]
+        let text = TextReport.render(report)
+        #expect(
+            text.contains("Nodes\n  node                      connections\n  ws://10.0.0.1:8080/v1/ws        1,500\n"))
+        #expect(text.contains("  ws://10.0.0.2:8080/v1/ws          750\n"))
+
+        let root = try parseJSON(JSONReport.render(report))
+        let nodes = try #require(root["nodes"] as? [[String: Any]])
+        #expect(nodes.map { $0["url"] as? String } == ["ws://10.0.0.1:8080/v1/ws", "ws://10.0.0.2:8080/v1/ws"])
+        #expect(nodes.map { number($0["connections"]) } == [1_500, 750])
+
+        let html = HTMLReport.render(report)
+        #expect(html.contains("<h2>Nodes</h2>"))
+        #expect(html.contains(#"<td>ws://10.0.0.2:8080/v1/ws</td><td class="num">750</td>"#))
+
+        // One node: no section and no key, so such a report reads as it always did.
+        let single = sampleReport()
+        #expect(!TextReport.render(single).contains("Nodes"))
+        #expect(try parseJSON(JSONReport.render(single))["nodes"] == nil)
+        #expect(!HTMLReport.render(single).contains("Nodes"))
+    }
+
     @Test func emptyReportRenders() throws {
         let report = RunReport(scenario: "idle")
         let text = TextReport.render(report)

@@ -34,14 +34,21 @@ public final class ClientLoop {
         Posix.close(epfd)
     }
 
-    /// Starts connecting `client`; `delegate.opened` follows the upgrade.
+    /// Starts connecting `client` to the loop's own host, port and path;
+    /// `delegate.opened` follows the upgrade.
     public func connect(_ client: WebSocketClient) throws(SystemError) {
-        let fd = try ClientSocket.startConnect(host: host, port: port)
+        try connect(client, to: GatewayEndpoint(host: host, port: port, path: path))
+    }
+
+    /// Starts connecting `client` to `endpoint`: one loop drives connections
+    /// to every node of a cluster, as one thread of widgets would.
+    public func connect(_ client: WebSocketClient, to endpoint: GatewayEndpoint) throws(SystemError) {
+        let fd = try ClientSocket.startConnect(host: endpoint.host, port: endpoint.port)
         if Int(fd) >= clients.count {
             clients.append(contentsOf: repeatElement(nil, count: Int(fd) + 1024 - clients.count))
         }
         clients[Int(fd)] = client
-        client.attach(fd: fd, loop: self)
+        client.attach(fd: fd, loop: self, endpoint: endpoint)
         do throws(SystemError) {
             try Epoll.add(
                 epfd, fd: fd,

@@ -36,6 +36,8 @@ public final class WebSocketClient {
     public unowned(unsafe) var delegate: WebSocketClientDelegate?
     private(set) var fd: Int32 = -1
     private unowned(unsafe) var loop: ClientLoop?
+    /// The node this connection goes to: its upgrade names its path and host.
+    private var endpoint: GatewayEndpoint?
     private var state = State.idle
     private var maskKey: UInt32
     private var handshakeKey = ""
@@ -71,9 +73,10 @@ public final class WebSocketClient {
 
     public var pendingOutboundBytes: Int { outbound.count - outboundStart }
 
-    func attach(fd: Int32, loop: ClientLoop) {
+    func attach(fd: Int32, loop: ClientLoop, endpoint: GatewayEndpoint) {
         self.fd = fd
         self.loop = loop
+        self.endpoint = endpoint
         state = .connecting
     }
 
@@ -94,10 +97,10 @@ public final class WebSocketClient {
 
     private func sendUpgrade() {
         state = .upgrading
-        guard let loop else { return }
+        guard let endpoint else { return }
         handshakeKey = Base64.encode(SecureRandom.bytes(16))
         let request =
-            "GET \(loop.path) HTTP/1.1\r\nHost: \(loop.host):\(loop.port)\r\nUpgrade: websocket\r\n"
+            "GET \(endpoint.path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
             + "Connection: Upgrade\r\nSec-WebSocket-Key: \(handshakeKey)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         var bytes = Array(request.utf8)
         bytes.withUnsafeMutableBytes { write(UnsafeRawBufferPointer($0)) }

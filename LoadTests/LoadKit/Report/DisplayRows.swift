@@ -37,6 +37,12 @@ extension LatencySummary {
     }
 }
 
+extension NodeShare {
+    static let displayHeadings = ["node", "connections"]
+
+    var displayCells: [String] { [url, ReportNumberFormat.grouped(connections)] }
+}
+
 extension TargetCheck {
     var displayVerdict: String {
         switch met {

@@ -10,6 +10,10 @@ public enum HTMLReport {
         if !report.parameters.isEmpty {
             body.append(section("Parameters", table([], report.parameters.map { Row([$0.name, $0.value]) })))
         }
+        if !report.nodes.isEmpty {
+            let rows = report.nodes.map { Row($0.displayCells, numeric: [1]) }
+            body.append(section("Nodes", table(NodeShare.displayHeadings, rows, numeric: [1])))
+        }
         if !report.figures.isEmpty {
             let rows = report.figures.map { Row([$0.label, $0.displayValue, $0.unit], numeric: [1]) }
             body.append(section("Figures", table([], rows)))

@@ -24,6 +24,13 @@ public enum JSONReport {
             json.string(parameter.value)
         }
         json.endObject()
+        // Only for a cluster: a run against one node writes what it always wrote.
+        if !report.nodes.isEmpty {
+            json.key("nodes")
+            json.beginArray()
+            for node in report.nodes { write(node, into: &json) }
+            json.endArray()
+        }
         json.key("figures")
         json.beginObject()
         for figure in report.figures { write(figure, into: &json) }
@@ -59,6 +66,15 @@ public enum JSONReport {
             return
         }
         json.number(number)
+    }
+
+    private static func write(_ node: NodeShare, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("url")
+        json.string(node.url)
+        json.key("connections")
+        json.int(node.connections)
+        json.endObject()
     }
 
     private static func write(_ figure: Figure, into json: inout JSONWriter) {

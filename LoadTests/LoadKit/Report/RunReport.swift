@@ -19,12 +19,15 @@ public struct RunReport: Sendable {
     public var targets: [TargetCheck]
     /// Free-form remarks (a ramp's steps, the harness falling behind its schedule...).
     public var notes: [String]
+    /// A cluster's nodes, in `--url` order, with the connections each was
+    /// given; empty for one node, whose report stays as it always was.
+    public var nodes: [NodeShare]
 
     public init(
         scenario: String, parameters: [(name: String, value: String)] = [], startedAt: String = "",
         durationSeconds: Double = 0, figures: [Figure] = [], latencies: [LatencySummary] = [],
         timeline: [TimelinePoint] = [], correctness: Correctness = Correctness(), targets: [TargetCheck] = [],
-        notes: [String] = []
+        notes: [String] = [], nodes: [NodeShare] = []
     ) {
         self.scenario = scenario
         self.parameters = parameters
@@ -36,10 +39,22 @@ public struct RunReport: Sendable {
         self.correctness = correctness
         self.targets = targets
         self.notes = notes
+        self.nodes = nodes
     }
 
     /// A run passes when it saw no correctness failure; speed never makes up for one.
     public var passed: Bool { correctness.failures == 0 }
+}
+
+/// One node of a cluster and how many of the run's connections went to it.
+public struct NodeShare: Sendable, Equatable {
+    public var url: String
+    public var connections: Int
+
+    public init(url: String, connections: Int) {
+        self.url = url
+        self.connections = connections
+    }
 }
 
 /// One headline number: "stored messages/s" 51234 "msg/s".

@@ -5,6 +5,7 @@ public enum TextReport {
 
     public static func render(_ report: RunReport) -> String {
         var sections = [header(report)]
+        if !report.nodes.isEmpty { sections.append(nodes(report.nodes)) }
         if !report.figures.isEmpty { sections.append(figures(report.figures)) }
         if !report.latencies.isEmpty { sections.append(latencies(report.latencies)) }
         sections.append(correctness(report.correctness))
@@ -27,6 +28,13 @@ public enum TextReport {
         }
         if !current.isEmpty { lines.append("  " + current) }
         return lines
+    }
+
+    static func nodes(_ nodes: [NodeShare]) -> [String] {
+        var table = ReportTextTable([.left, .right])
+        table.append(NodeShare.displayHeadings)
+        for node in nodes { table.append(node.displayCells) }
+        return ["Nodes"] + table.lines()
     }
 
     static func figures(_ figures: [Figure]) -> [String] {

@@ -7,9 +7,8 @@ public struct LoadOptions: Sendable {
     public static let scenarios = ["conversations", "fanout", "idle", "storm", "ramp"]
 
     public var scenario = ""
-    public var host = "127.0.0.1"
-    public var port: UInt16 = 8080
-    public var path = "/v1/ws"
+    /// The gateway's nodes, one per `--url`, in the order given (see `NodeSpread`).
+    public var endpoints = [GatewayEndpoint(port: 8080, path: "/v1/ws")]
     public var jwtSecret = ""
     public var workspace = ""
     public var databaseURL = ""
@@ -41,13 +40,20 @@ public struct LoadOptions: Sendable {
 
     public init() {}
 
+    /// The first node's: the only one's, when the gateway is not a cluster.
+    public var host: String { endpoints[0].host }
+    public var port: UInt16 { endpoints[0].port }
+    public var path: String { endpoints[0].path }
+
     public struct UsageError: Error, CustomStringConvertible {
         public let description: String
     }
 
     public static let usage = """
         usage: loadtest SCENARIO --url ws://127.0.0.1:PORT/v1/ws --jwt-secret SECRET [options]
-               (the URL's host is an IPv4 address or localhost: the harness never looks names up)
+               (the URL's host is an IPv4 address or localhost: the harness never looks names up;
+               repeat --url for each node of a cluster: a session's visitor and its operators
+               then connect to different nodes)
                (--jwt-secret and --database-url default to SWITCHBOARD_JWT_SECRET and
                SWITCHBOARD_DATABASE_URL, as for the gateway)
 
@@ -65,7 +71,8 @@ public struct LoadOptions: Sendable {
 
         common options:
           --database-url URL   check every acked message is stored (strongly advised)
-          --gateway-pid PID    read the gateway's RSS and CPU time from /proc
+          --gateway-pid PID    read the gateway's RSS and CPU time from /proc (in a cluster: the
+                               first --url's process)
           --workspace UUID     workspace for the minted tokens (default: a new one per run)
           --out DIR            write DIR/SCENARIO.json and DIR/SCENARIO.html (DIR is created,
                                and checked, before the run)
@@ -90,6 +97,7 @@ public struct LoadOptions: Sendable {
             throw UsageError(description: "unknown or missing scenario\n\n\(Self.usage)")
         }
         scenario = first
+        var urls: [GatewayEndpoint] = []
         var index = 1
         func value(_ name: String) throws(UsageError) -> String {
             guard index + 1 < arguments.count else { throw UsageError(description: "\(name) needs a value") }
@@ -113,7 +121,13 @@ public struct LoadOptions: Sendable {
         while index < arguments.count {
             let name = arguments[index]
             switch name {
-            case "--url": try parseURL(try value(name))
+            case "--url":
+                let endpoint = try Self.parseURL(try value(name))
+                // The same node twice would put a session's participants together.
+                guard !urls.contains(endpoint) else {
+                    throw UsageError(description: "--url \(endpoint.url) is given twice")
+                }
+                urls.append(endpoint)
             case "--jwt-secret": jwtSecret = try value(name)
             case "--workspace":
                 guard let uuid = UUIDText.canonical(try value(name)) else {
@@ -148,16 +162,17 @@ public struct LoadOptions: Sendable {
             }
             index += 2
         }
+        if !urls.isEmpty { endpoints = urls }
         try validate()
     }
 
-    private mutating func parseURL(_ url: String) throws(UsageError) {
+    private static func parseURL(_ url: String) throws(UsageError) -> GatewayEndpoint {
         guard url.hasPrefix("ws://") else {
             throw UsageError(description: "--url must be ws://HOST:PORT/PATH (the harness speaks plain WebSocket)")
         }
         let rest = url.dropFirst(5)
         let authority = rest.prefix(while: { $0 != "/" })
-        path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : "/v1/ws"
+        let path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : "/v1/ws"
         let parts = authority.split(separator: ":")
         guard parts.count == 2, let parsedPort = UInt16(parts[1]) else {
             throw UsageError(description: "--url needs an IPv4 host and a port: ws://127.0.0.1:8080/v1/ws")
@@ -167,8 +182,7 @@ public struct LoadOptions: Sendable {
         guard ClientSocket.ipv4Address(named) != nil else {
             throw UsageError(description: "--url host must be an IPv4 address or localhost, not \(parts[0])")
         }
-        host = named
-        port = parsedPort
+        return GatewayEndpoint(host: named, port: parsedPort, path: path)
     }
 
     private func validate() throws(UsageError) {
@@ -192,7 +206,11 @@ public struct LoadOptions: Sendable {
 
     /// The options worth printing with the results, for this scenario.
     var displayed: [(name: String, value: String)] {
-        var shown: [(String, String)] = [("url", "ws://\(host):\(port)\(path)"), ("threads", "\(threads)")]
+        // One node keeps the report as it always was; a cluster lists every node, in --url order.
+        let nodes: (String, String) =
+            endpoints.count == 1
+            ? ("url", endpoints[0].url) : ("urls", endpoints.map { $0.url }.joined(separator: ","))
+        var shown: [(String, String)] = [nodes, ("threads", "\(threads)")]
         switch scenario {
         case "conversations":
             shown += [("sessions", "\(sessions)"), ("operators", "\(operators)"), ("rate", "\(Int(rate))")]

@@ -20,6 +20,7 @@ public enum LoadRun {
 
         var contexts: [ScenarioRuns.Context] = []
         var firstIndex = 0
+        var firstSession = 0
         for index in 0..<options.threads {
             let loop: ClientLoop
             do {
@@ -27,17 +28,22 @@ public enum LoadRun {
             } catch {
                 throw SetupError(description: "cannot create a client loop: \(error)")
             }
-            let shard = Shard(loop: loop, bodyBytes: options.bodyBytes, timelineStart: timelineStart)
+            let shard = Shard(
+                loop: loop, nodes: options.endpoints, bodyBytes: options.bodyBytes, timelineStart: timelineStart)
             let sessions = share(options.sessions, of: options.threads, index)
             let connections = share(options.connections, of: options.threads, index)
-            contexts.append(
-                ScenarioRuns.Context(
-                    options: options, shard: shard, sessions: sessions, connections: connections,
-                    rate: options.rate / Double(options.threads), firstIndex: firstIndex, workspace: workspace,
-                    probe: index == 0 ? probe : nil))
+            let context = ScenarioRuns.Context(
+                options: options, shard: shard, sessions: sessions, connections: connections,
+                rate: options.rate / Double(options.threads), firstIndex: firstIndex, firstSession: firstSession,
+                workspace: workspace, probe: index == 0 ? probe : nil)
+            contexts.append(context)
             firstIndex += 1 << 20
+            firstSession += context.sessionCount
         }
-        log("running \(options.scenario) on \(options.threads) client loop(s), workspace \(workspace)")
+        let nodes = options.endpoints.count
+        log(
+            "running \(options.scenario) on \(options.threads) client loop(s), workspace \(workspace)"
+                + (nodes > 1 ? ", over \(nodes) nodes" : ""))
         let outcomes = runShards(contexts)
 
         let setupErrors = outcomes.flatMap(\.shard.setupErrors)

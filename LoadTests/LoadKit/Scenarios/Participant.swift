@@ -11,6 +11,9 @@ final class Participant: WebSocketClientDelegate {
     let token: String
     /// Index into the shard's sessions.
     let session: Int
+    /// Index into the shard's nodes: every connection of this participant,
+    /// reconnects included, goes there (`NodeSpread`).
+    let node: Int
     unowned(unsafe) let shard: Shard
     private(set) var client: WebSocketClient?
     private(set) var stage = Stage.disconnected
@@ -18,11 +21,12 @@ final class Participant: WebSocketClientDelegate {
     private var connectStartedAt: UInt64 = 0
     private var sendCounter = 0
 
-    init(index: Int, role: Role, token: String, session: Int, shard: Shard) {
+    init(index: Int, role: Role, token: String, session: Int, node: Int, shard: Shard) {
         self.index = index
         self.role = role
         self.token = token
         self.session = session
+        self.node = node
         self.shard = shard
     }
 
@@ -34,7 +38,7 @@ final class Participant: WebSocketClientDelegate {
         stage = .connecting
         connectStartedAt = MonotonicClock.nanoseconds()
         do {
-            try loop.connect(client)
+            try loop.connect(client, to: shard.nodes[node])
         } catch {
             self.client = nil
             stage = .failed

@@ -9,6 +9,25 @@ struct ReportBuilder {
 
     private func sum(_ value: (Shard) -> Int) -> Int { shards.reduce(0) { $0 + value($1) } }
 
+    private var isCluster: Bool { options.endpoints.count > 1 }
+
+    /// Connections per node, over every shard, in `--url` order.
+    private var connectionsPerNode: [Int] {
+        var total = Array(repeating: 0, count: options.endpoints.count)
+        for outcome in outcomes {
+            for (node, count) in outcome.connectionsPerNode.enumerated() where node < total.count {
+                total[node] += count
+            }
+        }
+        return total
+    }
+
+    /// The connections `--gateway-pid`'s process holds: in a cluster only the
+    /// first node's, since one process's memory holds only its own.
+    private var probedConnections: Int {
+        isCluster ? connectionsPerNode[0] : outcomes.reduce(0) { $0 + $1.connections }
+    }
+
     private func merged(_ recorder: (Shard) -> LatencyRecorder) -> LatencyRecorder {
         var total = LatencyRecorder()
         for shard in shards { total.merge(recorder(shard)) }
@@ -17,6 +36,11 @@ struct ReportBuilder {
 
     func build() -> RunReport {
         var report = RunReport(scenario: options.scenario, parameters: options.displayed, startedAt: startedAt)
+        if isCluster {
+            report.nodes = zip(options.endpoints, connectionsPerNode).map {
+                NodeShare(url: $0.url, connections: $1)
+            }
+        }
         var timeline = Timeline(start: shards[0].timeline.start)
         var correctness = Correctness()
         for shard in shards {
@@ -33,6 +57,11 @@ struct ReportBuilder {
         report.timeline = timeline.points
         report.correctness = correctness
         report.notes = shards.flatMap(\.notes).sorted()
+        if isCluster && options.gatewayPID > 0 {
+            report.notes.append(
+                "gateway RSS and CPU are process \(options.gatewayPID)'s alone, read as the first node's "
+                    + "(\(options.endpoints[0].url))")
+        }
         if outcomes.contains(where: { !$0.drained }) {
             report.notes.append("the drain deadline (\(options.drainSeconds) s) passed before every send was answered")
         }
@@ -134,8 +163,9 @@ struct ReportBuilder {
             Figure(
                 key: "connect_rate", label: "set-up rate",
                 value: connectSeconds > 0 ? Double(connections) / connectSeconds : 0, unit: "conn/s"))
-        if let before = outcomes[0].rssBeforeKiB, let after = outcomes[0].rssAfterKiB, connections > 0 {
-            let perConnection = Double(after - before) * 1024 / Double(connections)
+        let held = probedConnections
+        if let before = outcomes[0].rssBeforeKiB, let after = outcomes[0].rssAfterKiB, held > 0 {
+            let perConnection = Double(after - before) * 1024 / Double(held)
             report.figures += [
                 Figure(
                     key: "bytes_per_connection", label: "gateway RSS per connection", value: perConnection,
@@ -148,8 +178,9 @@ struct ReportBuilder {
                 "bytes_per_connection", "gateway memory per idle connection", value: perConnection,
                 goal: options.targetBytesPerConnection, unit: "B")
             check.target += " at \(ReportNumberFormat.grouped(ScenarioTargets.idleConnections)) connections"
-            check.measured += " at \(ReportNumberFormat.grouped(connections)) connections"
-            if connections < ScenarioTargets.idleConnections { check.measured += " (fewer than the target's)" }
+            check.measured += " at \(ReportNumberFormat.grouped(held)) connections"
+            if isCluster { check.measured += " (the first node's)" }
+            if held < ScenarioTargets.idleConnections { check.measured += " (fewer than the target's)" }
             report.targets.append(check)
         } else {
             report.notes.append("no gateway memory reading (pass --gateway-pid)")

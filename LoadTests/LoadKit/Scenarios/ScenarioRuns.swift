@@ -14,8 +14,15 @@ enum ScenarioRuns {
         let connections: Int
         let rate: Double
         let firstIndex: Int
+        /// The run-wide number of this shard's first session (`NodeSpread`).
+        let firstSession: Int
         let workspace: String
         let probe: GatewayProbe?
+
+        /// The sessions this shard makes: storm derives them from its connections.
+        var sessionCount: Int {
+            options.scenario == "storm" ? max(1, connections / (1 + options.operators)) : sessions
+        }
     }
 
     static func run(_ context: Context) -> ShardOutcome {
@@ -31,7 +38,7 @@ enum ScenarioRuns {
     private static func populate(_ context: Context, sessions: Int, operators: Int) -> Population {
         Population(
             shard: context.shard, sessions: sessions, operatorsPerSession: operators, firstIndex: context.firstIndex,
-            secret: context.options.jwtSecret, workspace: context.workspace)
+            firstSession: context.firstSession, secret: context.options.jwtSecret, workspace: context.workspace)
     }
 
     /// Visitors first (each creates its session), then the operators join.
@@ -45,6 +52,7 @@ enum ScenarioRuns {
                 population.operators, concurrency: concurrency, timeoutSeconds: timeout)
         }
         outcome.connections = population.visitors.count + population.operators.count
+        outcome.connectionsPerNode = population.perNode
         return outcome
     }
 
@@ -99,7 +107,7 @@ enum ScenarioRuns {
     private static func idle(_ context: Context) -> ShardOutcome {
         let shard = context.shard
         let perSession = max(1, context.connections / context.sessions)
-        let population = populate(context, sessions: context.sessions, operators: perSession - 1)
+        let population = populate(context, sessions: context.sessionCount, operators: perSession - 1)
         let before = context.probe?.residentKiB()
         var outcome = setUp(context, population, concurrency: context.options.connectConcurrency)
         // Let the gateway finish what the set-up started (replies, buffers) before reading its memory.
@@ -114,9 +122,7 @@ enum ScenarioRuns {
     /// connection and all of them come back at once with `since_seq`.
     private static func storm(_ context: Context) -> ShardOutcome {
         let shard = context.shard
-        let perSession = 1 + context.options.operators
-        let sessions = max(1, context.connections / perSession)
-        let population = populate(context, sessions: sessions, operators: context.options.operators)
+        let population = populate(context, sessions: context.sessionCount, operators: context.options.operators)
         var outcome = setUp(context, population, concurrency: 0)
         guard shard.setupErrors.isEmpty else { return outcome }
         let seconds = context.options.seconds

@@ -5,6 +5,8 @@ import SwitchboardSystem
 /// (connect, traffic, drain); nothing in it is shared with other shards.
 final class Shard {
     let loop: ClientLoop
+    /// The gateway's nodes (`--url`s), indexed by `Participant.node`.
+    let nodes: [GatewayEndpoint]
     let bodyBytes: Int
     var sessions: [SessionState] = []
     var participants: [Participant] = []
@@ -47,8 +49,9 @@ final class Shard {
     private var settled = 0
     private(set) var readyCount = 0
 
-    init(loop: ClientLoop, bodyBytes: Int, timelineStart: UInt64) {
+    init(loop: ClientLoop, nodes: [GatewayEndpoint], bodyBytes: Int, timelineStart: UInt64) {
         self.loop = loop
+        self.nodes = nodes
         self.bodyBytes = bodyBytes
         timeline = Timeline(start: timelineStart)
         sendScratch.reserveCapacity(bodyBytes + 256)

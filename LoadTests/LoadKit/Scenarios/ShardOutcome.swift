@@ -4,6 +4,8 @@ struct ShardOutcome {
     /// Seconds to bring every connection up (all waves).
     var connectSeconds = 0.0
     var connections = 0
+    /// How many of `connections` went to each node (index into the `--url`s).
+    var connectionsPerNode: [Int] = []
     /// Storm: seconds for the dropped operators to be back, and how many.
     var reconnectSeconds = 0.0
     var reconnections = 0
