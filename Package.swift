@@ -48,6 +48,7 @@ let package = Package(
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
             name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
+        .target(name: "SwitchboardNATS", dependencies: ["SwitchboardSystem"]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
@@ -146,6 +147,7 @@ let package = Package(
                 "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate",
                 .product(name: "Logging", package: "swift-log"),
+        .testTarget(name: "SwitchboardNATSTests", dependencies: ["SwitchboardNATS", "SwitchboardSystem"]),
             ]),
     ],
     swiftLanguageModes: [.v6]
