@@ -47,12 +47,21 @@ let package = Package(
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
-            name: "SwitchboardWriter", dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
+            name: "SwitchboardWriter",
+            dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
         .target(name: "SwitchboardNATS", dependencies: ["SwitchboardSystem"]),
+        // The cluster bus: what one gateway node tells the others (docs/cluster.md).
+        .target(
+            name: "SwitchboardCluster",
+            dependencies: [
+                "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardJSON", "SwitchboardChat", "SwitchboardNATS",
+            ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
-        .target(name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
-        .target(name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers"]),
+        .target(
+            name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
+        .target(
+            name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers"]),
         .target(
             name: "SwitchboardReaders",
             dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem"]),
@@ -64,9 +73,11 @@ let package = Package(
             name: "SwitchboardServer",
             dependencies: [
                 "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
-                "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardCrypto", "SwitchboardAuth",
+                "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardCrypto",
+                "SwitchboardAuth",
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
+                "SwitchboardCluster", "SwitchboardNATS",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -85,7 +96,9 @@ let package = Package(
             path: "LoadTests/TransportBench"),
         .executableTarget(
             name: "writer-bench",
-            dependencies: ["SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardJSON"],
+            dependencies: [
+                "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardJSON", "SwitchboardSystem",
+            ],
             path: "LoadTests/WriterBench"),
         // The chat load harness: simulated widgets and consoles on client epoll loops.
         .target(
@@ -137,7 +150,8 @@ let package = Package(
             name: "SwitchboardTLSTestSupport", dependencies: ["SwitchboardTLS", "COpenSSL"],
             path: "Tests/SwitchboardTLSTestSupport"),
         .testTarget(
-            name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
+            name: "SwitchboardTLSTests",
+            dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(
@@ -145,10 +159,11 @@ let package = Package(
             dependencies: [
                 "SwitchboardServer", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore", "SwitchboardPostgres",
                 "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
-                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate",
+                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 .product(name: "Logging", package: "swift-log"),
-        .testTarget(name: "SwitchboardNATSTests", dependencies: ["SwitchboardNATS", "SwitchboardSystem"]),
             ]),
+        .testTarget(name: "SwitchboardNATSTests", dependencies: ["SwitchboardNATS", "SwitchboardSystem"]),
+        .testTarget(name: "SwitchboardClusterTests", dependencies: ["SwitchboardCluster", "SwitchboardChat"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,6 +6,11 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 2]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+//                [--notify] [--only batched|latency]
+//
+// --notify: every batch also announces its messages with NOTIFY, as a
+// gateway with `cluster.bus = "postgres"` does, and a listener connection
+// takes them as another node would (scripts/bench-cluster compares).
 //
 // Prints one JSON object per line per measurement, with its "kind"
 // (docs/benchmarks.md, "Output formats").
@@ -13,6 +18,7 @@ import Foundation
 import SwitchboardJSON
 import SwitchboardPostgres
 import SwitchboardStore
+import SwitchboardSystem
 import SwitchboardWriter
 import Synchronization
 
@@ -28,11 +34,14 @@ struct Options {
     var rate = 10_000
     var seconds = 10
     var skipNaive = false
+    var notify = false
+    var only: String?
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 2]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+                            [--notify] [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -60,6 +69,12 @@ struct Options {
             case "--rate": rate = count(argument)
             case "--seconds": seconds = count(argument)
             case "--skip-naive": skipNaive = true
+            case "--notify": notify = true
+            case "--only":
+                guard let which = iterator.next(), ["batched", "latency"].contains(which) else {
+                    Self.fail("--only takes batched or latency")
+                }
+                only = which
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -176,7 +191,37 @@ final class Tally: @unchecked Sendable {
 func configuration(_ url: String, _ options: Options) -> WriterConfiguration {
     WriterConfiguration(
         databaseURL: url, maxBatchMessages: options.batch, maxBatchDelayMilliseconds: options.delayMilliseconds,
-        pipelineDepth: options.depth, connections: options.connections)
+        pipelineDepth: options.depth, connections: options.connections,
+        notifyChannel: options.notify ? "switchboard" : nil, nodeID: "writer-bench")
+}
+
+/// With --notify: another node's listener, taking every notification as it arrives.
+final class Listener: @unchecked Sendable {
+    let received = Atomic<Int>(0)
+    let bytes = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private var thread: Thread?
+
+    init(_ url: String) throws {
+        // Handed to the listener thread once and used only there.
+        nonisolated(unsafe) let connection = try PostgresConnection(url)
+        try connection.execute("LISTEN switchboard")
+        let thread = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                var fds = PollSet([connection.socket])
+                _ = try? fds.wait(timeoutMilliseconds: 100)
+                try? connection.consumeInput()
+                for notification in connection.notifications() {
+                    received.add(1, ordering: .relaxed)
+                    bytes.add(notification.payload.count, ordering: .relaxed)
+                }
+            }
+        }
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() { stopping.store(true, ordering: .relaxed) }
 }
 
 func startWriter(_ url: String, _ options: Options, _ tally: Tally) -> BatchWriter {
@@ -202,6 +247,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             senderID: "v-bench", senderName: nil, kind: "text", body: body(index), origin: 0, token: UInt64(index))
     }
     let tally = Tally(capacity: 0)
+    let listener = options.notify ? try Listener(url) : nil
     let writer = startWriter(url, options, tally)
     let started = now()
     for command in commands {
@@ -211,6 +257,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let seconds = Double(tally.lastResult.load(ordering: .relaxed) - started) / 1e9
     let statistics = writer.statistics
     writer.stop()
+    usleep(200_000)
+    listener?.stop()
     let stored = tally.stored.load(ordering: .relaxed)
     guard stored == options.messages else { fatalError("only \(stored) of \(options.messages) stored") }
     let check = try connection.query(
@@ -229,6 +277,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "batches": .int(statistics.batchesCommitted), "mean_batch": .int(Int(meanBatch.rounded())),
             "mean_commit_ms": rounded(meanCommit / 1000), "batch": .int(options.batch), "depth": .int(options.depth),
             "delay_ms": .int(options.delayMilliseconds), "connections": .int(options.connections),
+            "notify": .bool(options.notify), "notifications": .int(listener?.received.load(ordering: .relaxed) ?? 0),
+            "notification_bytes": .int(listener?.bytes.load(ordering: .relaxed) ?? 0),
         ])
     return rate
 }
@@ -242,6 +292,8 @@ func runLatency(_ url: String, _ options: Options) throws {
     let warmup = options.rate  // one second, not counted
     let total = warmup + options.rate * options.seconds
     let tally = Tally(capacity: total)
+    let listener = options.notify ? try Listener(url) : nil
+    defer { listener?.stop() }
     let writer = startWriter(url, options, tally)
     let interval = 1e9 / Double(options.rate)
     let started = now()
@@ -274,7 +326,7 @@ func runLatency(_ url: String, _ options: Options) throws {
             "offered_per_s": .int(options.rate), "seconds": .int(options.seconds), "measured": .int(latencies.count),
             "refused": .int(refused), "p50_ms": rounded(percentile(0.5)), "p90_ms": rounded(percentile(0.9)),
             "p99_ms": rounded(percentile(0.99)), "p999_ms": rounded(percentile(0.999)),
-            "max_ms": rounded(latencies.last ?? 0),
+            "max_ms": rounded(latencies.last ?? 0), "notify": .bool(options.notify),
         ])
 }
 
@@ -308,12 +360,16 @@ func settle(_ url: String) throws {
 }
 
 var naive: Double?
-if !options.skipNaive {
+if !options.skipNaive && options.only == nil {
     try settle(url)
     naive = try runNaive(url, options)
 }
-try settle(url)
-let batched = try runBatched(url, options)
-if let naive { report("ratio", ["batched_over_naive": .double((batched / naive * 10).rounded() / 10)]) }
-try settle(url)
-try runLatency(url, options)
+if options.only != "latency" {
+    try settle(url)
+    let batched = try runBatched(url, options)
+    if let naive { report("ratio", ["batched_over_naive": .double((batched / naive * 10).rounded() / 10)]) }
+}
+if options.only != "batched" {
+    try settle(url)
+    try runLatency(url, options)
+}

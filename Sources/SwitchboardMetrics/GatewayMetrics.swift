@@ -54,6 +54,24 @@ public final class GatewayMetrics: Sendable {
     /// `switchboard_commit_latency_seconds`: time from BEGIN to COMMIT acknowledged.
     public let commitLatency: HistogramHandle
 
+    // The cluster bus (docs/cluster.md).
+    /// `switchboard_bus_notifications_total{direction="in"}`: notifications from other nodes.
+    public let busNotificationsIn: CounterHandle
+    /// `switchboard_bus_notifications_total{direction="out"}`: events this node published.
+    public let busNotificationsOut: CounterHandle
+    /// `switchboard_bus_catchup_reads_total`: sessions read from the database to fill a gap or catch up.
+    public let busCatchUpReads: CounterHandle
+    /// `switchboard_bus_reconnects_total`
+    public let busReconnects: CounterHandle
+    /// `switchboard_bus_dropped_total`: events not published (full outbox, lost connection).
+    public let busDropped: CounterHandle
+    /// `switchboard_bus_delivery_latency_seconds`: from another node's send to this node's receipt.
+    public let busDeliveryLatency: HistogramHandle
+    /// `switchboard_bus_delivery_latency_seconds` bucket upper bounds (plus `+Inf`).
+    public static let busLatencyBuckets: [Double] = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
+    ]
+
     private struct PullSource: Sendable {
         let gauge: GaugeHandle
         let read: @Sendable () -> Double
@@ -122,7 +140,32 @@ public final class GatewayMetrics: Sendable {
             "switchboard_commit_latency_seconds", "Time from sending a writer batch to its commit, in seconds.",
             buckets: Self.commitLatencyBuckets)
 
+        let busNotifications = counters(
+            "switchboard_bus_notifications_total", "Cluster bus notifications, received (in) and published (out).",
+            label: "direction", values: ["in", "out"])
+        busNotificationsIn = busNotifications[0]
+        busNotificationsOut = busNotifications[1]
+        busCatchUpReads = counter(
+            "switchboard_bus_catchup_reads_total",
+            "Sessions read from the database to fill a seq gap or catch up after the bus was lost.")
+        busReconnects = counter("switchboard_bus_reconnects_total", "Cluster bus connections made again after a loss.")
+        busDropped = counter(
+            "switchboard_bus_dropped_total", "Events not published on the cluster bus (full outbox, lost connection).")
+        busDeliveryLatency = histogram(
+            "switchboard_bus_delivery_latency_seconds",
+            "From another node's publication to this node's receipt, in seconds (wall clocks).",
+            buckets: Self.busLatencyBuckets)
+        _ = declare("switchboard_node_info", "gauge", "This node: cluster.node_id and cluster.bus, value 1.")
+
         self.families = Mutex(families)
+    }
+
+    /// Names this node in the exposition (`switchboard_node_info{node_id=...,bus=...} 1`); call once at start-up.
+    public func identify(node: String, bus: String) {
+        let descriptor = MetricNameDescriptor(
+            metricName: "switchboard_node_info", unitName: "",
+            helpText: "This node: cluster.node_id and cluster.bus, value 1.")
+        registry.makeGauge(descriptor: descriptor, labels: [("node_id", node), ("bus", bus)]).set(to: 1.0)
     }
 
     // MARK: Labeled handles (array lookups, no locks)

@@ -45,6 +45,17 @@ public enum ThisProcess {
     }
 
     /// Sleeps the calling thread (never an event loop's).
+    /// This machine's host name ("host" when it cannot be read).
+    public static var hostName: String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count) == 0 else { return "host" }
+        let text = String(cString: name)
+        return text.isEmpty ? "host" : text
+    }
+
+    /// This process's id.
+    public static var id: Int32 { getpid() }
+
     public static func sleep(milliseconds: Int) {
         usleep(useconds_t(max(0, milliseconds)) * 1000)
     }

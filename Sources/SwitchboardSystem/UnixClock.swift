@@ -11,4 +11,12 @@ public enum UnixClock {
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec)
     }
+
+    /// Current wall-clock microseconds since the epoch: cross-node latency is
+    /// measured between two machines' wall clocks, which a monotonic clock cannot span.
+    public static func nowMicroseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
 }

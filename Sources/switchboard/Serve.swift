@@ -33,6 +33,15 @@ struct Serve: ParsableCommand {
     @Option(help: "Event-loop threads (0 = one per core).")
     var threads: Int?
 
+    @Option(name: .customLong("cluster-bus"), help: "How nodes hear of each other: postgres (default), nats, none.")
+    var clusterBus: String?
+
+    @Option(name: .customLong("nats-url"), help: "NATS server for --cluster-bus nats (nats://127.0.0.1:4222).")
+    var natsURL: String?
+
+    @Option(name: .customLong("node-id"), help: "This node's name in /readyz and /metrics (default: host-pid).")
+    var nodeID: String?
+
     @Flag(name: .customLong("echo-endpoint"), help: "Serve the /v1/echo test endpoint.")
     var echoEndpoint = false
 
@@ -47,7 +56,8 @@ struct Serve: ParsableCommand {
                 overrides: ConfigurationOverrides(
                     listen: listen, tlsListen: tlsListen, tlsCertificate: tlsCert, tlsPrivateKey: tlsKey,
                     databaseURL: databaseURL, jwtSecret: jwtSecret, threads: threads,
-                    echoEndpoint: echoEndpoint ? true : nil, devTokens: devTokens ? true : nil))
+                    echoEndpoint: echoEndpoint ? true : nil, devTokens: devTokens ? true : nil,
+                    clusterBus: clusterBus, natsURL: natsURL, nodeID: nodeID))
         } catch {
             throw ValidationError("\(error)")
         }

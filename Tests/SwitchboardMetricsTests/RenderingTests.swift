@@ -14,6 +14,7 @@ import Testing
         metrics.commitLatency.observe(0.003)
         metrics.recordHTTPRequest(route: .messages, status: 201)
         metrics.recordHTTPRequest(route: .healthz, status: 200)
+        metrics.identify(node: "node-a", bus: "postgres")
 
         func counter(_ name: String, _ help: String, _ value: Int) -> String {
             "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
@@ -102,6 +103,39 @@ import Testing
             switchboard_commit_latency_seconds_bucket{le="+Inf"} 1
             switchboard_commit_latency_seconds_sum 0.003
             switchboard_commit_latency_seconds_count 1
+            # HELP switchboard_bus_notifications_total Cluster bus notifications, received (in) and published (out).
+            # TYPE switchboard_bus_notifications_total counter
+            switchboard_bus_notifications_total{direction="in"} 0
+            switchboard_bus_notifications_total{direction="out"} 0
+            # HELP switchboard_bus_catchup_reads_total Sessions read from the database to fill a seq gap or catch up after the bus was lost.
+            # TYPE switchboard_bus_catchup_reads_total counter
+            switchboard_bus_catchup_reads_total 0
+            # HELP switchboard_bus_reconnects_total Cluster bus connections made again after a loss.
+            # TYPE switchboard_bus_reconnects_total counter
+            switchboard_bus_reconnects_total 0
+            # HELP switchboard_bus_dropped_total Events not published on the cluster bus (full outbox, lost connection).
+            # TYPE switchboard_bus_dropped_total counter
+            switchboard_bus_dropped_total 0
+            # HELP switchboard_bus_delivery_latency_seconds From another node's publication to this node's receipt, in seconds (wall clocks).
+            # TYPE switchboard_bus_delivery_latency_seconds histogram
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.0001"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.00025"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.0005"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.001"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.0025"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.005"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.01"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.025"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.05"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.1"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="0.25"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="1.0"} 0
+            switchboard_bus_delivery_latency_seconds_bucket{le="+Inf"} 0
+            switchboard_bus_delivery_latency_seconds_sum 0.0
+            switchboard_bus_delivery_latency_seconds_count 0
+            # HELP switchboard_node_info This node: cluster.node_id and cluster.bus, value 1.
+            # TYPE switchboard_node_info gauge
+            switchboard_node_info{node_id="node-a",bus="postgres"} 1.0
 
             """
         let rendered = metrics.renderString()
@@ -127,7 +161,9 @@ import Testing
         #expect(
             text.hasSuffix(
                 """
-                switchboard_commit_latency_seconds_count 0
+                switchboard_bus_delivery_latency_seconds_count 0
+                # HELP switchboard_node_info This node: cluster.node_id and cluster.bus, value 1.
+                # TYPE switchboard_node_info gauge
                 # HELP zz_pulled Pulled.
                 # TYPE zz_pulled gauge
                 zz_pulled 1.0

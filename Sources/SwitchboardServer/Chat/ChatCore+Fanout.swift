@@ -16,13 +16,21 @@ extension ChatCore {
                     frame: SharedFrame(payload: encoder.message(message))))
         }
         var delivered = deliver(frames)
-        // Only workspaces with an inbox subscriber here need the state (or can be told an older one).
-        for session in sessions where inbox[session.workspaceID] != nil && directory.remember(session) {
+        // Only workspaces with an inbox subscriber here need the state. A state
+        // is told once: the writer's is always newer than what was known, and
+        // one heard twice from the bus (by session and by workspace) is not.
+        for session in sessions
+        where inbox[session.workspaceID] != nil && isNews(session) && directory.remember(session) {
             let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
             delivered += tellInbox(session.workspaceID, frame, excluding: nil)
         }
         // Counted once per batch, not per subscriber: the counter is shared by every loop.
         if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
+    }
+
+    private func isNews(_ session: SessionInfo) -> Bool {
+        guard let known = directory[session.id] else { return true }
+        return session.version > known.version
     }
 
     /// An event from a core (this one or another).
@@ -78,13 +86,24 @@ extension ChatCore {
         return delivered
     }
 
-    /// One live frame to one subscription; returns 1 when it was written.
-    private func offer(_ frame: SessionFrame, to subscription: Subscription) -> Int {
+    /// One live frame to one subscription; returns how many frames were
+    /// written (a frame that fills a gap releases those held behind it).
+    func offer(_ frame: SessionFrame, to subscription: Subscription) -> Int {
         switch subscription.offer(frame, holdLimit: settings.maxReplayBuffer) {
         case .write:
             subscription.peer.send(frame.frame)
-            return 1
-        case .hold, .skip:
+            guard subscription.isRepairing else { return 1 }
+            let released = subscription.released()
+            for frame in released { subscription.peer.send(frame.frame) }
+            return 1 + released.count
+        case .gap:
+            requestRepair(subscription.sessionID)
+            return 0
+        case .hold:
+            // A repair that failed is asked for again by the next message.
+            if subscription.isRepairing { requestRepair(subscription.sessionID) }
+            return 0
+        case .skip:
             return 0
         case .overflow:
             subscription.peer.close(code: 1008, reason: "could not keep up while joining")
@@ -92,7 +111,7 @@ extension ChatCore {
         }
     }
 
-    private func tellInbox(_ workspaceID: String, _ frame: SharedFrame, excluding excluded: UInt64?) -> Int {
+    func tellInbox(_ workspaceID: String, _ frame: SharedFrame, excluding excluded: UInt64?) -> Int {
         guard let watchers = inbox[workspaceID] else { return 0 }
         var delivered = 0
         for watcher in watchers where watcher.connection != excluded {

@@ -80,6 +80,7 @@ extension ChatCore {
                 for frame in held { client.peer.send(frame.frame) }
                 metrics.fanoutDeliveries.increment(by: held.count)
             }
+            if subscription.isRepairing { requestRepair(sessionID) }
         }
     }
 
@@ -94,6 +95,7 @@ extension ChatCore {
             connection: id, peer: client.peer, sessionID: sessionID, joinID: client.nextJoinID, state: state,
             accessChecked: accessChecked)
         client.joined[sessionID] = subscription
+        if sessions[sessionID] == nil { cores.cluster?.watch(session: sessionID) }
         sessions[sessionID, default: []].append(subscription)
         return subscription
     }
@@ -103,6 +105,7 @@ extension ChatCore {
         guard var list = sessions[subscription.sessionID] else { return }
         list.removeAll { $0 === subscription }
         sessions[subscription.sessionID] = list.isEmpty ? nil : list
+        if list.isEmpty { cores.cluster?.unwatch(session: subscription.sessionID) }
     }
 
     // MARK: inbox membership
@@ -110,6 +113,7 @@ extension ChatCore {
     func watchInbox(_ id: UInt64, _ client: ChatClient, workspace: String) {
         guard client.inboxWorkspace == nil else { return }
         client.inboxWorkspace = workspace
+        if inbox[workspace] == nil { cores.cluster?.watch(workspace: workspace) }
         inbox[workspace, default: []].append(InboxWatcher(connection: id, peer: client.peer))
     }
 
@@ -117,6 +121,7 @@ extension ChatCore {
         guard var list = inbox[workspace] else { return }
         list.removeAll { $0.connection == id }
         inbox[workspace] = list.isEmpty ? nil : list
+        if list.isEmpty { cores.cluster?.unwatch(workspace: workspace) }
     }
 }
 

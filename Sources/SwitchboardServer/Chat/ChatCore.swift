@@ -33,6 +33,9 @@ final class ChatCore: @unchecked Sendable {
     /// Sends handed to the store and not yet answered, by token.
     var pendingSends: [UInt64: PendingSend] = [:]
     var nextToken: UInt64 = 0
+    /// Sessions whose missing messages are being read (one read per session
+    /// serves every subscription of it here).
+    var repairing: Set<String> = []
     var directory = SessionDirectory()
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
     var encoder = ServerFrameEncoder()
@@ -152,9 +155,10 @@ final class ChatCore: @unchecked Sendable {
         reply(id, encoder.error(error))
     }
 
-    /// Tells every core, this one first and at once.
+    /// Tells every core, this one first and at once, and the other nodes.
     func broadcast(_ event: ChatEvent) {
         cores.everyCore(from: loopIndex) { $0.apply(event) }
+        cores.cluster?.publish(event)
     }
 }
 

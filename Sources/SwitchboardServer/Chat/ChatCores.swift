@@ -11,6 +11,8 @@ final class ChatCores: @unchecked Sendable {
     private(set) var cores: [ChatCore] = []
     private var handoffs: [LoopHandoff] = []
     private let connectionSerial = Atomic<UInt64>(0)
+    /// The other gateway nodes (nil: this one alone). Set before `attach`.
+    var cluster: (any ClusterOutlet)?
 
     /// Binds one core per loop, in loop order; `makeCore` gets the loop's index and handoff.
     func attach(_ handoffs: [LoopHandoff], makeCore: (Int, LoopHandoff) -> ChatCore) {

@@ -1,7 +1,9 @@
 import Logging
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardCluster
 import SwitchboardMetrics
+import SwitchboardNATS
 import SwitchboardReaders
 import SwitchboardWriter
 
@@ -18,10 +20,15 @@ final class ChatService: Sendable {
     let readers: ReaderPool
     let writer: BatchWriter
     let cores: ChatCores
+    /// The other gateway nodes sharing the database (`cluster.bus`).
+    let cluster: ClusterLink
     let logger: Logger
     let metrics: GatewayMetrics
 
-    init(configuration: Configuration, logger: Logger, metrics: GatewayMetrics) {
+    /// The NOTIFY channel of `cluster.bus = "postgres"`.
+    static let notifyChannel = "switchboard"
+
+    init(configuration: Configuration, logger: Logger, metrics: GatewayMetrics) throws {
         self.metrics = metrics
         self.logger = logger
         settings = ChatSettings(configuration)
@@ -31,14 +38,33 @@ final class ChatService: Sendable {
             queueCapacity: configuration.readerQueueCapacity)
         let cores = ChatCores()
         self.cores = cores
+        let nodeID = configuration.nodeID.isEmpty ? NodeIdentity.defaultID() : configuration.nodeID
+        let bus: any ClusterBus
+        switch configuration.clusterBus {
+        case "postgres":
+            bus = try PostgresBus(databaseURL: configuration.databaseURL, channel: Self.notifyChannel, node: nodeID)
+        case "nats":
+            do throws(NATSError) {
+                bus = try NATSBus(url: configuration.natsURL, node: nodeID)
+            } catch {
+                throw ConfigError(key: "cluster.nats_url", message: error.description)
+            }
+        default:
+            bus = NoBus()
+        }
+        let cluster = ClusterLink(bus: bus, nodeID: nodeID, cores: cores, metrics: metrics, logger: logger)
+        self.cluster = cluster
+        if !(bus is NoBus) { cores.cluster = cluster }
         writer = BatchWriter(
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
                 maxBatchDelayMilliseconds: configuration.writerMaxBatchDelayMilliseconds,
-                queueCapacity: configuration.writerQueueCapacity, connections: configuration.writerConnections)
+                queueCapacity: configuration.writerQueueCapacity, connections: configuration.writerConnections,
+                notifyChannel: bus is PostgresBus ? Self.notifyChannel : nil, nodeID: nodeID)
         ) { batch in
             metrics.count(batch)
             cores.everyCore(fromDatabaseThread: { $0.committed(batch) })
+            cluster.publish(batch)
         }
     }
 
@@ -53,10 +79,12 @@ final class ChatService: Sendable {
         metrics.export(writer)
         readers.start()
         writer.start()
+        cluster.start()
     }
 
     /// Stops the database threads once the loops are done with them.
     func stop() {
+        cluster.stop()
         writer.stop()
         readers.stop()
     }
@@ -67,8 +95,8 @@ final class ChatService: Sendable {
     func announce(_ session: SessionInfo) {
         var encoder = ServerFrameEncoder()
         let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
-        cores.everyCore(fromDatabaseThread: {
-            $0.apply(.sessionChanged(session, frame: frame, excludedConnection: nil))
-        })
+        let event = ChatEvent.sessionChanged(session, frame: frame, excludedConnection: nil)
+        cores.everyCore(fromDatabaseThread: { $0.apply(event) })
+        cores.cluster?.publish(event)
     }
 }

@@ -1,20 +1,28 @@
 /// One connection joined to one session. While the join's replay is being
 /// read, live frames wait here; afterwards they go straight out, and `seq`
-/// keeps each message exactly once and in order. It decides; the core writes.
+/// keeps each message exactly once and in order: a message whose
+/// predecessor has not arrived (another node's, or a hint that arrived
+/// before this node's own commit) waits here while the core reads the gap
+/// from the database. It decides; the core writes.
 final class Subscription {
     enum State {
         /// Waiting for the replay; live frames are held in arrival order.
         case replaying([SessionFrame])
         /// Caught up: `lastSeq` is the newest message this connection has.
         case live(lastSeq: Int64)
+        /// Messages after `lastSeq` are missing: later ones wait in `held`,
+        /// in seq order, until the gap is filled.
+        case repairing(lastSeq: Int64, held: [SessionFrame])
     }
 
     /// What to do with a live frame.
     enum Offer: Equatable {
         /// Write it now.
         case write
-        /// Held until the replay is out.
+        /// Held until the replay is out, or the gap before it is filled.
         case hold
+        /// Held, and it opened a gap: the core must read the missing messages.
+        case gap
         /// A message this connection already has.
         case skip
         /// Too much held: the connection cannot keep up (close 1008).
@@ -42,6 +50,19 @@ final class Subscription {
         self.accessChecked = accessChecked
     }
 
+    /// The newest message this connection has, once its replay is out.
+    var lastSeq: Int64? {
+        switch state {
+        case .replaying: nil
+        case .live(let lastSeq), .repairing(let lastSeq, _): lastSeq
+        }
+    }
+
+    var isRepairing: Bool {
+        if case .repairing = state { return true }
+        return false
+    }
+
     /// Decides what becomes of a live frame; holds at most `holdLimit` frames.
     func offer(_ frame: SessionFrame, holdLimit: Int) -> Offer {
         switch state {
@@ -52,21 +73,84 @@ final class Subscription {
             state = .replaying(held)
             return .hold
         case .live(let lastSeq):
-            if let seq = frame.seq {
-                guard seq > lastSeq else { return .skip }
+            // Typing, read and session events carry no seq and are never held.
+            guard let seq = frame.seq else { return .write }
+            guard seq > lastSeq else { return .skip }
+            if seq == lastSeq + 1 {
                 state = .live(lastSeq: seq)
+                return .write
             }
-            return .write
+            guard holdLimit > 0 else { return .overflow }
+            state = .repairing(lastSeq: lastSeq, held: [frame])
+            return .gap
+        case .repairing(let lastSeq, var held):
+            guard let seq = frame.seq else { return .write }
+            guard seq > lastSeq else { return .skip }
+            if seq == lastSeq + 1 {
+                // The caller writes it, then what it releases (`released`).
+                state = .repairing(lastSeq: seq, held: held)
+                return .write
+            }
+            guard held.count < holdLimit else { return .overflow }
+            state = .live(lastSeq: 0)
+            let index = held.firstIndex { ($0.seq ?? 0) >= seq } ?? held.count
+            if index < held.count && held[index].seq == seq {
+                state = .repairing(lastSeq: lastSeq, held: held)
+                return .skip
+            }
+            held.insert(frame, at: index)
+            state = .repairing(lastSeq: lastSeq, held: held)
+            return .hold
+        }
+    }
+
+    /// While repairing: the held frames that now follow on without a gap,
+    /// in order; goes live when nothing is left held.
+    func released() -> [SessionFrame] {
+        guard case .repairing(var lastSeq, let held) = state else { return [] }
+        var release: [SessionFrame] = []
+        var index = 0
+        while index < held.count, let seq = held[index].seq, seq <= lastSeq + 1 {
+            if seq == lastSeq + 1 {
+                release.append(held[index])
+                lastSeq = seq
+            }
+            index += 1
+        }
+        state =
+            index == held.count ? .live(lastSeq: lastSeq) : .repairing(lastSeq: lastSeq, held: Array(held[index...]))
+        return release
+    }
+
+    /// The database has no more messages up to `seq` than what was offered
+    /// (deleted ones leave holes): counts them as had, then `released()`.
+    func settle(through seq: Int64) -> [SessionFrame] {
+        switch state {
+        case .replaying: return []
+        case .live(let lastSeq):
+            state = .live(lastSeq: max(lastSeq, seq))
+            return []
+        case .repairing(let lastSeq, let held):
+            state = .repairing(lastSeq: max(lastSeq, seq), held: held)
+            return released()
         }
     }
 
     /// The replay has been sent up to `lastSeq`: goes live and returns what
-    /// was held and is still news, in order (messages the replay had are skipped).
+    /// was held and is still news, in order (messages the replay had are
+    /// skipped). A gap among them leaves the subscription repairing.
     func goLive(after lastSeq: Int64) -> [SessionFrame] {
         guard case .replaying(let held) = state else { return [] }
         state = .live(lastSeq: lastSeq)
         var release: [SessionFrame] = []
-        for frame in held where offer(frame, holdLimit: 0) == .write { release.append(frame) }
+        for frame in held {
+            switch offer(frame, holdLimit: Int.max) {
+            case .write:
+                release.append(frame)
+                if isRepairing { release.append(contentsOf: released()) }
+            case .hold, .gap, .skip, .overflow: break
+            }
+        }
         return release
     }
 }

@@ -75,6 +75,13 @@ public struct Configuration: Sendable {
     public var readerThreads = 4
     public var readerQueueCapacity = 4096
     public var writerConnections = 2
+
+    // [cluster]
+    /// `postgres` (LISTEN/NOTIFY), `nats`, or `none`.
+    public var clusterBus = "postgres"
+    public var natsURL = "nats://127.0.0.1:4222"
+    /// Empty: the host name and the process id (`NodeIdentity.defaultID`).
+    public var nodeID = ""
     public var writerMaxBatchMessages = 1024
     public var writerMaxBatchDelayMilliseconds = 2
     public var writerQueueCapacity = 65536
@@ -129,6 +136,13 @@ public struct Configuration: Sendable {
         }
         if UUIDText.canonical(devWorkspaceID) == nil {
             throw ConfigError(key: "auth.dev_workspace_id", message: "\(devWorkspaceID) is not a UUID")
+        }
+        if !["postgres", "nats", "none"].contains(clusterBus) {
+            throw ConfigError(key: "cluster.bus", message: "\(clusterBus) is not one of postgres, nats, none")
+        }
+        if nodeID.utf8.count > 128 || nodeID.contains(where: { $0.isNewline || $0 == "\"" || $0 == "\\" }) {
+            throw ConfigError(
+                key: "cluster.node_id", message: "at most 128 bytes, with no newline, quote or backslash")
         }
         if !tlsListen.isEmpty {
             if tlsCertificate.isEmpty {

@@ -11,11 +11,14 @@ public struct ConfigurationOverrides: Sendable {
     public var threads: Int?
     public var echoEndpoint: Bool?
     public var devTokens: Bool?
+    public var clusterBus: String?
+    public var natsURL: String?
+    public var nodeID: String?
 
     public init(
         listen: [String] = [], tlsListen: [String] = [], tlsCertificate: String? = nil, tlsPrivateKey: String? = nil,
         databaseURL: String? = nil, jwtSecret: String? = nil, threads: Int? = nil, echoEndpoint: Bool? = nil,
-        devTokens: Bool? = nil
+        devTokens: Bool? = nil, clusterBus: String? = nil, natsURL: String? = nil, nodeID: String? = nil
     ) {
         self.listen = listen
         self.tlsListen = tlsListen
@@ -26,6 +29,9 @@ public struct ConfigurationOverrides: Sendable {
         self.threads = threads
         self.echoEndpoint = echoEndpoint
         self.devTokens = devTokens
+        self.clusterBus = clusterBus
+        self.natsURL = natsURL
+        self.nodeID = nodeID
     }
 
     /// The overrides as file-style values, so they pass the same checks.
@@ -40,6 +46,9 @@ public struct ConfigurationOverrides: Sendable {
         if let threads { v["server.threads"] = .integer(threads) }
         if let echoEndpoint { v["server.echo_endpoint"] = .boolean(echoEndpoint) }
         if let devTokens { v["auth.dev_tokens"] = .boolean(devTokens) }
+        if let clusterBus { v["cluster.bus"] = .string(clusterBus) }
+        if let natsURL { v["cluster.nats_url"] = .string(natsURL) }
+        if let nodeID { v["cluster.node_id"] = .string(nodeID) }
         return v
     }
 }

@@ -66,7 +66,7 @@ enum Routes {
             // The router has these routes only with a database (ServerContext).
             guard let chat = context.chat else { return .now(.noDatabase) }
             switch route {
-            case .readyz: return Readiness.check(logger: context.logger)
+            case .readyz: return Readiness.check(cluster: chat.cluster, logger: context.logger)
             case .ws: return .upgrade(context.chatWebSocket, ChatConnection(service: chat, loop: loop))
             default: return AdminAPI(chat: chat).handle(route, request, parameters: parameters)
             }

@@ -48,7 +48,7 @@ final class ServerContext: Sendable {
         chatWebSocket = WebSocketConfiguration(maxMessageBytes: configuration.maxMessageBytes)
         chat =
             configuration.databaseURL.isEmpty
-            ? nil : ChatService(configuration: configuration, logger: logger, metrics: metrics)
+            ? nil : try ChatService(configuration: configuration, logger: logger, metrics: metrics)
         deflate = DeflateConfiguration(
             enabled: configuration.deflateEnabled,
             serverNoContextTakeover: configuration.deflateServerNoContextTakeover,

@@ -1,0 +1,183 @@
+import SwitchboardPostgres
+import SwitchboardSystem
+import Synchronization
+
+/// `cluster.bus = "postgres"`: LISTEN on one channel, on a connection and a
+/// thread of its own (never an event loop's), and NOTIFY there the events
+/// that are not stored (typing, read, session changes). Committed messages
+/// are announced by the writer inside each batch's transaction (migration 8).
+/// Reconnects with back-off; after each connection the gateway catches up
+/// from the database before the bus counts as connected again.
+///
+/// Threading: `run` and `serve` belong to the bus thread; the outbox and the
+/// state are shared with publishers through a mutex and atomics.
+public final class PostgresBus: ClusterBus, @unchecked Sendable {
+    /// PostgreSQL refuses payloads of 8,000 bytes or more.
+    static let maxPayloadBytes = 7999
+    /// Events waiting to be sent; more are dropped (counted): they are hints,
+    /// and what they hint at is in the database.
+    static let outboxCapacity = 65_536
+    /// Notifications per statement: one round trip for a burst of typing.
+    static let notificationsPerStatement = 64
+    static let keepAliveMilliseconds: Int32 = 5000
+
+    public let name = "postgres"
+    private let databaseURL: String
+    private let channel: String
+    private let node: String
+    private let wakeup: EventFD
+    private let outbox: Mutex<(encoder: BusEncoder, payloads: [[UInt8]])>
+    private let stateValue = Atomic<UInt8>(2)
+    private let generation = Atomic<UInt64>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let thread = Mutex<NamedThread?>(nil)
+    /// Events dropped because the outbox was full or they could not be sent.
+    public let dropped = Atomic<Int>(0)
+
+    public init(databaseURL: String, channel: String, node: String) throws(SystemError) {
+        self.databaseURL = databaseURL
+        self.channel = channel
+        self.node = node
+        wakeup = try EventFD()
+        outbox = Mutex((BusEncoder(node: node), []))
+    }
+
+    deinit { wakeup.close() }
+
+    public var state: BusState { [.connected, .catchingUp, .disconnected][Int(stateValue.load(ordering: .relaxed))] }
+
+    private func set(_ state: BusState) {
+        stateValue.store(state == .connected ? 0 : state == .catchingUp ? 1 : 2, ordering: .relaxed)
+    }
+
+    public func start(_ handlers: BusHandlers) {
+        thread.withLock { $0 = NamedThread.spawn(name: "switchboard-bus") { self.run(handlers) } }
+    }
+
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        wakeup.signal()
+        thread.withLock { thread in
+            thread?.join()
+            thread = nil
+        }
+    }
+
+    public func publish(_ event: BusEvent) {
+        if case .committed = event { return }
+        let queued = outbox.withLock { outbox -> Bool in
+            guard outbox.payloads.count < Self.outboxCapacity else { return false }
+            var payload = outbox.encoder.encode(event)
+            if payload.count > Self.maxPayloadBytes {
+                // A session state too big to carry (a long last message): the others read it.
+                guard case .sessionChanged(let session) = event else { return false }
+                payload = outbox.encoder.encode(.sessionStale(sessionID: session.id, workspaceID: session.workspaceID))
+            }
+            outbox.payloads.append(payload)
+            return true
+        }
+        if queued { wakeup.signal() } else { dropped.add(1, ordering: .relaxed) }
+    }
+
+    public func caughtUp(generation: UInt64) {
+        if generation == self.generation.load(ordering: .relaxed) && state == .catchingUp { set(.connected) }
+    }
+
+    public func watch(session: String) {}
+    public func unwatch(session: String) {}
+    public func watch(workspace: String) {}
+    public func unwatch(workspace: String) {}
+
+    // MARK: The bus thread
+
+    private func run(_ handlers: BusHandlers) {
+        var backoff = 50
+        while !stopping.load(ordering: .relaxed) {
+            guard let connection = connect() else {
+                pause(milliseconds: backoff)
+                backoff = min(backoff * 2, 2000)
+                continue
+            }
+            backoff = 50
+            let current = generation.add(1, ordering: .relaxed).newValue
+            set(.catchingUp)
+            handlers.connected(current)
+            serve(connection, handlers)
+            set(.disconnected)
+            if !stopping.load(ordering: .relaxed) { handlers.disconnected() }
+        }
+    }
+
+    private func connect() -> PostgresConnection? {
+        do {
+            let connection = try PostgresConnection(databaseURL)
+            try connection.execute("SET application_name = 'switchboard-bus'; LISTEN \"\(channel)\"")
+            return connection
+        } catch {
+            return nil
+        }
+    }
+
+    /// Until the connection is lost or the bus stops.
+    private func serve(_ connection: PostgresConnection, _ handlers: BusHandlers) {
+        var fds = PollSet([wakeup.fd, connection.socket])
+        do {
+            while !stopping.load(ordering: .relaxed) {
+                try send(on: connection)
+                deliver(connection.notifications(), handlers)
+                let ready = try fds.wait(timeoutMilliseconds: Self.keepAliveMilliseconds)
+                if ready == 0 {
+                    // Quiet: make sure the server is still there.
+                    try connection.query("SELECT 1")
+                    continue
+                }
+                if fds.ready(0).contains(.readable) { wakeup.drain() }
+                if !fds.ready(1).isDisjoint(with: [.readable, .failed]) { try connection.consumeInput() }
+            }
+        } catch {
+            return
+        }
+    }
+
+    private func deliver(_ notifications: [PostgresNotification], _ handlers: BusHandlers) {
+        for notification in notifications where notification.channel == channel {
+            guard let decoded = try? BusDecoder.decode(notification.payload), decoded.node != node else { continue }
+            handlers.received(decoded)
+        }
+    }
+
+    /// Sends what the outbox holds, a statement per `notificationsPerStatement` events.
+    private func send(on connection: PostgresConnection) throws(PostgresError) {
+        let payloads = outbox.withLock { outbox in
+            defer { outbox.payloads.removeAll(keepingCapacity: true) }
+            return outbox.payloads
+        }
+        var start = 0
+        while start < payloads.count {
+            let chunk = payloads[start..<min(start + Self.notificationsPerStatement, payloads.count)]
+            let calls = (0..<chunk.count).map { "pg_notify($1, $\($0 + 2))" }.joined(separator: ", ")
+            let parameters: [String?] = [channel] + chunk.map { String(decoding: $0, as: UTF8.self) }
+            do {
+                try connection.query("SELECT " + calls, parameters)
+            } catch  where error.kind == .connection {
+                dropped.add(payloads.count - start, ordering: .relaxed)
+                throw error
+            } catch {
+                dropped.add(chunk.count, ordering: .relaxed)
+            }
+            start += chunk.count
+        }
+    }
+
+    /// Sleeps for the back-off, waking early when the bus stops.
+    private func pause(milliseconds: Int) {
+        var fds = PollSet([wakeup.fd])
+        let deadline = MonotonicClock.nanoseconds() + UInt64(milliseconds) * 1_000_000
+        while !stopping.load(ordering: .relaxed) {
+            let now = MonotonicClock.nanoseconds()
+            if now >= deadline { return }
+            _ = try? fds.wait(timeoutMilliseconds: Int32((deadline - now + 999_999) / 1_000_000))
+            wakeup.drain()
+        }
+    }
+}

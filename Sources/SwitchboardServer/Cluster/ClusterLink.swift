@@ -1,0 +1,149 @@
+import Logging
+import SwitchboardChat
+import SwitchboardCluster
+import SwitchboardMetrics
+import SwitchboardSystem
+import SwitchboardWriter
+import Synchronization
+
+/// This node's end of the cluster bus: what other nodes send goes to every
+/// chat core (committed messages into the same fan-out as this node's own,
+/// so that `seq` de-duplicates and orders them); what the cores tell each
+/// other goes out to the other nodes. After every (re)connection, and every
+/// `pollMilliseconds` while the bus is down, the cores read from the
+/// database what the bus may have missed.
+final class ClusterLink: ClusterOutlet, @unchecked Sendable {
+    let bus: any ClusterBus
+    let nodeID: String
+    private let cores: ChatCores
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let pollMilliseconds: Int
+    private let stopping = Atomic<Bool>(false)
+    private let polling = Atomic<Bool>(false)
+    private var poller: NamedThread?
+
+    init(
+        bus: any ClusterBus, nodeID: String, cores: ChatCores, metrics: GatewayMetrics, logger: Logger,
+        pollMilliseconds: Int = 500
+    ) {
+        self.bus = bus
+        self.nodeID = nodeID
+        self.cores = cores
+        self.metrics = metrics
+        self.logger = logger
+        self.pollMilliseconds = pollMilliseconds
+    }
+
+    /// Starts the bus and the poller; the cores must be attached.
+    func start() {
+        metrics.identify(node: nodeID, bus: bus.name)
+        let bus = self.bus
+        metrics.registerPullGauge(
+            name: "switchboard_bus_connected",
+            help: "1 while the cluster bus is connected and caught up, 0 otherwise."
+        ) { bus.state == .connected ? 1 : 0 }
+        guard !(bus is NoBus) else { return }
+        bus.start(
+            BusHandlers(
+                received: { [self] in receive($0) },
+                connected: { [self] generation in
+                    if generation > 1 { metrics.busReconnects.increment() }
+                    logger.info("cluster bus \(bus.name) connected; catching up from the database")
+                    catchUp { bus.caughtUp(generation: generation) }
+                },
+                disconnected: { [logger] in
+                    logger.warning("cluster bus \(bus.name) lost; polling the database until it is back")
+                }))
+        poller = NamedThread.spawn(name: "switchboard-poll") { [self] in poll() }
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        bus.stop()
+        poller?.join()
+    }
+
+    // MARK: From the other nodes
+
+    private func receive(_ notification: BusNotification) {
+        metrics.busNotificationsIn.increment()
+        let latency = UnixClock.nowMicroseconds() - notification.sentAtMicroseconds
+        if notification.sentAtMicroseconds > 0 { metrics.busDeliveryLatency.observe(Double(max(0, latency)) / 1e6) }
+        switch notification.event {
+        case .committed(let messages, let sessions):
+            cores.everyCore(fromDatabaseThread: { $0.deliverCommitted(messages, sessions: sessions) })
+        case .ranges(let ranges):
+            cores.everyCore(fromDatabaseThread: { $0.hint(ranges) })
+        case .sessionFrame(let sessionID, let payload):
+            let frame = SessionFrame(
+                sessionID: sessionID, seq: nil, excludedConnection: nil, frame: SharedFrame(payload: payload))
+            cores.everyCore(fromDatabaseThread: { $0.apply(.session(frame)) })
+        case .sessionChanged(let session):
+            var encoder = ServerFrameEncoder()
+            let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
+            cores.everyCore(fromDatabaseThread: {
+                $0.apply(.sessionChanged(session, frame: frame, excludedConnection: nil))
+            })
+        case .sessionStale(let sessionID, let workspaceID):
+            cores.everyCore(fromDatabaseThread: { $0.refresh(sessionID, workspaceID: workspaceID) })
+        }
+    }
+
+    /// Every core reads its sessions from the database; `done` runs once all have answered.
+    private func catchUp(then done: @escaping @Sendable () -> Void) {
+        let remaining = Atomic<Int>(cores.cores.count)
+        cores.everyCore(fromDatabaseThread: { core in
+            core.catchUpAll {
+                if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { done() }
+            }
+        })
+    }
+
+    /// While the bus is down, nothing says what the other nodes commit: read it.
+    private func poll() {
+        var slept = 0
+        while !stopping.load(ordering: .relaxed) {
+            ThisProcess.sleep(milliseconds: 100)
+            bus.tick()
+            slept += 100
+            guard slept >= pollMilliseconds else { continue }
+            slept = 0
+            guard bus.state == .disconnected, !polling.exchange(true, ordering: .acquiring) else { continue }
+            catchUp { [self] in polling.store(false, ordering: .releasing) }
+        }
+    }
+
+    // MARK: To the other nodes
+
+    func publish(_ event: ChatEvent) {
+        switch event {
+        case .session(let frame):
+            bus.publish(.sessionFrame(sessionID: frame.sessionID, payload: frame.frame.payload))
+        case .sessionChanged(let session, _, _):
+            bus.publish(.sessionChanged(session))
+        }
+        metrics.busNotificationsOut.increment()
+    }
+
+    /// A batch this node committed, for buses the writer does not notify itself (NATS).
+    func publish(_ batch: WriterBatchResult) {
+        guard bus.name == "nats" else { return }
+        var bySession: [String: (messages: [ChatMessage], state: SessionInfo?)] = [:]
+        for result in batch.results {
+            guard case .stored(let row) = result.outcome else { continue }
+            let message = ChatMessage(row)
+            bySession[message.sessionID, default: ([], nil)].messages.append(message)
+            if let state = row.session { bySession[message.sessionID]?.state = SessionInfo(state, after: message) }
+        }
+        for (_, entry) in bySession {
+            bus.publish(.committed(messages: entry.messages, sessions: entry.state.map { [$0] } ?? []))
+            metrics.busNotificationsOut.increment()
+        }
+    }
+
+    func watch(session: String) { bus.watch(session: session) }
+    func unwatch(session: String) { bus.unwatch(session: session) }
+    func watch(workspace: String) { bus.watch(workspace: workspace) }
+    func unwatch(workspace: String) { bus.unwatch(workspace: workspace) }
+}

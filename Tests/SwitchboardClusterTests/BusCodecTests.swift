@@ -1,0 +1,71 @@
+import SwitchboardChat
+import SwitchboardCluster
+import Testing
+
+/// What one node encodes, every other node decodes to the same event; what
+/// is malformed is an error, never a crash.
+@Suite struct BusCodecTests {
+    private let session = SessionInfo(
+        id: "aaaaaaaa-0000-4000-8000-000000000001", workspaceID: "0b1c2d3e-0000-4000-8000-000000000001",
+        visitorID: "v-1", title: "Order \"42\"\n", status: .assigned,
+        assignedOperator: AssignedOperator(id: "op-1", name: nil), lastSeq: 2,
+        lastMessage: LastMessage(seq: 2, body: "héllo", senderRole: "visitor", createdAt: "2026-11-23T08:00:00.000Z"),
+        createdAt: "2026-11-23T07:00:00.000Z", updatedAt: "2026-11-23T08:00:00.000Z", version: 7)
+
+    private func message(_ seq: Int64, name: String?) -> ChatMessage {
+        ChatMessage(
+            id: "01a2075b-fde4-7715-a317-70e0e101cf5\(seq)", sessionID: session.id, seq: seq,
+            clientMessageID: "c\(seq)",
+            kind: "text", body: seq == 2 ? "héllo" : "a\\b\"c",
+            sender: Participant(id: "v-1", role: "visitor", name: name),
+            createdAt: "2026-11-23T08:00:00.000Z")
+    }
+
+    private func roundTrip(_ event: BusEvent) throws -> BusNotification {
+        var encoder = BusEncoder(node: "node-a")
+        return try BusDecoder.decode(encoder.encode(event))
+    }
+
+    @Test func everyEventSurvivesTheTrip() throws {
+        let events: [BusEvent] = [
+            .committed(messages: [message(1, name: nil), message(2, name: "Vera")], sessions: [session]),
+            .committed(messages: [], sessions: [session]),
+            .ranges([CommittedRange(sessionID: session.id, workspaceID: nil, firstSeq: 3, lastSeq: 90)]),
+            .sessionFrame(sessionID: session.id, payload: Array(#"{"type":"typing","a":"\n"}"#.utf8)),
+            .sessionChanged(session),
+            .sessionStale(sessionID: session.id, workspaceID: session.workspaceID),
+        ]
+        for event in events {
+            let decoded = try roundTrip(event)
+            #expect(decoded.node == "node-a" && decoded.sentAtMicroseconds > 0)
+            #expect(decoded.event == event)
+        }
+    }
+
+    /// The payload migration 8's SQL writes (captured from PostgreSQL 15).
+    @Test func theDatabasesNotificationDecodes() throws {
+        let payload = #"""
+            {"v" : 1, "n" : "node-a", "t" : "m", "ts" : 1795419799018064, "m" : [["01a2075b-fde4-7715-a317-70e0e101cf59", "aaaaaaaa-0000-4000-8000-000000000001", 1, "c1", "text", "hi \"x\"", "visitor", "v1", null, "2026-11-23T07:43:19.006Z", null], ["01a2075b-fde4-7715-a317-70e0e101cf5b", "aaaaaaaa-0000-4000-8000-000000000001", 2, "c3", "text", "c", "visitor", "v1", "Bo", "2026-11-23T07:43:19.006Z", [2, "0b1c2d3e-0000-4000-8000-000000000001", "open", "New chat", "v1", null, null, "2026-11-23T07:43:19.002Z", "2026-11-23T07:43:19.006Z"]]]}
+            """#
+        let decoded = try BusDecoder.decode(Array(payload.utf8))
+        guard case .committed(let messages, let sessions) = decoded.event else {
+            Issue.record("not a committed batch: \(decoded.event)")
+            return
+        }
+        #expect(messages.map(\.seq) == [1, 2] && messages[0].body == #"hi "x""# && messages[1].sender.name == "Bo")
+        #expect(sessions.count == 1 && sessions[0].version == 2 && sessions[0].lastSeq == 2)
+        #expect(sessions[0].lastMessage?.body == "c" && sessions[0].assignedOperator == nil)
+    }
+
+    @Test func malformedNotificationsAreErrors() {
+        let bad = [
+            "", "{", "[]", #"{"v":2,"n":"a","t":"m","m":[]}"#, #"{"v":1,"t":"m","m":[]}"#,
+            #"{"v":1,"n":"a","t":"q"}"#, #"{"v":1,"n":"a","t":"m","m":[[1,2,3]]}"#,
+            #"{"v":1,"n":"a","t":"r","r":[["s",null,5,4]]}"#, #"{"v":1,"n":"a","t":"e","s":"x"}"#,
+            #"{"v":1,"n":"a","t":"c","s":[1]}"#,
+        ]
+        for text in bad {
+            #expect(throws: BusDecodeError.self, "\(text)") { try BusDecoder.decode(Array(text.utf8)) }
+        }
+    }
+}
