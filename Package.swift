@@ -98,6 +98,7 @@ let package = Package(
             name: "writer-bench",
             dependencies: [
                 "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardJSON", "SwitchboardSystem",
+                "SwitchboardCluster", "SwitchboardChat",
             ],
             path: "LoadTests/WriterBench"),
         // The chat load harness: simulated widgets and consoles on client epoll loops.

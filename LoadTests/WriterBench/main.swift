@@ -8,13 +8,15 @@
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--only batched|latency]
 //
-// --notify: every batch also announces its messages with NOTIFY, as a
-// gateway with `cluster.bus = "postgres"` does, and a listener connection
-// takes them as another node would (scripts/bench-cluster compares).
+// --notify: every batch's messages are also sent with NOTIFY after its
+// commit, as a gateway with `cluster.bus = "postgres"` does, and another
+// node's bus takes them (scripts/bench-cluster compares).
 //
 // Prints one JSON object per line per measurement, with its "kind"
 // (docs/benchmarks.md, "Output formats").
 import Foundation
+import SwitchboardChat
+import SwitchboardCluster
 import SwitchboardJSON
 import SwitchboardPostgres
 import SwitchboardStore
@@ -191,41 +193,60 @@ final class Tally: @unchecked Sendable {
 func configuration(_ url: String, _ options: Options) -> WriterConfiguration {
     WriterConfiguration(
         databaseURL: url, maxBatchMessages: options.batch, maxBatchDelayMilliseconds: options.delayMilliseconds,
-        pipelineDepth: options.depth, connections: options.connections,
-        notifyChannel: options.notify ? "switchboard" : nil, nodeID: "writer-bench")
+        pipelineDepth: options.depth, connections: options.connections)
 }
 
-/// With --notify: another node's listener, taking every notification as it arrives.
-final class Listener: @unchecked Sendable {
+/// With --notify: what a gateway on `cluster.bus = "postgres"` adds to each
+/// batch (its notifications, sent after the commit by a bus connection of
+/// its own), and another node's bus taking them.
+final class Notifier: @unchecked Sendable {
+    let publisher: PostgresBus
+    let listener: PostgresBus
     let received = Atomic<Int>(0)
-    let bytes = Atomic<Int>(0)
-    private let stopping = Atomic<Bool>(false)
-    private var thread: Thread?
 
     init(_ url: String) throws {
-        // Handed to the listener thread once and used only there.
-        nonisolated(unsafe) let connection = try PostgresConnection(url)
-        try connection.execute("LISTEN switchboard")
-        let thread = Thread { [self] in
-            while !stopping.load(ordering: .relaxed) {
-                var fds = PollSet([connection.socket])
-                _ = try? fds.wait(timeoutMilliseconds: 100)
-                try? connection.consumeInput()
-                for notification in connection.notifications() {
-                    received.add(1, ordering: .relaxed)
-                    bytes.add(notification.payload.count, ordering: .relaxed)
-                }
-            }
+        publisher = try PostgresBus(databaseURL: url, channel: "switchboard", node: "writer-bench")
+        listener = try PostgresBus(databaseURL: url, channel: "switchboard", node: "other-node")
+        let connected = Atomic<Int>(0)
+        for bus in [publisher, listener] {
+            bus.start(
+                BusHandlers(
+                    received: { [self] notification in
+                        if case .committed(let messages, _) = notification.event {
+                            self.received.add(messages.count, ordering: .relaxed)
+                        }
+                    }, connected: { _ in connected.add(1, ordering: .relaxed) }, disconnected: {}))
         }
-        self.thread = thread
-        thread.start()
+        while connected.load(ordering: .relaxed) < 2 { usleep(1000) }
     }
 
-    func stop() { stopping.store(true, ordering: .relaxed) }
+    /// The writer's sink: the batch's stored messages, as the gateway publishes them.
+    func publish(_ batch: WriterBatchResult) {
+        var messages: [ChatMessage] = []
+        for result in batch.results {
+            guard case .stored(let row) = result.outcome else { continue }
+            messages.append(
+                ChatMessage(
+                    id: row.id, sessionID: row.sessionID, seq: row.seq, clientMessageID: row.clientMessageID,
+                    kind: row.kind, body: row.body,
+                    sender: Participant(id: row.senderID, role: row.senderRole, name: row.senderName),
+                    createdAt: row.createdAt))
+        }
+        if !messages.isEmpty { publisher.publish(.committed(messages: messages, sessions: [])) }
+    }
+
+    func stop() {
+        publisher.stop()
+        listener.stop()
+    }
 }
 
-func startWriter(_ url: String, _ options: Options, _ tally: Tally) -> BatchWriter {
-    let writer = BatchWriter(configuration: configuration(url, options), sink: tally.sink)
+func startWriter(_ url: String, _ options: Options, _ tally: Tally, _ notifier: Notifier? = nil) -> BatchWriter {
+    let sink = tally.sink
+    let writer = BatchWriter(configuration: configuration(url, options)) { batch in
+        sink(batch)
+        notifier?.publish(batch)
+    }
     writer.start()
     while !writer.isConnected { usleep(1000) }
     return writer
@@ -247,8 +268,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             senderID: "v-bench", senderName: nil, kind: "text", body: body(index), origin: 0, token: UInt64(index))
     }
     let tally = Tally(capacity: 0)
-    let listener = options.notify ? try Listener(url) : nil
-    let writer = startWriter(url, options, tally)
+    let notifier = options.notify ? try Notifier(url) : nil
+    let writer = startWriter(url, options, tally, notifier)
     let started = now()
     for command in commands {
         while writer.submit(command) == .overloaded { usleep(1000) }
@@ -257,8 +278,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let seconds = Double(tally.lastResult.load(ordering: .relaxed) - started) / 1e9
     let statistics = writer.statistics
     writer.stop()
-    usleep(200_000)
-    listener?.stop()
+    usleep(500_000)
+    notifier?.stop()
     let stored = tally.stored.load(ordering: .relaxed)
     guard stored == options.messages else { fatalError("only \(stored) of \(options.messages) stored") }
     let check = try connection.query(
@@ -277,8 +298,9 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "batches": .int(statistics.batchesCommitted), "mean_batch": .int(Int(meanBatch.rounded())),
             "mean_commit_ms": rounded(meanCommit / 1000), "batch": .int(options.batch), "depth": .int(options.depth),
             "delay_ms": .int(options.delayMilliseconds), "connections": .int(options.connections),
-            "notify": .bool(options.notify), "notifications": .int(listener?.received.load(ordering: .relaxed) ?? 0),
-            "notification_bytes": .int(listener?.bytes.load(ordering: .relaxed) ?? 0),
+            "notify": .bool(options.notify),
+            "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
+            "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
         ])
     return rate
 }
@@ -292,9 +314,9 @@ func runLatency(_ url: String, _ options: Options) throws {
     let warmup = options.rate  // one second, not counted
     let total = warmup + options.rate * options.seconds
     let tally = Tally(capacity: total)
-    let listener = options.notify ? try Listener(url) : nil
-    defer { listener?.stop() }
-    let writer = startWriter(url, options, tally)
+    let notifier = options.notify ? try Notifier(url) : nil
+    defer { notifier?.stop() }
+    let writer = startWriter(url, options, tally, notifier)
     let interval = 1e9 / Double(options.rate)
     let started = now()
     var refused = 0

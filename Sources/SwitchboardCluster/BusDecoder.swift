@@ -1,7 +1,7 @@
 import SwitchboardChat
 import SwitchboardJSON
 
-/// Reads a notification as `BusEncoder` (or migration 8's SQL) wrote it:
+/// Reads a notification as `BusEncoder` wrote it (any JSON spelling of it):
 /// a JSON header, then, for session frames only, a newline and the frame's
 /// bytes as they go to clients. Bus payloads come from other gateway nodes,
 /// but are still checked field by field: a malformed one is an error, never a crash.

@@ -2,9 +2,8 @@ import SwitchboardChat
 import SwitchboardJSON
 import SwitchboardSystem
 
-/// Writes the notifications a node sends itself (events, and committed
-/// batches on NATS), in the format `BusDecoder` reads; committed batches on
-/// PostgreSQL are written by the database (migration 8) in the same format.
+/// Writes what a node tells the others (docs/cluster.md, "Notifications"),
+/// in the format `BusDecoder` reads.
 public struct BusEncoder: Sendable {
     public let node: String
     private var writer = JSONWriter(capacity: 512)
@@ -30,7 +29,7 @@ public struct BusEncoder: Sendable {
             writer.string("m")
             writer.key("m")
             writer.beginArray()
-            // A session's state rides on its last message, as the SQL writes it.
+            // A session's state rides on its last message of the batch.
             var lastOfSession: [String: Int] = [:]
             for (index, message) in messages.enumerated() { lastOfSession[message.sessionID] = index }
             let states = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
@@ -83,6 +82,46 @@ public struct BusEncoder: Sendable {
         writer.endObject()
         guard let frame else { return writer.bytes }
         return writer.bytes + [UInt8(ascii: "\n")] + frame
+    }
+
+    /// A committed batch as notifications of at most `maxBytes` each: the
+    /// whole batch when it fits, else halves of it (each session's state
+    /// staying with the half that holds its last message), down to single
+    /// messages; a message too big for any notification is sent as its range,
+    /// for the listeners to read.
+    public mutating func encodeCommitted(
+        _ messages: ArraySlice<ChatMessage>, sessions: [SessionInfo], maxBytes: Int
+    ) -> [[UInt8]] {
+        let whole = encode(.committed(messages: Array(messages), sessions: sessions))
+        if whole.count <= maxBytes { return [whole] }
+        if messages.count > 1 {
+            let middle = messages.startIndex + messages.count / 2
+            let right = messages[middle...]
+            let rightSessions = Set(right.map(\.sessionID))
+            return encodeCommitted(
+                messages[..<middle], sessions: sessions.filter { !rightSessions.contains($0.id) }, maxBytes: maxBytes)
+                + encodeCommitted(
+                    right, sessions: sessions.filter { rightSessions.contains($0.id) }, maxBytes: maxBytes)
+        }
+        var payloads: [[UInt8]] = []
+        if let message = messages.first {
+            payloads.append(
+                encode(
+                    .ranges([
+                        CommittedRange(
+                            sessionID: message.sessionID,
+                            workspaceID: sessions.first { $0.id == message.sessionID }?.workspaceID,
+                            firstSeq: message.seq, lastSeq: message.seq)
+                    ])))
+        }
+        // States alone (no message here, or one too big): each on its own, or to be read.
+        for session in sessions where messages.first?.sessionID != session.id {
+            let state = encode(.committed(messages: [], sessions: [session]))
+            payloads.append(
+                state.count <= maxBytes
+                    ? state : encode(.sessionStale(sessionID: session.id, workspaceID: session.workspaceID)))
+        }
+        return payloads
     }
 
     private mutating func message(_ message: ChatMessage, state: SessionInfo?) {

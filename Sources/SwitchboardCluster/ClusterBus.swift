@@ -7,9 +7,8 @@ public protocol ClusterBus: AnyObject, Sendable {
     /// Starts the bus's own thread; `handlers` run on it.
     func start(_ handlers: BusHandlers)
     func stop()
-    /// From any thread, never blocks: `event` for the other nodes. On
-    /// PostgreSQL, committed batches are announced by the writer's own
-    /// transaction instead, and are ignored here.
+    /// From any thread, never blocks: `event` for the other nodes (committed
+    /// batches after their commit, in commit order).
     func publish(_ event: BusEvent)
     /// The gateway has read from the database what the bus may have carried
     /// while connection `generation` was being made: the bus is live again.

@@ -71,8 +71,17 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
     public func publish(_ event: BusEvent) {
         switch event {
         case .committed(let messages, let sessions):
-            guard let sessionID = messages.first?.sessionID else { return }
-            send(Self.sessionSubject(sessionID), .committed(messages: messages, sessions: []), orHint: messages)
+            // One publication per session (its subject) and one per changed session's workspace.
+            var bySession: [String: [ChatMessage]] = [:]
+            var order: [String] = []
+            for message in messages {
+                if bySession[message.sessionID] == nil { order.append(message.sessionID) }
+                bySession[message.sessionID, default: []].append(message)
+            }
+            for sessionID in order {
+                let own = bySession[sessionID] ?? []
+                send(Self.sessionSubject(sessionID), .committed(messages: own, sessions: []), orHint: own)
+            }
             for session in sessions {
                 send(Self.workspaceSubject(session.workspaceID), .committed(messages: [], sessions: [session]))
             }

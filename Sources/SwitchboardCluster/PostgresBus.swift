@@ -3,11 +3,17 @@ import SwitchboardSystem
 import Synchronization
 
 /// `cluster.bus = "postgres"`: LISTEN on one channel, on a connection and a
-/// thread of its own (never an event loop's), and NOTIFY there the events
-/// that are not stored (typing, read, session changes). Committed messages
-/// are announced by the writer inside each batch's transaction (migration 8).
-/// Reconnects with back-off; after each connection the gateway catches up
-/// from the database before the bus counts as connected again.
+/// thread of its own (never an event loop's), and NOTIFY there what this
+/// node's clients did: each committed batch (after its commit, so only
+/// committed rows, and in the order the writer committed them), typing,
+/// read and session changes. The notifying transactions are this
+/// connection's own, with synchronous_commit off: a NOTIFY inside the
+/// writer's transaction would hold PostgreSQL's notification lock through
+/// the writer's commit and so serialize every writer's commits, and
+/// notifications are hints that need no flush (docs/cluster.md, "Why not
+/// NOTIFY in the writer's transaction"). Reconnects with back-off; after each
+/// connection the gateway catches up from the database before the bus counts
+/// as connected again.
 ///
 /// Threading: `run` and `serve` belong to the bus thread; the outbox and the
 /// state are shared with publishers through a mutex and atomics.
@@ -15,7 +21,8 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     /// PostgreSQL refuses payloads of 8,000 bytes or more.
     static let maxPayloadBytes = 7999
     /// Events waiting to be sent; more are dropped (counted): they are hints,
-    /// and what they hint at is in the database.
+    /// what they hint at is in the database, and every node sweeps its
+    /// sessions for what a lost hint hid (`ClusterLink`).
     static let outboxCapacity = 65_536
     /// Notifications per statement: one round trip for a burst of typing.
     static let notificationsPerStatement = 64
@@ -26,20 +33,24 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     private let channel: String
     private let node: String
     private let wakeup: EventFD
-    private let outbox: Mutex<(encoder: BusEncoder, payloads: [[UInt8]])>
+    private let outbox = Mutex<[BusEvent]>([])
+    /// Used on the bus thread only.
+    private var encoder: BusEncoder
     private let stateValue = Atomic<UInt8>(2)
     private let generation = Atomic<UInt64>(0)
     private let stopping = Atomic<Bool>(false)
     private let thread = Mutex<NamedThread?>(nil)
     /// Events dropped because the outbox was full or they could not be sent.
     public let dropped = Atomic<Int>(0)
+    /// Notifications sent.
+    public let sent = Atomic<Int>(0)
 
     public init(databaseURL: String, channel: String, node: String) throws(SystemError) {
         self.databaseURL = databaseURL
         self.channel = channel
         self.node = node
         wakeup = try EventFD()
-        outbox = Mutex((BusEncoder(node: node), []))
+        encoder = BusEncoder(node: node)
     }
 
     deinit { wakeup.close() }
@@ -64,16 +75,9 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     }
 
     public func publish(_ event: BusEvent) {
-        if case .committed = event { return }
         let queued = outbox.withLock { outbox -> Bool in
-            guard outbox.payloads.count < Self.outboxCapacity else { return false }
-            var payload = outbox.encoder.encode(event)
-            if payload.count > Self.maxPayloadBytes {
-                // A session state too big to carry (a long last message): the others read it.
-                guard case .sessionChanged(let session) = event else { return false }
-                payload = outbox.encoder.encode(.sessionStale(sessionID: session.id, workspaceID: session.workspaceID))
-            }
-            outbox.payloads.append(payload)
+            guard outbox.count < Self.outboxCapacity else { return false }
+            outbox.append(event)
             return true
         }
         if queued { wakeup.signal() } else { dropped.add(1, ordering: .relaxed) }
@@ -111,7 +115,8 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     private func connect() -> PostgresConnection? {
         do {
             let connection = try PostgresConnection(databaseURL)
-            try connection.execute("SET application_name = 'switchboard-bus'; LISTEN \"\(channel)\"")
+            try connection.execute(
+                "SET application_name = 'switchboard-bus'; SET synchronous_commit = off; LISTEN \"\(channel)\"")
             return connection
         } catch {
             return nil
@@ -146,12 +151,15 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         }
     }
 
-    /// Sends what the outbox holds, a statement per `notificationsPerStatement` events.
+    /// Sends what the outbox holds, a statement per `notificationsPerStatement` notifications.
     private func send(on connection: PostgresConnection) throws(PostgresError) {
-        let payloads = outbox.withLock { outbox in
-            defer { outbox.payloads.removeAll(keepingCapacity: true) }
-            return outbox.payloads
+        let events = outbox.withLock { outbox in
+            defer { outbox.removeAll(keepingCapacity: true) }
+            return outbox
         }
+        guard !events.isEmpty else { return }
+        var payloads: [[UInt8]] = []
+        for event in events { payloads.append(contentsOf: encode(event)) }
         var start = 0
         while start < payloads.count {
             let chunk = payloads[start..<min(start + Self.notificationsPerStatement, payloads.count)]
@@ -159,6 +167,7 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
             let parameters: [String?] = [channel] + chunk.map { String(decoding: $0, as: UTF8.self) }
             do {
                 try connection.query("SELECT " + calls, parameters)
+                sent.add(chunk.count, ordering: .relaxed)
             } catch  where error.kind == .connection {
                 dropped.add(payloads.count - start, ordering: .relaxed)
                 throw error
@@ -166,6 +175,28 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
                 dropped.add(chunk.count, ordering: .relaxed)
             }
             start += chunk.count
+        }
+    }
+
+    /// The notifications for one event, each under PostgreSQL's payload limit.
+    private func encode(_ event: BusEvent) -> [[UInt8]] {
+        switch event {
+        case .committed(let messages, let sessions):
+            return encoder.encodeCommitted(messages[...], sessions: sessions, maxBytes: Self.maxPayloadBytes)
+        case .sessionChanged(let session):
+            let payload = encoder.encode(event)
+            // A session state too big to carry (a long last message): the others read it.
+            return [
+                payload.count <= Self.maxPayloadBytes
+                    ? payload : encoder.encode(.sessionStale(sessionID: session.id, workspaceID: session.workspaceID))
+            ]
+        case .sessionFrame, .ranges, .sessionStale:
+            let payload = encoder.encode(event)
+            guard payload.count <= Self.maxPayloadBytes else {
+                dropped.add(1, ordering: .relaxed)
+                return []
+            }
+            return [payload]
         }
     }
 

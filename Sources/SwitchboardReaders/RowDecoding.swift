@@ -53,14 +53,16 @@ enum RowDecoding {
         coalesce(c.sender_id, c.user_id::text, ''), c.role, c.sender_name, \(timestamp("c.created_at"))
         """
 
-    static func message(_ result: PostgresResult, _ row: Int) throws(QueryError) -> ChatMessage {
+    /// `messageColumns` starting at column `at` of the row.
+    static func message(_ result: PostgresResult, _ row: Int, at first: Int = 0) throws(QueryError) -> ChatMessage {
         ChatMessage(
-            id: try required(result, row, 0), sessionID: try required(result, row, 1), seq: try int64(result, row, 2),
-            clientMessageID: try required(result, row, 3), kind: try required(result, row, 4),
-            body: try required(result, row, 5),
+            id: try required(result, row, first), sessionID: try required(result, row, first + 1),
+            seq: try int64(result, row, first + 2), clientMessageID: try required(result, row, first + 3),
+            kind: try required(result, row, first + 4), body: try required(result, row, first + 5),
             sender: Participant(
-                id: try required(result, row, 6), role: try required(result, row, 7), name: result.string(row, 8)),
-            createdAt: try required(result, row, 9))
+                id: try required(result, row, first + 6), role: try required(result, row, first + 7),
+                name: result.string(row, first + 8)),
+            createdAt: try required(result, row, first + 9))
     }
 
     /// A NOT NULL column; NULL means the schema is not the one this build expects.

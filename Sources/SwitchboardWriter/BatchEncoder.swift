@@ -1,6 +1,5 @@
-/// Builds the seven array parameters of `switchboard_append_and_notify` (the
-/// batch; the channel and node follow them) as PostgreSQL array literals in
-/// text format: `{"a","b\"c",NULL}`.
+/// Builds the seven array parameters of `switchboard_append_messages` as
+/// PostgreSQL array literals in text format: `{"a","b\"c",NULL}`.
 ///
 /// Every element is double-quoted (so empty strings, spaces, commas and braces
 /// need no special cases) with `\` and `"` backslash-escaped; NULL is written
@@ -13,16 +12,14 @@ struct BatchEncoder {
     /// The statement the parameters are for. The casts turn the text literals
     /// into arrays server-side. The function returns the sender columns, kind
     /// and body only for duplicates (a stored row's equal the input's), and
-    /// the session's state after the batch only on its last stored row. With
-    /// a channel ($8), the other nodes are told of the stored rows by NOTIFY
-    /// in the same transaction (migration 8), as node $9.
+    /// the session's state after the batch only on its last stored row.
     static let statement = """
         SELECT ord, status, id, seq, \(utc("created_at")),
                sender_role, sender_id, sender_name, kind, body,
                session_version, session_workspace, session_status, session_title, session_visitor, session_operator_id,
                session_operator_name, \(utc("session_created_at")), \(utc("session_updated_at"))
-          FROM switchboard_append_and_notify($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
-                                             $6::text[], $7::text[], $8::text, $9::text)
+          FROM switchboard_append_messages($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
+                                           $6::text[], $7::text[])
         """
 
     /// RFC 3339 in UTC with milliseconds, as the readers spell time.

@@ -29,12 +29,6 @@ public struct WriterConfiguration: Sendable {
     public var reconnectBackoffMinimumMilliseconds: Int
     /// The wait doubles after each failed attempt, up to this.
     public var reconnectBackoffMaximumMilliseconds: Int
-    /// The NOTIFY channel on which each committed batch is announced to the
-    /// other gateway nodes (`cluster.bus = "postgres"`); nil announces nothing.
-    public var notifyChannel: String?
-    /// This node's `cluster.node_id`, carried by its notifications so that it
-    /// can ignore its own.
-    public var nodeID: String
 
     public init(
         databaseURL: String,
@@ -44,9 +38,7 @@ public struct WriterConfiguration: Sendable {
         pipelineDepth: Int = 2,
         connections: Int = 2,
         reconnectBackoffMinimumMilliseconds: Int = 50,
-        reconnectBackoffMaximumMilliseconds: Int = 5000,
-        notifyChannel: String? = nil,
-        nodeID: String = ""
+        reconnectBackoffMaximumMilliseconds: Int = 5000
     ) {
         precondition(maxBatchMessages >= 1, "maxBatchMessages must be at least 1")
         precondition(maxBatchDelayMilliseconds >= 0, "maxBatchDelayMilliseconds must not be negative")
@@ -65,7 +57,5 @@ public struct WriterConfiguration: Sendable {
         self.connections = connections
         self.reconnectBackoffMinimumMilliseconds = reconnectBackoffMinimumMilliseconds
         self.reconnectBackoffMaximumMilliseconds = reconnectBackoffMaximumMilliseconds
-        self.notifyChannel = notifyChannel
-        self.nodeID = nodeID
     }
 }

@@ -142,7 +142,7 @@ final class WriterLoop: @unchecked Sendable {
     private func send(on connection: PostgresConnection, at now: UInt64) throws(PostgresError) {
         let count = min(pendingCount, configuration.maxBatchMessages)
         let slice = pending[pendingStart..<(pendingStart + count)]
-        let parameters = encoder.encode(slice) + [configuration.notifyChannel, configuration.nodeID]
+        let parameters = encoder.encode(slice)
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now))
         metrics.batchesInFlight.add(1, ordering: .relaxed)

@@ -42,8 +42,10 @@ import Testing
         }
     }
 
-    /// The payload migration 8's SQL writes (captured from PostgreSQL 15).
-    @Test func theDatabasesNotificationDecodes() throws {
+    /// The same format as PostgreSQL's json_build_object spells it (spaces
+    /// after separators): an earlier design built payloads in SQL, and any
+    /// JSON writer must do.
+    @Test func anyJSONSpellingDecodes() throws {
         let payload = #"""
             {"v" : 1, "n" : "node-a", "t" : "m", "ts" : 1795419799018064, "m" : [["01a2075b-fde4-7715-a317-70e0e101cf59", "aaaaaaaa-0000-4000-8000-000000000001", 1, "c1", "text", "hi \"x\"", "visitor", "v1", null, "2026-11-23T07:43:19.006Z", null], ["01a2075b-fde4-7715-a317-70e0e101cf5b", "aaaaaaaa-0000-4000-8000-000000000001", 2, "c3", "text", "c", "visitor", "v1", "Bo", "2026-11-23T07:43:19.006Z", [2, "0b1c2d3e-0000-4000-8000-000000000001", "open", "New chat", "v1", null, null, "2026-11-23T07:43:19.002Z", "2026-11-23T07:43:19.006Z"]]]}
             """#
@@ -67,5 +69,51 @@ import Testing
         for text in bad {
             #expect(throws: BusDecodeError.self, "\(text)") { try BusDecoder.decode(Array(text.utf8)) }
         }
+    }
+
+    /// A batch too big for one PostgreSQL notification is split; every
+    /// message arrives once, in order, and each session's state rides with
+    /// its last message.
+    @Test func aBigBatchIsSplitIntoNotificationsThatFit() throws {
+        var encoder = BusEncoder(node: "node-a")
+        let other = SessionInfo(
+            id: "aaaaaaaa-0000-4000-8000-000000000002", workspaceID: session.workspaceID, visitorID: nil,
+            title: "t", status: .open, assignedOperator: nil, lastSeq: 30, lastMessage: nil,
+            createdAt: session.createdAt, updatedAt: session.updatedAt, version: 3)
+        var messages: [ChatMessage] = []
+        for seq in 1...60 {
+            var message = self.message(Int64(seq), name: "Vera")
+            message.sessionID = seq % 2 == 0 ? session.id : other.id
+            message.body = String(repeating: "b", count: 150)
+            messages.append(message)
+        }
+        let payloads = encoder.encodeCommitted(messages[...], sessions: [session, other], maxBytes: 7999)
+        #expect(payloads.count > 1 && payloads.allSatisfy { $0.count <= 7999 })
+        var seqs: [Int64] = []
+        var states: [String: Int64] = [:]
+        for payload in payloads {
+            guard case .committed(let got, let sessions) = try BusDecoder.decode(payload).event else {
+                Issue.record("not a committed batch")
+                continue
+            }
+            seqs += got.map(\.seq)
+            for state in sessions { states[state.id] = state.lastSeq }
+        }
+        #expect(seqs == Array(1...60))
+        #expect(states == [session.id: 60, other.id: 59])
+    }
+
+    @Test func aMessageTooBigForAnyNotificationGoesAsItsRange() throws {
+        var encoder = BusEncoder(node: "node-a")
+        var big = message(7, name: nil)
+        big.body = String(repeating: "x", count: 9000)
+        let payloads = encoder.encodeCommitted([big][...], sessions: [session], maxBytes: 7999)
+        #expect(payloads.count == 1)
+        let decoded = try BusDecoder.decode(payloads[0])
+        #expect(
+            decoded.event
+                == .ranges([
+                    CommittedRange(sessionID: session.id, workspaceID: session.workspaceID, firstSeq: 7, lastSeq: 7)
+                ]))
     }
 }

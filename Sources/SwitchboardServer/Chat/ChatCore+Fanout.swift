@@ -28,7 +28,8 @@ extension ChatCore {
         if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
     }
 
-    private func isNews(_ session: SessionInfo) -> Bool {
+    /// Whether `session` is newer than the state this loop knows of it.
+    func isNews(_ session: SessionInfo) -> Bool {
         guard let known = directory[session.id] else { return true }
         return session.version > known.version
     }

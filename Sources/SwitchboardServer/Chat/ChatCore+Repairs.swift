@@ -36,15 +36,33 @@ extension ChatCore {
     }
 
     /// Every session joined here, from each one's oldest subscriber on
-    /// (after the bus was lost, or while it is); `done` runs on this loop
-    /// once every read has answered (failed reads included).
-    func catchUpAll(then done: @escaping @Sendable () -> Void) {
+    /// (after the bus was lost, while it is, and now and then to find what a
+    /// lost hint hid); with `inboxes`, the first page of each watched inbox
+    /// too. `done` runs on this loop once every read has answered (failed
+    /// reads included).
+    func catchUpAll(inboxes: Bool = true, then done: @escaping @Sendable () -> Void) {
         var requests: [CatchUpRequest] = []
         for (sessionID, subscriptions) in sessions where !repairing.contains(sessionID) {
             guard let after = subscriptions.compactMap(\.lastSeq).min() else { continue }
             requests.append(CatchUpRequest(sessionID: sessionID, after: after, announce: false))
         }
+        if inboxes { for workspace in inbox.keys { refreshInbox(workspace) } }
         read(requests, then: done)
+    }
+
+    /// The inbox's first page, read again: consoles hear of every session on
+    /// it that changed while the bus could not tell them.
+    private func refreshInbox(_ workspace: String) {
+        let pageSize = settings.inboxPageSize
+        _ = reader.read({ queries throws(QueryError) in
+            try queries.inbox(workspaceID: workspace, statuses: [.open, .assigned], limit: pageSize, cursor: nil)
+        }) { [self] result in
+            guard case .success(let page) = result else { return }
+            for session in page.sessions where isNews(session) {
+                let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
+                apply(.sessionChanged(session, frame: frame, excludedConnection: nil))
+            }
+        }
     }
 
     /// Reads `requests` in chunks, each one reader job; fills what they find.

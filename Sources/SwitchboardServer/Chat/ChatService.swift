@@ -54,17 +54,17 @@ final class ChatService: Sendable {
         }
         let cluster = ClusterLink(bus: bus, nodeID: nodeID, cores: cores, metrics: metrics, logger: logger)
         self.cluster = cluster
-        if !(bus is NoBus) { cores.cluster = cluster }
+        let clustered = !(bus is NoBus)
+        if clustered { cores.cluster = cluster }
         writer = BatchWriter(
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
                 maxBatchDelayMilliseconds: configuration.writerMaxBatchDelayMilliseconds,
-                queueCapacity: configuration.writerQueueCapacity, connections: configuration.writerConnections,
-                notifyChannel: bus is PostgresBus ? Self.notifyChannel : nil, nodeID: nodeID)
+                queueCapacity: configuration.writerQueueCapacity, connections: configuration.writerConnections)
         ) { batch in
             metrics.count(batch)
             cores.everyCore(fromDatabaseThread: { $0.committed(batch) })
-            cluster.publish(batch)
+            if clustered { cluster.publish(batch) }
         }
     }
 

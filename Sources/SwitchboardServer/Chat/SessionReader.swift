@@ -13,6 +13,8 @@ protocol SessionQueries {
     ) throws(QueryError) -> InboxPage
     func assign(sessionID: String, operatorID: String, operatorName: String?) throws(QueryError) -> SessionInfo?
     func close(sessionID: String) throws(QueryError) -> SessionInfo?
+    /// Sessions brought up to date from the database (gaps, hints, the bus's absences).
+    func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer]
 }
 
 extension ChatQueries: SessionQueries {}
@@ -42,45 +44,21 @@ struct PooledSessionReader: SessionReader {
     }
 }
 
-/// One session to bring up to date from the database.
-struct CatchUpRequest: Sendable {
-    let sessionID: String
-    /// Read the messages after this seq; nil reads only the session's state.
-    let after: Int64?
-    /// Send the session's state as `session.updated` afterwards (another node changed it).
-    let announce: Bool
-}
-
-/// What the database holds for a `CatchUpRequest`.
-struct CatchUpAnswer: Sendable {
-    let request: CatchUpRequest
-    /// Nil when the session does not exist.
-    let session: SessionInfo?
-    /// After `request.after`, in seq order, at most the read's limit.
-    let messages: [ChatMessage]
-    /// The database holds no message up to this seq that is not in
-    /// `messages` (deleted ones leave holes in the sequence).
-    let through: Int64
-}
-
 extension SessionQueries {
-    /// The state, then the messages, of each session: the state first, so
-    /// that `through` (its last_seq when the read was not cut by `limit`)
-    /// never claims a message committed after the messages were read.
+    /// The state, then the messages, of each session, a query each: the
+    /// state first, so that `through` (its last_seq when the read was not
+    /// cut by `limit`) never claims a message committed after the messages
+    /// were read. `ChatQueries` does it in one statement.
     func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer] {
         var answers: [CatchUpAnswer] = []
         answers.reserveCapacity(requests.count)
         for request in requests {
             let session = try session(id: request.sessionID)
-            guard let after = request.after, let session else {
-                answers.append(
-                    CatchUpAnswer(request: request, session: session, messages: [], through: request.after ?? 0))
-                continue
+            var messages: [ChatMessage] = []
+            if let after = request.after, session != nil {
+                messages = try self.messages(sessionID: request.sessionID, afterSeq: after, limit: limit)
             }
-            let messages = try messages(sessionID: request.sessionID, afterSeq: after, limit: limit)
-            let newest = messages.last?.seq ?? after
-            let through = messages.count < limit ? max(newest, session.lastSeq) : newest
-            answers.append(CatchUpAnswer(request: request, session: session, messages: messages, through: through))
+            answers.append(CatchUpAnswer(request: request, session: session, messages: messages, limit: limit))
         }
         return answers
     }

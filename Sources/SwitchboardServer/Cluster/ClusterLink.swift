@@ -9,9 +9,11 @@ import Synchronization
 /// This node's end of the cluster bus: what other nodes send goes to every
 /// chat core (committed messages into the same fan-out as this node's own,
 /// so that `seq` de-duplicates and orders them); what the cores tell each
-/// other goes out to the other nodes. After every (re)connection, and every
-/// `pollMilliseconds` while the bus is down, the cores read from the
-/// database what the bus may have missed.
+/// other goes out to the other nodes. After every (re)connection, every
+/// `pollMilliseconds` while the bus is down, and every `sweepMilliseconds`
+/// while it is up (a hint lost in a node's crash between its commit and its
+/// notification hides a message until the session's next one), the cores
+/// read from the database what the bus may have missed.
 final class ClusterLink: ClusterOutlet, @unchecked Sendable {
     let bus: any ClusterBus
     let nodeID: String
@@ -19,13 +21,14 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let pollMilliseconds: Int
+    private let sweepMilliseconds: Int
     private let stopping = Atomic<Bool>(false)
     private let polling = Atomic<Bool>(false)
     private var poller: NamedThread?
 
     init(
         bus: any ClusterBus, nodeID: String, cores: ChatCores, metrics: GatewayMetrics, logger: Logger,
-        pollMilliseconds: Int = 500
+        pollMilliseconds: Int = 500, sweepMilliseconds: Int = 2000
     ) {
         self.bus = bus
         self.nodeID = nodeID
@@ -33,6 +36,7 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         self.pollMilliseconds = pollMilliseconds
+        self.sweepMilliseconds = sweepMilliseconds
     }
 
     /// Starts the bus and the poller; the cores must be attached.
@@ -91,26 +95,29 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
     }
 
     /// Every core reads its sessions from the database; `done` runs once all have answered.
-    private func catchUp(then done: @escaping @Sendable () -> Void) {
+    private func catchUp(inboxes: Bool = true, then done: @escaping @Sendable () -> Void) {
         let remaining = Atomic<Int>(cores.cores.count)
         cores.everyCore(fromDatabaseThread: { core in
-            core.catchUpAll {
+            core.catchUpAll(inboxes: inboxes) {
                 if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { done() }
             }
         })
     }
 
-    /// While the bus is down, nothing says what the other nodes commit: read it.
+    /// While the bus is down, nothing says what the other nodes commit:
+    /// read it often. While it is up, sweep now and then.
     private func poll() {
         var slept = 0
         while !stopping.load(ordering: .relaxed) {
             ThisProcess.sleep(milliseconds: 100)
             bus.tick()
             slept += 100
-            guard slept >= pollMilliseconds else { continue }
+            let state = bus.state
+            let due = state == .disconnected ? pollMilliseconds : state == .connected ? sweepMilliseconds : Int.max
+            guard slept >= due else { continue }
             slept = 0
-            guard bus.state == .disconnected, !polling.exchange(true, ordering: .acquiring) else { continue }
-            catchUp { [self] in polling.store(false, ordering: .releasing) }
+            guard !polling.exchange(true, ordering: .acquiring) else { continue }
+            catchUp(inboxes: false) { [self] in polling.store(false, ordering: .releasing) }
         }
     }
 
@@ -126,20 +133,20 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
         metrics.busNotificationsOut.increment()
     }
 
-    /// A batch this node committed, for buses the writer does not notify itself (NATS).
+    /// A batch this node committed, on the writer's thread after the commit:
+    /// its stored messages and the states they left their sessions in.
     func publish(_ batch: WriterBatchResult) {
-        guard bus.name == "nats" else { return }
-        var bySession: [String: (messages: [ChatMessage], state: SessionInfo?)] = [:]
+        var messages: [ChatMessage] = []
+        var sessions: [SessionInfo] = []
         for result in batch.results {
             guard case .stored(let row) = result.outcome else { continue }
             let message = ChatMessage(row)
-            bySession[message.sessionID, default: ([], nil)].messages.append(message)
-            if let state = row.session { bySession[message.sessionID]?.state = SessionInfo(state, after: message) }
+            messages.append(message)
+            if let state = row.session { sessions.append(SessionInfo(state, after: message)) }
         }
-        for (_, entry) in bySession {
-            bus.publish(.committed(messages: entry.messages, sessions: entry.state.map { [$0] } ?? []))
-            metrics.busNotificationsOut.increment()
-        }
+        guard !messages.isEmpty else { return }
+        bus.publish(.committed(messages: messages, sessions: sessions))
+        metrics.busNotificationsOut.increment()
     }
 
     func watch(session: String) { bus.watch(session: session) }

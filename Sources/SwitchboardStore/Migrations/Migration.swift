@@ -34,7 +34,6 @@ public enum Migrations {
         Migration0005.migration,
         Migration0006.migration,
         Migration0007.migration,
-        Migration0008.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
