@@ -164,7 +164,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SwitchboardNATSTests", dependencies: ["SwitchboardNATS", "SwitchboardSystem"]),
-        .testTarget(name: "SwitchboardClusterTests", dependencies: ["SwitchboardCluster", "SwitchboardChat"]),
+        .testTarget(
+            name: "SwitchboardClusterTests",
+            dependencies: ["SwitchboardCluster", "SwitchboardChat", "SwitchboardPostgres", "SwitchboardTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

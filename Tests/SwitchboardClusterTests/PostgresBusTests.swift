@@ -1,0 +1,98 @@
+import Foundation
+import SwitchboardChat
+import SwitchboardCluster
+import SwitchboardPostgres
+import SwitchboardTestSupport
+import Synchronization
+import Testing
+
+/// Two nodes' PostgreSQL buses on one test database: what one publishes the
+/// other receives, in order, never its own; a lost connection comes back
+/// and says so (a new generation) so the gateway can catch up.
+@Suite struct PostgresBusTests {
+    private final class Heard: @unchecked Sendable {
+        let events = Mutex<[BusNotification]>([])
+        let generations = Mutex<[UInt64]>([])
+        let losses = Atomic<Int>(0)
+
+        var handlers: BusHandlers {
+            BusHandlers(
+                received: { [self] notification in events.withLock { $0.append(notification) } },
+                connected: { [self] generation in generations.withLock { list in list.append(generation) } },
+                disconnected: { [self] in losses.add(1, ordering: .relaxed) })
+        }
+
+        func wait(until condition: () -> Bool, seconds: Double = 10) -> Bool {
+            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            while ContinuousClock.now < deadline {
+                if condition() { return true }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return condition()
+        }
+    }
+
+    private func message(_ seq: Int64) -> ChatMessage {
+        ChatMessage(
+            id: "m\(seq)", sessionID: "aaaaaaaa-0000-4000-8000-000000000001", seq: seq, clientMessageID: "c\(seq)",
+            kind: "text", body: String(repeating: "b", count: 300),
+            sender: Participant(id: "v-1", role: "visitor", name: nil), createdAt: "2026-11-23T08:00:00.000Z")
+    }
+
+    @Test func whatOneNodePublishesTheOtherHearsInOrderAndAgainAfterALostConnection() throws {
+        let database = try TestDatabase(migrated: false)
+        defer { database.drop() }
+        let a = try PostgresBus(databaseURL: database.url, channel: "switchboard_test", node: "a")
+        let b = try PostgresBus(databaseURL: database.url, channel: "switchboard_test", node: "b")
+        let heardByA = Heard()
+        let heardByB = Heard()
+        a.start(heardByA.handlers)
+        b.start(heardByB.handlers)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(heardByB.wait { heardByB.generations.withLock { $0 } == [1] })
+        #expect(heardByA.wait { heardByA.generations.withLock { $0 } == [1] })
+        b.caughtUp(generation: 1)
+        #expect(b.state == .connected)
+
+        // 100 messages of 300 bytes: more than one notification carries them.
+        a.publish(.committed(messages: (1...100).map(message), sessions: []))
+        a.publish(.sessionFrame(sessionID: "aaaaaaaa-0000-4000-8000-000000000001", payload: Array("{}".utf8)))
+        func seqs() -> [Int64] {
+            heardByB.events.withLock { $0 }.flatMap { event -> [Int64] in
+                if case .committed(let messages, _) = event.event { return messages.map(\.seq) }
+                return []
+            }
+        }
+        #expect(heardByB.wait { seqs().count >= 100 && heardByB.events.withLock { $0.count } >= 3 })
+        let all = seqs()
+        #expect(all == Array(1...100))
+        #expect(all.count == 100 && heardByB.events.withLock { $0 }.allSatisfy { $0.node == "a" })
+        #expect(heardByA.events.withLock { $0 }.isEmpty, "a node ignores its own notifications")
+
+        // Cut b's connection from the server side: b reconnects as generation 2 and is catching up.
+        let admin = try database.connect()
+        try admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'switchboard-bus' AND pid <> pg_backend_pid()"
+        )
+        #expect(heardByB.wait { heardByB.generations.withLock { $0 }.contains(2) })
+        #expect(heardByB.losses.load(ordering: .relaxed) >= 1)
+        #expect(b.state == .catchingUp)
+        b.caughtUp(generation: 1)
+        #expect(b.state == .catchingUp, "an older generation's catch-up does not count")
+        b.caughtUp(generation: heardByB.generations.withLock { $0.last ?? 0 })
+        #expect(b.state == .connected)
+        // a may have been cut too; wait until it is back, then it is heard again.
+        #expect(heardByA.wait { heardByA.generations.withLock { $0.count } >= 2 })
+        a.publish(.committed(messages: [message(101)], sessions: []))
+        #expect(
+            heardByB.wait {
+                heardByB.events.withLock { $0 }.contains { event in
+                    if case .committed(let messages, _) = event.event { return messages.first?.seq == 101 }
+                    return false
+                }
+            })
+    }
+}
