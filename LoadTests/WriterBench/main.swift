@@ -217,7 +217,7 @@ final class Notifier: @unchecked Sendable {
                         }
                     }, connected: { _ in connected.add(1, ordering: .relaxed) }, disconnected: {}))
         }
-        while connected.load(ordering: .relaxed) < 2 { usleep(1000) }
+        while connected.load(ordering: .relaxed) < 2 || publisher.peerCount < 1 { usleep(1000) }
     }
 
     /// The writer's sink: the batch's stored messages, as the gateway publishes them.

@@ -26,7 +26,10 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     static let outboxCapacity = 65_536
     /// Notifications per statement: one round trip for a burst of typing.
     static let notificationsPerStatement = 64
-    static let keepAliveMilliseconds: Int32 = 5000
+    /// How often the other nodes are counted (a node that starts listening is
+    /// told of commits within this; its sweep finds what came before).
+    static let peerCountMilliseconds: Int32 = 1000
+    static let peerCountNanoseconds = UInt64(peerCountMilliseconds) * 1_000_000
 
     public let name = "postgres"
     private let databaseURL: String
@@ -44,6 +47,15 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     public let dropped = Atomic<Int>(0)
     /// Notifications sent.
     public let sent = Atomic<Int>(0)
+    /// Other nodes listening on this database, as last counted (every
+    /// `keepAlive`): with none, there is nobody to tell, and a node that
+    /// starts catches up from the database as it connects.
+    private let peers = Atomic<Int>(0)
+    /// Counts the buses listening here, this one included.
+    static let peerQuery = """
+        SELECT count(*) FROM pg_stat_activity
+         WHERE application_name = 'switchboard-bus' AND datname = current_database()
+        """
 
     public init(databaseURL: String, channel: String, node: String) throws(SystemError) {
         self.databaseURL = databaseURL
@@ -75,6 +87,7 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     }
 
     public func publish(_ event: BusEvent) {
+        guard peers.load(ordering: .relaxed) > 0 else { return }
         let queued = outbox.withLock { outbox -> Bool in
             guard outbox.count < Self.outboxCapacity else { return false }
             outbox.append(event)
@@ -103,6 +116,7 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
                 continue
             }
             backoff = 50
+            try? countPeers(on: connection)
             let current = generation.add(1, ordering: .relaxed).newValue
             set(.catchingUp)
             handlers.connected(current)
@@ -126,16 +140,18 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     /// Until the connection is lost or the bus stops.
     private func serve(_ connection: PostgresConnection, _ handlers: BusHandlers) {
         var fds = PollSet([wakeup.fd, connection.socket])
+        var nextCount = MonotonicClock.nanoseconds() + Self.peerCountNanoseconds
         do {
             while !stopping.load(ordering: .relaxed) {
                 try send(on: connection)
                 deliver(connection.notifications(), handlers)
-                let ready = try fds.wait(timeoutMilliseconds: Self.keepAliveMilliseconds)
-                if ready == 0 {
-                    // Quiet: make sure the server is still there.
-                    try connection.query("SELECT 1")
-                    continue
+                let ready = try fds.wait(timeoutMilliseconds: Self.peerCountMilliseconds)
+                if MonotonicClock.nanoseconds() >= nextCount {
+                    // Also makes sure the server is still there.
+                    try countPeers(on: connection)
+                    nextCount = MonotonicClock.nanoseconds() + Self.peerCountNanoseconds
                 }
+                if ready == 0 { continue }
                 if fds.ready(0).contains(.readable) { wakeup.drain() }
                 if !fds.ready(1).isDisjoint(with: [.readable, .failed]) { try connection.consumeInput() }
             }
@@ -199,6 +215,14 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
             return [payload]
         }
     }
+
+    private func countPeers(on connection: PostgresConnection) throws(PostgresError) {
+        let count = try connection.query(Self.peerQuery).int(0, 0) ?? 1
+        peers.store(max(0, count - 1), ordering: .relaxed)
+    }
+
+    /// The other nodes listening on this database, as last counted.
+    public var peerCount: Int { peers.load(ordering: .relaxed) }
 
     /// Sleeps for the back-off, waking early when the bus stops.
     private func pause(milliseconds: Int) {

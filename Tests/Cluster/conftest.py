@@ -198,6 +198,8 @@ def cluster(request, tmp_path):
         node.start()
     for node in nodes:
         node.wait_bus()
+    # PostgreSQL buses count the nodes listening once a second and tell nobody before.
+    time.sleep(1.2)
     yield Cluster(nodes, url, nats)
     for node in nodes:
         node.stop()

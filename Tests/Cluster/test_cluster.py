@@ -61,6 +61,17 @@ def test_every_participant_receives_every_message_in_order_once(cluster):
     for p in everyone:
         assert_in_order_once(p.received(session), TOTAL, f"{p.sub}@{p.node.name}")
     assert cluster.value(f"SELECT count(*) FROM chats WHERE session_id = '{session}'") == str(TOTAL)
+    # The bus carried them (the database sweeps alone would also deliver, seconds later).
+    for node in cluster.nodes:
+        received = metric(node, 'switchboard_bus_notifications_total{direction="in"}')
+        assert received >= 10, f"{node.name} heard {received} notifications"
+
+
+def metric(node, series):
+    for line in node.get("/metrics").splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"{node.name}: no {series} in /metrics")
 
 
 def test_a_killed_node_loses_nothing_and_its_operator_resumes_on_another(cluster):

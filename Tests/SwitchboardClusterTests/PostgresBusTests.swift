@@ -56,6 +56,8 @@ import Testing
         #expect(heardByA.wait { heardByA.generations.withLock { $0 } == [1] })
         b.caughtUp(generation: 1)
         #expect(b.state == .connected)
+        // Each counts the other within a second; until then there is nobody to tell.
+        #expect(heardByA.wait { a.peerCount == 1 && b.peerCount == 1 })
 
         // 100 messages of 300 bytes: more than one notification carries them.
         a.publish(.committed(messages: (1...100).map(message), sessions: []))
@@ -84,8 +86,8 @@ import Testing
         #expect(b.state == .catchingUp, "an older generation's catch-up does not count")
         b.caughtUp(generation: heardByB.generations.withLock { $0.last ?? 0 })
         #expect(b.state == .connected)
-        // a may have been cut too; wait until it is back, then it is heard again.
-        #expect(heardByA.wait { heardByA.generations.withLock { $0.count } >= 2 })
+        // a may have been cut too; wait until it is back and counts b again, then it is heard again.
+        #expect(heardByA.wait { heardByA.generations.withLock { $0.count } >= 2 && a.peerCount == 1 })
         a.publish(.committed(messages: [message(101)], sessions: []))
         #expect(
             heardByB.wait {
