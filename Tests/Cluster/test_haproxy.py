@@ -99,6 +99,8 @@ def test_a_node_stopped_behind_haproxy_loses_nothing(tmp_path):
             node.start()
         for node in nodes:
             node.wait_bus()
+        # PostgreSQL buses count the nodes listening once a second and tell nobody before (as conftest's cluster).
+        time.sleep(1.2)
         haproxy = Haproxy(work, nodes)
         haproxy.start()
         wait_until_serving(haproxy)

@@ -14,6 +14,9 @@ import Glibc
 /// The other `Fault`s keep deliveries faithful and break one thing instead.
 /// With `nodes` > 1 it listens on that many ports sharing one state: a
 /// cluster whose nodes pass every message on, as the gateway's must.
+/// Like the gateway, it keeps every message for a `join`'s replay (seqs
+/// after `since_seq`) and acks a repeated `client_msg_id` as a duplicate of
+/// the stored one, broadcasting nothing.
 /// Blocking sockets, one thread per connection: simple beats fast here.
 final class FaultInjectingServer: @unchecked Sendable {
     static let sessionID = "00000000-0000-4000-8000-0000000000aa"
@@ -35,9 +38,38 @@ final class FaultInjectingServer: @unchecked Sendable {
         case strayError
         /// After the fourth send, a masked text frame (server frames never are).
         case maskedFrame
+        /// Seq 40 is stored and broadcast, then its sender's connection is
+        /// closed with 1001 (a node shutting down) before its ack and its own
+        /// copy go out; its unread sends are never stored.
+        case goingAway
+        /// As `goingAway`, but the connection just ends: no close frame (EOF).
+        case connectionDrop
+        /// As `goingAway`, but a rejoin's replay leaves seq 40 out: a message
+        /// lost across the reconnect.
+        case losesOneAcrossReconnect
+        /// As `goingAway`, but a rejoin's replay starts three seqs before
+        /// `since_seq`, bringing again what the participant had.
+        case replaysWhatItHad
+        /// As `goingAway`, with close code 1008: no reason to reconnect.
+        case policyClose
+        /// As `goingAway`, and every listener closes: the node never comes back.
+        case goneForGood
+
+        /// The faults that close seq 40's sender.
+        var closesSender: Bool {
+            switch self {
+            case .goingAway, .connectionDrop, .losesOneAcrossReconnect, .replaysWhatItHad, .policyClose, .goneForGood:
+                true
+            case .deliveries, .repeatedAck, .strayError, .maskedFrame: false
+            }
+        }
     }
 
+    /// The seq after which the closing faults close its sender.
+    static let closeAtSeq: Int64 = 40
+
     private struct State {
+        /// Connections joined to the session (by `session.create` or `join`), in join order.
         var connections: [Int32] = []
         /// The node, and the upgrade's Host header, of each connection in `connections`, in hello order.
         var greeted: [(node: Int, host: String)] = []
@@ -46,6 +78,13 @@ final class FaultInjectingServer: @unchecked Sendable {
         var nextSeq: Int64 = 1
         var heldSeven: [UInt8]?
         var previousAck = ""
+        /// Every message frame, by seq - 1, for a join's replay.
+        var log: [[UInt8]] = []
+        /// The seq stored for each client_msg_id.
+        var stored: [String: Int64] = [:]
+        var duplicateSends = 0
+        /// Connections a fault closed: their threads stop reading.
+        var severed: Set<Int32> = []
     }
 
     init(delayMilliseconds: UInt32, fault: Fault = .deliveries, nodes: Int = 1) throws {
@@ -71,6 +110,12 @@ final class FaultInjectingServer: @unchecked Sendable {
 
     /// Who said hello, in order (the visitor first, then its operators): which node and Host.
     var greeted: [(node: Int, host: String)] { state.withLock { $0.greeted } }
+
+    /// Sends whose client_msg_id was already stored: acked as duplicates.
+    var duplicateSends: Int { state.withLock { $0.duplicateSends } }
+
+    /// Messages stored.
+    var storedCount: Int { state.withLock { $0.log.count } }
 
     /// A listening socket on 127.0.0.1 and the port the system gave it.
     private static func openListener() throws -> (Int32, UInt16) {
@@ -127,7 +172,10 @@ final class FaultInjectingServer: @unchecked Sendable {
         // is soon another test's socket (a PostgreSQL connection got a WebSocket
         // frame this way: "invalid frontend message type 129").
         defer {
-            state.withLock { $0.connections.removeAll { $0 == fd } }
+            state.withLock {
+                $0.connections.removeAll { $0 == fd }
+                $0.severed.remove(fd)
+            }
             Glibc.close(fd)
         }
         var buffer: [UInt8] = []
@@ -138,26 +186,21 @@ final class FaultInjectingServer: @unchecked Sendable {
             Array(
                 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
                     .utf8))
-        while let text = readFrame(fd, &buffer) {
+        while let text = readFrame(fd, &buffer), !state.withLock({ $0.severed.contains(fd) }) {
             guard let frame = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any],
                 let type = frame["type"] as? String
             else { return }
             switch type {
             case "hello":
-                state.withLock {
-                    $0.connections.append(fd)
-                    $0.greeted.append((node, host))
-                }
+                state.withLock { $0.greeted.append((node, host)) }
                 reply(fd, #"{"type":"welcome","conn_id":"c1","heartbeat_s":25}"#)
             case "session.create":
+                state.withLock { $0.connections.append(fd) }
                 reply(
                     fd,
                     #"{"type":"session","ref":"setup","session":{"title":"t","id":"\#(Self.sessionID)","last_seq":0}}"#)
             case "join":
-                reply(
-                    fd,
-                    #"{"ref":"setup","type":"joined","session_id":"\#(Self.sessionID)","last_seq":0,"truncated":false}"#
-                )
+                join(fd, since: (frame["since_seq"] as? NSNumber)?.int64Value ?? 0)
             case "send":
                 broadcast(from: fd, frame)
             default:
@@ -166,16 +209,51 @@ final class FaultInjectingServer: @unchecked Sendable {
         }
     }
 
+    /// `joined`, the replay after `since`, and only then live messages: all
+    /// under the lock `broadcast` writes under, so none comes between.
+    private func join(_ fd: Int32, since: Int64) {
+        state.withLock { state in
+            let last = state.nextSeq - 1
+            reply(
+                fd,
+                #"{"ref":"setup","type":"joined","session_id":"\#(Self.sessionID)","last_seq":\#(last),"truncated":false}"#
+            )
+            var from = max(since, 0) + 1
+            if fault == .replaysWhatItHad { from = max(from - 3, 1) }
+            if from <= last {
+                for seq in from...last where !(fault == .losesOneAcrossReconnect && seq == Self.closeAtSeq) {
+                    writeAll(fd, state.log[Int(seq) - 1])
+                }
+            }
+            state.connections.append(fd)
+        }
+    }
+
     private func broadcast(from sender: Int32, _ frame: [String: Any]) {
         let ref = frame["ref"] as? String ?? ""
         let id = frame["client_msg_id"] as? String ?? ""
         let body = frame["body"] as? String ?? ""
         state.withLock { state in
+            if let seq = state.stored[id] {
+                state.duplicateSends += 1
+                reply(
+                    sender,
+                    #"{"type":"ack","ref":"\#(ref)","session_id":"\#(Self.sessionID)","client_msg_id":"\#(id)","seq":\#(seq),"id":"m\#(seq)","duplicate":true}"#
+                )
+                return
+            }
             let seq = state.nextSeq
             state.nextSeq += 1
+            state.stored[id] = seq
             let ack =
                 #"{"type":"ack","ref":"\#(ref)","session_id":"\#(Self.sessionID)","client_msg_id":"\#(id)","seq":\#(seq),"id":"m\#(seq)","duplicate":false}"#
-            reply(sender, fault == .repeatedAck && seq == 4 ? state.previousAck : ack)
+            let severs = fault.closesSender && seq == Self.closeAtSeq
+            if severs {
+                // Stored, but the connection goes before its ack and its own copy do.
+                sever(sender, state: &state)
+            } else {
+                reply(sender, fault == .repeatedAck && seq == 4 ? state.previousAck : ack)
+            }
             state.previousAck = ack
             if fault == .strayError && seq == 4 {
                 reply(sender, #"{"type":"error","code":"internal","message":"injected"}"#)
@@ -187,6 +265,7 @@ final class FaultInjectingServer: @unchecked Sendable {
             let message = Self.encode(
                 #"{"session_id":"\#(Self.sessionID)","type":"message","seq":\#(seq),"client_msg_id":"\#(id)","kind":"text","body":"\#(body)","sender":{"id":"x","role":"visitor"}}"#
             )
+            state.log.append(message)
             for (index, fd) in state.connections.enumerated() {
                 guard index == 1, fault == .deliveries else {
                     writeAll(fd, message)
@@ -202,6 +281,25 @@ final class FaultInjectingServer: @unchecked Sendable {
                     writeAll(fd, message)
                 default: writeAll(fd, message)
                 }
+            }
+        }
+    }
+
+    /// Closes `fd` as the fault says (a close frame with 1001 or 1008, or
+    /// none), stops broadcasting to it and reading from it; `goneForGood`
+    /// also closes every listener.
+    private func sever(_ fd: Int32, state: inout State) {
+        switch fault {
+        case .connectionDrop: break
+        case .policyClose: writeAll(fd, [0x88, 0x02, 0x03, 0xF0])  // 1008
+        default: writeAll(fd, [0x88, 0x02, 0x03, 0xE9])  // 1001
+        }
+        shutdown(fd, Int32(SHUT_RDWR))
+        state.connections.removeAll { $0 == fd }
+        state.severed.insert(fd)
+        if fault == .goneForGood {
+            for (node, listener) in listeners.enumerated() where !state.listenerClosed[node] {
+                shutdown(listener, Int32(SHUT_RDWR))
             }
         }
     }

@@ -32,6 +32,56 @@ struct SequenceTrackerTests {
         #expect(tracker.gaps == 3)
         #expect(tracker.highest == 11)
     }
+
+    @Test("a rejoin joins since the highest seq; a replay of seqs already had is neither a delivery nor an error")
+    func replayOfWhatWasHad() {
+        var tracker = SequenceTracker()
+        for seq in 1...6 { tracker.observe(Int64(seq)) }
+        #expect(tracker.rejoin() == 6)
+        // A replay from 4: 4, 5 and 6 were had, each excused once, in order.
+        #expect(tracker.observe(4) == .replayed)
+        #expect(tracker.observe(5) == .replayed)
+        #expect(tracker.observe(6) == .replayed)
+        #expect(tracker.observe(7) == .inOrder)
+        #expect(tracker.replayedAgain == 3)
+        #expect(tracker.duplicates == 0 && tracker.gaps == 0 && tracker.reorders == 0)
+    }
+
+    @Test("after a rejoin, a seq delivered twice is still a duplicate, live or replayed")
+    func duplicatesAfterRejoin() {
+        var tracker = SequenceTracker()
+        for seq in 1...5 { tracker.observe(Int64(seq)) }
+        _ = tracker.rejoin()
+        #expect(tracker.observe(4) == .replayed)
+        #expect(tracker.observe(4) == .duplicate)  // the replay repeated itself
+        #expect(tracker.observe(3) == .duplicate)  // and went backwards
+        #expect(tracker.observe(6) == .inOrder)
+        #expect(tracker.observe(6) == .duplicate)  // live, twice
+        #expect(tracker.observe(2) == .duplicate)  // nothing at or below since_seq comes live
+        #expect(tracker.duplicates == 4 && tracker.replayedAgain == 1)
+    }
+
+    @Test("a gap open before the drop stays a gap; filled by the replay, it is a reorder")
+    func gapAcrossRejoin() {
+        var tracker = SequenceTracker()
+        tracker.observe(1)
+        tracker.observe(3)
+        #expect(tracker.rejoin() == 3)
+        #expect(tracker.observe(4) == .inOrder)
+        #expect(tracker.gaps == 1)
+        var filled = tracker
+        #expect(filled.observe(2) == .reorder)
+        #expect(filled.gaps == 0 && filled.reorders == 1 && filled.replayedAgain == 0)
+    }
+
+    @Test("without a rejoin, nothing is excused: a repeat is a duplicate")
+    func noRejoinNoExcuse() {
+        var tracker = SequenceTracker(after: 7)
+        #expect(tracker.observe(8) == .inOrder)
+        #expect(tracker.observe(7) == .duplicate)
+        #expect(tracker.observe(8) == .duplicate)
+        #expect(tracker.replayedAgain == 0)
+    }
 }
 
 @Suite("ServerFrame")

@@ -142,17 +142,19 @@ def cluster_runs(args):
             nats = subprocess.Popen([args.nats_server, "-a", "127.0.0.1", "-p", str(port)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             wait_for_port(port)
+        nodes = []
         try:
             # Both nodes run throughout, so the one-node figures include the other's listening.
-            one = Node(args, "node1", bus, nats_url)
-            two = Node(args, "node2", bus, nats_url)
-            time.sleep(1)
+            nodes.append(Node(args, "node1", bus, nats_url))
+            nodes.append(Node(args, "node2", bus, nats_url))
+            one, two = nodes
+            time.sleep(1.5)
             for rate in args.rates:
                 rows.append(loadtest(args, [one.url], f"{bus}-one-node-{rate}", rate)[0])
                 rows.append(loadtest(args, [one.url, two.url], f"{bus}-two-nodes-{rate}", rate)[0])
-            one.stop()
-            two.stop()
         finally:
+            for node in nodes:
+                node.stop()
             if nats:
                 nats.kill()
     return rows

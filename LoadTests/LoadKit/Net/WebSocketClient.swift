@@ -24,6 +24,10 @@ public enum CloseReason: Equatable, Sendable {
     case closeFrame(UInt16)
     /// The socket ended without a close frame: EOF, reset, or a failed connect.
     case transport(String)
+    /// The gateway broke RFC 6455 or the protocol's framing (a masked or
+    /// binary frame, text that is not UTF-8...), so the harness dropped it:
+    /// a bug to report, never a reason to reconnect.
+    case breach(String)
     /// The server answered the upgrade with something other than 101.
     case upgradeRefused(String)
 }
@@ -59,6 +63,8 @@ public final class WebSocketClient {
     private var controlPayload: [UInt8] = []
     private var outbound: [UInt8] = []
     private var outboundStart = 0
+    /// The code of the gateway's close frame, once one arrived.
+    private var receivedClose: UInt16?
 
     public init(delegate: WebSocketClientDelegate?) {
         self.delegate = delegate
@@ -144,7 +150,7 @@ public final class WebSocketClient {
             do {
                 event = try decoder.next(bytes, offset: &offset)
             } catch {
-                finish(.transport("the gateway broke RFC 6455: \(error.reason)"))
+                finish(.breach("the gateway broke RFC 6455: \(error.reason)"))
                 return
             }
             switch event {
@@ -152,7 +158,7 @@ public final class WebSocketClient {
                 return
             case .header(let header):
                 if let breach = Self.breach(header, inMessage: inMessage) {
-                    finish(.transport("the gateway broke RFC 6455: \(breach)"))
+                    finish(.breach("the gateway broke RFC 6455: \(breach)"))
                     return
                 }
                 frameOpcode = header.opcode
@@ -227,11 +233,11 @@ public final class WebSocketClient {
     /// A complete data message: the protocol sends only UTF-8 text.
     private func deliver(_ whole: UnsafeRawBufferPointer) {
         guard messageOpcode == .text else {
-            finish(.transport("the gateway sent a binary message"))
+            finish(.breach("the gateway sent a binary message"))
             return
         }
         guard UTF8Validator.isValid(whole) else {
-            finish(.transport("the gateway broke RFC 6455: a text message that is not UTF-8"))
+            finish(.breach("the gateway broke RFC 6455: a text message that is not UTF-8"))
             return
         }
         delegate?.received(whole, on: self)
@@ -259,10 +265,13 @@ public final class WebSocketClient {
             do {
                 code = try CloseFrame.parse(payload).code
             } catch {
-                finish(.transport("the gateway broke RFC 6455: \(error.reason)"))
+                finish(.breach("the gateway broke RFC 6455: \(error.reason)"))
                 return
             }
             // Echo the code (RFC 6455 5.5.1); a close without one is echoed empty.
+            // The peer may be gone already: an echo that fails to write must
+            // not turn the gateway's close code into a transport error.
+            receivedClose = code ?? 1005
             sendFrame(opcode: .close, payload: UnsafeRawBufferPointer(rebasing: payload[0..<(code == nil ? 0 : 2)]))
             finish(.closeFrame(code ?? 1005))
         default:
@@ -310,7 +319,7 @@ public final class WebSocketClient {
             do {
                 result = try Posix.write(fd, rest)
             } catch {
-                finish(.transport("write: \(error)"))
+                finish(.transport(error.description))
                 return
             }
             guard case .processed(let count) = result else { break }
@@ -331,7 +340,7 @@ public final class WebSocketClient {
                     try Posix.write(fd, UnsafeRawBufferPointer(rebasing: all[outboundStart...]))
                 }
             } catch {
-                finish(.transport("write: \(error)"))
+                finish(.transport("\(error)"))
                 return
             }
             switch result {
@@ -363,6 +372,7 @@ public final class WebSocketClient {
 
     private func finish(_ reason: CloseReason) {
         guard state != .closed, state != .idle else { return }
+        let reason = receivedClose.map { CloseReason.closeFrame($0) } ?? reason
         state = .closed
         loop?.forget(fd: fd)
         Posix.close(fd)

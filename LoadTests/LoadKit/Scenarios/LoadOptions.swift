@@ -84,6 +84,10 @@ public struct LoadOptions: Sendable {
           --target-p99-ms M (\(Int(ScenarioTargets.conversationsP99Milliseconds)); \
         fanout \(Int(ScenarioTargets.fanoutP99Milliseconds)))  --target-bytes B (\(Int(ScenarioTargets.bytesPerIdleConnection)))
 
+        a connection the gateway closes with 1001 (a node shutting down), or that drops, once the
+        traffic has started is made again to the same --url (back-off 50 ms doubling to 1 s, 10 attempts):
+        hello, join with since_seq, and every send not yet acked re-sent with its client_msg_id
+
         exit status: 0 passed, 1 a correctness failure (gap, duplicate, reorder, lost ack,
         unanswered send, unexpected close), 2 a usage or set-up error.
         """

@@ -15,11 +15,23 @@ final class Participant: WebSocketClientDelegate {
     /// reconnects included, goes there (`NodeSpread`).
     let node: Int
     unowned(unsafe) let shard: Shard
-    private(set) var client: WebSocketClient?
-    private(set) var stage = Stage.disconnected
+    var client: WebSocketClient?
+    var stage = Stage.disconnected
     var tracker = SequenceTracker()
-    private var connectStartedAt: UInt64 = 0
-    private var sendCounter = 0
+    var connectStartedAt: UInt64 = 0
+    private(set) var sendCounter = 0
+    /// Sends not answered yet, for a reconnect to send again (`Participant+Reconnect.swift`).
+    var outstanding = OutstandingSends()
+    /// The highest send counter written to a connection, and the highest
+    /// written a second time after a reconnect.
+    var writtenThrough = 0
+    var retriedThrough = 0
+    /// From a close the run survives (`ReconnectPolicy`) until ready again,
+    /// or until it gives up; `reconnectAttempt` counts the tries since.
+    var awaitingReconnect = false
+    var reconnectAttempt = 0
+    /// Set up once at least: only such a participant reconnects.
+    private(set) var wasReady = false
 
     init(index: Int, role: Role, token: String, session: Int, node: Int, shard: Shard) {
         self.index = index
@@ -58,18 +70,43 @@ final class Participant: WebSocketClientDelegate {
         let client = self.client
         self.client = nil
         stage = .disconnected
+        awaitingReconnect = false
         client?.close()
     }
 
+    /// Sends the next message, or keeps it for after the reconnect under
+    /// way (an outbox, as the widget's SDK keeps); false when the
+    /// participant can do neither.
     func send(scheduled: UInt64) -> Bool {
-        guard stage == .ready, let client else { return false }
+        if stage == .ready, let client {
+            sendCounter += 1
+            outstanding.append(counter: sendCounter, scheduled: scheduled)
+            writtenThrough = sendCounter
+            writeSend(counter: sendCounter, scheduled: scheduled, on: client)
+            return true
+        }
+        guard awaitingReconnect else { return false }
         sendCounter += 1
+        outstanding.append(counter: sendCounter, scheduled: scheduled)
+        return true
+    }
+
+    /// Send `counter`'s frame: the same bytes whenever it is written.
+    func writeSend(counter: Int, scheduled: UInt64, on client: WebSocketClient) {
         shard.sendScratch.removeAll(keepingCapacity: true)
         ClientFrames.appendSend(
             to: &shard.sendScratch, scheduled: scheduled, sessionID: shard.sessions[session].idBytes,
-            messageID: ClientFrames.messageID(sender: index, counter: sendCounter), bodyBytes: shard.bodyBytes)
+            messageID: ClientFrames.messageID(sender: index, counter: counter), bodyBytes: shard.bodyBytes)
         shard.sendScratch.withUnsafeBytes { client.sendText($0) }
-        return true
+    }
+
+    /// An ack answered `messageID`: true when that send had been written
+    /// again after a reconnect (its duplicate ack is then expected).
+    func answered(messageID: UInt64) -> Bool {
+        guard messageID >> 24 == UInt64(index),
+            let counter = outstanding.answer(counterBits: Int(messageID & 0xFF_FFFF))
+        else { return false }
+        return counter <= retriedThrough
     }
 
     // MARK: WebSocketClientDelegate
@@ -91,13 +128,13 @@ final class Participant: WebSocketClientDelegate {
         case .ack:
             shard.acked(by: self, frame: frame, bytes: text, at: client.lastReadAt)
         case .welcome:
-            shard.handshakeDone(after: MonotonicClock.nanoseconds() &- connectStartedAt)
+            shard.handshakeDone(after: MonotonicClock.nanoseconds() &- connectStartedAt, reconnect: awaitingReconnect)
             stage = .settingUp
             let sessionID = shard.sessions[session].id
             if role == .visitor && sessionID.isEmpty {
                 client.sendText(ClientFrames.createSession(title: "load \(index)"))
             } else {
-                client.sendText(ClientFrames.join(sessionID: sessionID, since: tracker.highest))
+                client.sendText(ClientFrames.join(sessionID: sessionID, since: tracker.rejoin()))
             }
         case .session:
             guard let object = frame.session, let id = ServerFrame.nestedID(text, object) else {
@@ -112,10 +149,12 @@ final class Participant: WebSocketClientDelegate {
             becomeReady()
         case .error:
             let code = frame.code.map { String(decoding: text[$0], as: UTF8.self) } ?? "unknown"
-            if let ref = frame.ref, ClientFrames.stampedInstant(text, ref, prefix: UInt8(ascii: "r")) != nil {
+            if let ref = frame.ref, let instant = ClientFrames.stampedInstant(text, ref, prefix: UInt8(ascii: "r")) {
+                _ = outstanding.answer(scheduled: instant)
                 shard.sendRefused(code: code)
             } else {
                 stage = .failed
+                awaitingReconnect = false
                 shard.setupFailed("\(role) \(index): error \(code)")
             }
         case .other:
@@ -126,7 +165,15 @@ final class Participant: WebSocketClientDelegate {
     private func becomeReady() {
         guard stage != .ready else { return }
         stage = .ready
-        shard.participantReady()
+        wasReady = true
+        if awaitingReconnect {
+            awaitingReconnect = false
+            reconnectAttempt = 0
+            shard.participantBack()
+        } else {
+            shard.participantReady()
+        }
+        if !outstanding.isEmpty { sendOutstanding() }
     }
 
     func closed(_ client: WebSocketClient, reason: CloseReason) {
@@ -134,6 +181,12 @@ final class Participant: WebSocketClientDelegate {
         self.client = nil
         let previous = stage
         stage = .disconnected
-        if reason != .local { shard.unexpectedClose(reason, previousStage: previous) }
+        guard reason != .local else { return }
+        if mayReconnect(after: reason) {
+            connectionLost(reason, previousStage: previous)
+        } else {
+            awaitingReconnect = false
+            shard.unexpectedClose(reason, previousStage: previous)
+        }
     }
 }

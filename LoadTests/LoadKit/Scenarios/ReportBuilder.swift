@@ -71,7 +71,37 @@ struct ReportBuilder {
         case "ramp": addRamp(&report)
         default: addTraffic(&report)
         }
+        addReconnections(&report)
         return report
+    }
+
+    /// Only when a connection was lost mid-run (a node going away, a dropped
+    /// socket) or a rejoin's replay repeated itself: a run without either
+    /// reports exactly what it always did.
+    private func addReconnections(_ report: inout RunReport) {
+        let replayed = shards.reduce(0) { total, shard in
+            shard.participants.reduce(total) { $0 + $1.tracker.replayedAgain }
+        }
+        if replayed > 0 {
+            report.notes.append(
+                "\(replayed) seqs a rejoin's replay brought again were ones the participant had (not counted as deliveries)"
+            )
+        }
+        guard sum(\.connectionsLost) > 0 else { return }
+        report.figures += [
+            Figure(
+                key: "reconnections_after_close", label: "reconnections after a close",
+                value: Double(sum(\.reconnectionsAfterClose)), unit: ""),
+            Figure(
+                key: "resent_after_reconnect", label: "sends re-sent after a reconnect",
+                value: Double(sum(\.resentAfterReconnect)), unit: ""),
+        ]
+        let duplicates = sum(\.duplicateAcksOfRetries)
+        if duplicates > 0 {
+            report.notes.append(
+                "\(duplicates) re-sent sends were acked as duplicates: stored before the close, their first ack lost with it"
+            )
+        }
     }
 
     private var p99Target: Double {

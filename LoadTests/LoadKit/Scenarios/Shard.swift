@@ -44,10 +44,24 @@ final class Shard {
     /// closes, where a set-up error would abort the run without a report.
     private(set) var failuresInTraffic = 0
     private var trafficStarted = false
+    /// Set when the run closes its connections: no reconnecting after that.
+    private var trafficEnded = false
+
+    // Reconnection after a close (`Shard+Reconnect.swift`).
+    /// Participants waiting out their back-off, and when each may try again.
+    var reconnectQueue: [(participant: Participant, due: UInt64)] = []
+    /// Connections lost mid-run that the participant set out to make again,
+    /// and how many of those it did.
+    var connectionsLost = 0
+    var reconnectionsAfterClose = 0
+    /// Sends written a second time after a reconnect, and how many of those
+    /// were acked as duplicates (stored before; the first ack was lost).
+    var resentAfterReconnect = 0
+    var duplicateAcksOfRetries = 0
 
     /// Participants that finished setting up (or failed to) since `connect` began.
     private var settled = 0
-    private(set) var readyCount = 0
+    var readyCount = 0
 
     init(loop: ClientLoop, nodes: [GatewayEndpoint], bodyBytes: Int, timelineStart: UInt64) {
         self.loop = loop
@@ -59,8 +73,8 @@ final class Shard {
 
     // MARK: Reports from participants
 
-    func handshakeDone(after nanoseconds: UInt64) {
-        if measuringReconnects {
+    func handshakeDone(after nanoseconds: UInt64, reconnect: Bool = false) {
+        if measuringReconnects || reconnect {
             reconnectLatency.record(nanoseconds: nanoseconds)
         } else {
             handshakeLatency.record(nanoseconds: nanoseconds)
@@ -96,6 +110,8 @@ final class Shard {
         if notes.count < 50 { notes.insert(message) }
     }
 
+    var reconnectsAllowed: Bool { trafficStarted && !trafficEnded }
+
     func unexpectedClose(_ reason: CloseReason, previousStage: Participant.Stage) {
         unexpectedCloses += 1
         switch previousStage {
@@ -115,7 +131,8 @@ final class Shard {
     func delivered(
         to participant: Participant, seq: Int64, bytes: UnsafeRawBufferPointer, body: Range<Int>?, at now: UInt64
     ) {
-        participant.tracker.observe(seq)
+        // A replayed seq the participant already had is not a new delivery.
+        if participant.tracker.observe(seq) == .replayed { return }
         delivered += 1
         timeline.count(.delivered, at: now)
         guard let body, let scheduled = ClientFrames.stampedInstant(bytes, body, prefix: UInt8(ascii: "t")),
@@ -129,11 +146,22 @@ final class Shard {
     func acked(by participant: Participant, frame: ServerFrame, bytes: UnsafeRawBufferPointer, at now: UInt64) {
         acked += 1
         timeline.count(.acked, at: now)
-        if frame.duplicate { errors["ack.duplicate (never retried by the harness)", default: 0] += 1 }
+        let messageID = frame.clientMsgID.flatMap { ClientFrames.parseMessageID(bytes[$0]) }
+        let retried = messageID.map { participant.answered(messageID: $0) } ?? false
+        if frame.duplicate {
+            // A retry's duplicate ack is the protocol at work: the first copy
+            // was stored and its ack lost with the connection.
+            if retried {
+                duplicateAcksOfRetries += 1
+            } else {
+                errors["ack.duplicate (never retried by the harness)", default: 0] += 1
+            }
+        }
         // `unanswered` is counted from totals, so an ack that is not one
         // send's first must fail the run itself: it could stand in for a
-        // send that was never answered. (The harness never retries a send.)
-        if let idRange = frame.clientMsgID, let messageID = ClientFrames.parseMessageID(bytes[idRange]) {
+        // send that was never answered. (The harness retries a send only
+        // after a reconnect, and only one whose ack never came: one ack each.)
+        if let messageID {
             switch sessions[participant.session].recordAck(seq: frame.seq, messageID: messageID) {
             case .recorded: break
             case .repeated: protocolViolation("a second ack for one send")
@@ -158,6 +186,7 @@ final class Shard {
         var finished = false
         loop.run {
             let now = MonotonicClock.nanoseconds()
+            if !reconnectQueue.isEmpty { startDueReconnects(now) }
             if done(now) {
                 finished = true
                 return false
@@ -233,12 +262,23 @@ final class Shard {
         }
     }
 
+    /// A participant still reconnecting has not caught up: it is waited for.
     private func allCaughtUp() -> Bool {
-        participants.allSatisfy { !$0.isReady || $0.tracker.highest >= sessions[$0.session].maxAckedSeq }
+        participants.allSatisfy {
+            !$0.awaitingReconnect && (!$0.isReady || $0.tracker.highest >= sessions[$0.session].maxAckedSeq)
+        }
     }
 
     /// Closes every connection politely and gives the gateway a moment to see it.
+    /// A participant not back from a close by now fails the run: its checks
+    /// would otherwise be skipped, since only connected participants are held
+    /// to every seq of their session.
     func closeAll() {
+        for participant in participants where participant.awaitingReconnect {
+            failedDuringTraffic("a participant was not back after a close when the run ended")
+        }
+        trafficEnded = true
+        reconnectQueue.removeAll()
         for participant in participants { participant.close() }
     }
 
