@@ -38,6 +38,21 @@ public struct CatchUpAnswer: Sendable {
 }
 
 extension ChatQueries {
+    /// Each live session's last_seq (sessions missing or deleted are left out).
+    public func lastSeqs(sessionIDs: [String]) throws(QueryError) -> [String: Int64] {
+        guard !sessionIDs.isEmpty else { return [:] }
+        let result = try run(
+            """
+            SELECT s.id::text, s.last_seq FROM chat_sessions s
+             WHERE s.id = ANY ($1::uuid[]) AND s.deleted_at IS NULL
+            """, ["{" + sessionIDs.joined(separator: ",") + "}"], retryable: true)
+        var seqs: [String: Int64] = [:]
+        for row in 0..<result.rowCount {
+            seqs[try RowDecoding.required(result, row, 0)] = try RowDecoding.int64(result, row, 1)
+        }
+        return seqs
+    }
+
     /// Every requested session's state and the messages after its `after`, in
     /// one statement (one snapshot, so `through` never claims a message
     /// committed after the messages were read), however many sessions.

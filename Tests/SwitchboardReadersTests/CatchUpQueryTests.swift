@@ -36,4 +36,16 @@ import Testing
             [CatchUpRequest(sessionID: session.id, after: 1, announce: false)], limit: 3)
         #expect(answer[0].messages.map(\.seq) == [2, 3, 4] && answer[0].through == 4)
     }
+
+    @Test func lastSeqsNamesEachLiveSessionOnly() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let one = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil).id
+        let gone = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-2", title: nil).id
+        for index in 1...3 { try fixture.append(session: one, body: "m\(index)") }
+        try fixture.softDelete(session: gone)
+        let seqs = try fixture.queries.lastSeqs(sessionIDs: [one, gone, "00000000-0000-4000-8000-00000000dead"])
+        #expect(seqs == [one: 3])
+        #expect(try fixture.queries.lastSeqs(sessionIDs: []).isEmpty)
+    }
 }

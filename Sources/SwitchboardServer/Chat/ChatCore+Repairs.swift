@@ -50,6 +50,50 @@ extension ChatCore {
         read(requests, then: done)
     }
 
+    /// Finds messages whose notification was lost (a node that died between
+    /// its commit and its notification): reads each joined session's
+    /// last_seq, and catches up a session whose subscribers have not reached,
+    /// by now, what the database held at the previous sweep. Cheap (one
+    /// indexed lookup per session, one statement per 500), and it reads
+    /// messages only for sessions actually behind, so a busy session whose
+    /// newest messages are merely in flight costs nothing. `done` runs once
+    /// every read has answered.
+    func sweep(then done: @escaping @Sendable () -> Void) {
+        let joined = sessions.compactMap { id, subscriptions in
+            subscriptions.compactMap(\.lastSeq).min().map { (id, $0) }
+        }
+        sweepMarks = sweepMarks.filter { sessions[$0.key] != nil }
+        let chunkSize = 500
+        let chunks = stride(from: 0, to: joined.count, by: chunkSize).map {
+            Array(joined[$0..<min($0 + chunkSize, joined.count)])
+        }
+        guard !chunks.isEmpty else {
+            done()
+            return
+        }
+        let remaining = Countdown(chunks.count)
+        for chunk in chunks {
+            let ids = chunk.map(\.0)
+            let finish: @Sendable (Result<[String: Int64], QueryError>) -> Void = { [self] result in
+                if case .success(let seqs) = result {
+                    var behind: [CatchUpRequest] = []
+                    for (id, _) in chunk {
+                        let had = sessions[id]?.compactMap(\.lastSeq).min()
+                        if let had, let marked = sweepMarks[id], had < marked, !repairing.contains(id) {
+                            behind.append(CatchUpRequest(sessionID: id, after: had, announce: false))
+                        }
+                        sweepMarks[id] = seqs[id]
+                    }
+                    read(behind, then: nil)
+                }
+                if remaining.tick() { done() }
+            }
+            let accepted = reader.read(
+                { queries throws(QueryError) in try queries.lastSeqs(sessionIDs: ids) }, then: finish)
+            if !accepted { finish(.failure(.unavailable("the readers are busy"))) }
+        }
+    }
+
     /// The inbox's first page, read again: consoles hear of every session on
     /// it that changed while the bus could not tell them.
     private func refreshInbox(_ workspace: String) {
@@ -66,7 +110,7 @@ extension ChatCore {
     }
 
     /// Reads `requests` in chunks, each one reader job; fills what they find.
-    private func read(_ requests: [CatchUpRequest], then done: (@Sendable () -> Void)?) {
+    func read(_ requests: [CatchUpRequest], then done: (@Sendable () -> Void)?) {
         let chunkSize = 200
         let chunks = stride(from: 0, to: requests.count, by: chunkSize).map {
             Array(requests[$0..<min($0 + chunkSize, requests.count)])

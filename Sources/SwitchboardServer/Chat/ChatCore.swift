@@ -36,6 +36,8 @@ final class ChatCore: @unchecked Sendable {
     /// Sessions whose missing messages are being read (one read per session
     /// serves every subscription of it here).
     var repairing: Set<String> = []
+    /// Each joined session's last_seq in the database at the previous sweep.
+    var sweepMarks: [String: Int64] = [:]
     var directory = SessionDirectory()
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
     var encoder = ServerFrameEncoder()

@@ -15,6 +15,8 @@ protocol SessionQueries {
     func close(sessionID: String) throws(QueryError) -> SessionInfo?
     /// Sessions brought up to date from the database (gaps, hints, the bus's absences).
     func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer]
+    /// Each live session's last_seq (the sweep for lost hints).
+    func lastSeqs(sessionIDs: [String]) throws(QueryError) -> [String: Int64]
 }
 
 extension ChatQueries: SessionQueries {}
@@ -45,6 +47,12 @@ struct PooledSessionReader: SessionReader {
 }
 
 extension SessionQueries {
+    func lastSeqs(sessionIDs: [String]) throws(QueryError) -> [String: Int64] {
+        var seqs: [String: Int64] = [:]
+        for id in sessionIDs { if let session = try session(id: id) { seqs[id] = session.lastSeq } }
+        return seqs
+    }
+
     /// The state, then the messages, of each session, a query each: the
     /// state first, so that `through` (its last_seq when the read was not
     /// cut by `limit`) never claims a message committed after the messages

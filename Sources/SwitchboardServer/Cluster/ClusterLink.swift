@@ -9,11 +9,12 @@ import Synchronization
 /// This node's end of the cluster bus: what other nodes send goes to every
 /// chat core (committed messages into the same fan-out as this node's own,
 /// so that `seq` de-duplicates and orders them); what the cores tell each
-/// other goes out to the other nodes. After every (re)connection, every
-/// `pollMilliseconds` while the bus is down, and every `sweepMilliseconds`
-/// while it is up (a hint lost in a node's crash between its commit and its
-/// notification hides a message until the session's next one), the cores
-/// read from the database what the bus may have missed.
+/// other goes out to the other nodes. After every (re)connection and every
+/// `pollMilliseconds` while the bus is down, the cores read from the
+/// database what the bus may have missed; every `sweepMilliseconds` while it
+/// is up they look for sessions left behind by a lost notification (a node
+/// that died between its commit and its notification hides a message until
+/// the session's next one) and read only those.
 final class ClusterLink: ClusterOutlet, @unchecked Sendable {
     let bus: any ClusterBus
     let nodeID: String
@@ -94,6 +95,16 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
         }
     }
 
+    /// Every core sweeps for lost notifications; `done` runs once all have answered.
+    private func sweep(then done: @escaping @Sendable () -> Void) {
+        let remaining = Atomic<Int>(cores.cores.count)
+        cores.everyCore(fromDatabaseThread: { core in
+            core.sweep {
+                if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { done() }
+            }
+        })
+    }
+
     /// Every core reads its sessions from the database; `done` runs once all have answered.
     private func catchUp(inboxes: Bool = true, then done: @escaping @Sendable () -> Void) {
         let remaining = Atomic<Int>(cores.cores.count)
@@ -117,7 +128,8 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
             guard slept >= due else { continue }
             slept = 0
             guard !polling.exchange(true, ordering: .acquiring) else { continue }
-            catchUp(inboxes: false) { [self] in polling.store(false, ordering: .releasing) }
+            let finished: @Sendable () -> Void = { [self] in polling.store(false, ordering: .releasing) }
+            if state == .connected { sweep(then: finished) } else { catchUp(inboxes: false, then: finished) }
         }
     }
 

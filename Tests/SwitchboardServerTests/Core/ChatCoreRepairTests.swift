@@ -88,6 +88,31 @@ import Testing
         #expect(updated?["last_seq"] as? Int == 2)
     }
 
+    @Test func theSweepFindsALostNotificationWithoutReadingSessionsThatAreMerelyBusy() {
+        let harness = CoreHarness()
+        let (_, session) = harness.visitorWithSession()
+        let ken = joinedOperator(harness, session)
+        let core = harness.cores.core(forLoop: 0)
+        // In flight, not lost: stored, and delivered before the next sweep.
+        let first = storedElsewhere(harness, session, "in flight")
+        core.sweep {}
+        harness.settle()
+        core.deliverCommitted([first], sessions: [])
+        core.sweep {}
+        harness.settle()
+        #expect(ken.peer.frames.ofType("message").map { $0["body"] as? String } == ["in flight"])
+        let readsBefore = harness.database.messageReads
+        // Lost: nobody delivers it; the first sweep notes the database's last_seq, the second reads it.
+        _ = storedElsewhere(harness, session, "lost")
+        core.sweep {}
+        harness.settle()
+        #expect(ken.peer.frames.ofType("message").count == 1)
+        #expect(harness.database.messageReads == readsBefore, "a sweep reads no messages of a session not behind")
+        core.sweep {}
+        harness.settle()
+        #expect(ken.peer.frames.ofType("message").map { $0["body"] as? String } == ["in flight", "lost"])
+    }
+
     @Test func catchingUpWithNothingJoinedIsDoneAtOnce() {
         let harness = CoreHarness()
         let done = Callback()

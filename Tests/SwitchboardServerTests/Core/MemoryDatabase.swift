@@ -100,8 +100,12 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
 
     func session(id: String) throws(QueryError) -> SessionInfo? { sessions[id] }
 
+    /// How many times messages were read (the sweep must not read a session that is not behind).
+    private(set) var messageReads = 0
+
     func messages(sessionID: String, afterSeq: Int64, limit: Int) throws(QueryError) -> [ChatMessage] {
-        Array((messages[sessionID] ?? []).filter { $0.seq > afterSeq }.prefix(max(0, limit)))
+        messageReads += 1
+        return Array((messages[sessionID] ?? []).filter { $0.seq > afterSeq }.prefix(max(0, limit)))
     }
 
     func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64? {
