@@ -85,37 +85,75 @@ public struct BusEncoder: Sendable {
     }
 
     /// A committed batch as notifications of at most `maxBytes` each: the
-    /// whole batch when it fits, else halves of it (each session's state
-    /// staying with the half that holds its last message), down to single
-    /// messages; a message too big for any notification is sent as its range,
-    /// for the listeners to read.
+    /// batch itself when it fits in one; else, when its messages fit in at
+    /// most `maxNotifications`, those (halves of the batch, each session's
+    /// state with the half that holds its last message); else each session's
+    /// `seq` range (`rangesPerNotification` to a notification) for the
+    /// listeners to read. Listeners get most messages without a read at
+    /// moderate rates, while the writer's full rate does not go through
+    /// PostgreSQL's notification queue (an on-disk queue with a small buffer):
+    /// splitting every batch, whatever its size, cost the writer 18% of its
+    /// throughput (docs/cluster.md).
     public mutating func encodeCommitted(
-        _ messages: ArraySlice<ChatMessage>, sessions: [SessionInfo], maxBytes: Int
+        _ messages: [ChatMessage], sessions: [SessionInfo], maxBytes: Int, maxNotifications: Int = 4,
+        rangesPerNotification: Int = 50
     ) -> [[UInt8]] {
+        let whole = encode(.committed(messages: messages, sessions: sessions))
+        if whole.count <= maxBytes { return [whole] }
+        if whole.count <= maxBytes * maxNotifications * 3 / 4,
+            let parts = split(messages[...], sessions: sessions, maxBytes: maxBytes), parts.count <= maxNotifications
+        {
+            return parts
+        }
+        return ranges(messages, sessions: sessions, maxBytes: maxBytes, perNotification: rangesPerNotification)
+    }
+
+    /// Halves until each part fits; nil when a single message does not.
+    private mutating func split(
+        _ messages: ArraySlice<ChatMessage>, sessions: [SessionInfo], maxBytes: Int
+    )
+        -> [[UInt8]]?
+    {
         let whole = encode(.committed(messages: Array(messages), sessions: sessions))
         if whole.count <= maxBytes { return [whole] }
-        if messages.count > 1 {
-            let middle = messages.startIndex + messages.count / 2
-            let right = messages[middle...]
-            let rightSessions = Set(right.map(\.sessionID))
-            return encodeCommitted(
-                messages[..<middle], sessions: sessions.filter { !rightSessions.contains($0.id) }, maxBytes: maxBytes)
-                + encodeCommitted(
-                    right, sessions: sessions.filter { rightSessions.contains($0.id) }, maxBytes: maxBytes)
+        guard messages.count > 1 else { return nil }
+        let middle = messages.startIndex + messages.count / 2
+        let right = messages[middle...]
+        let rightSessions = Set(right.map(\.sessionID))
+        guard
+            let first = split(
+                messages[..<middle], sessions: sessions.filter { !rightSessions.contains($0.id) }, maxBytes: maxBytes),
+            let second = split(right, sessions: sessions.filter { rightSessions.contains($0.id) }, maxBytes: maxBytes)
+        else { return nil }
+        return first + second
+    }
+
+    private mutating func ranges(
+        _ messages: [ChatMessage], sessions: [SessionInfo], maxBytes: Int, perNotification: Int
+    ) -> [[UInt8]] {
+        let workspaces = Dictionary(sessions.map { ($0.id, $0.workspaceID) }, uniquingKeysWith: { $1 })
+        var ranges: [CommittedRange] = []
+        var index: [String: Int] = [:]
+        for message in messages {
+            if let at = index[message.sessionID] {
+                let range = ranges[at]
+                ranges[at] = CommittedRange(
+                    sessionID: range.sessionID, workspaceID: range.workspaceID,
+                    firstSeq: min(range.firstSeq, message.seq), lastSeq: max(range.lastSeq, message.seq))
+            } else {
+                index[message.sessionID] = ranges.count
+                ranges.append(
+                    CommittedRange(
+                        sessionID: message.sessionID, workspaceID: workspaces[message.sessionID],
+                        firstSeq: message.seq, lastSeq: message.seq))
+            }
         }
         var payloads: [[UInt8]] = []
-        if let message = messages.first {
-            payloads.append(
-                encode(
-                    .ranges([
-                        CommittedRange(
-                            sessionID: message.sessionID,
-                            workspaceID: sessions.first { $0.id == message.sessionID }?.workspaceID,
-                            firstSeq: message.seq, lastSeq: message.seq)
-                    ])))
+        for start in stride(from: 0, to: ranges.count, by: perNotification) {
+            payloads.append(encode(.ranges(Array(ranges[start..<min(start + perNotification, ranges.count)]))))
         }
-        // States alone (no message here, or one too big): each on its own, or to be read.
-        for session in sessions where messages.first?.sessionID != session.id {
+        // States of sessions with no message in the batch: each alone, or to be read.
+        for session in sessions where index[session.id] == nil {
             let state = encode(.committed(messages: [], sessions: [session]))
             payloads.append(
                 state.count <= maxBytes

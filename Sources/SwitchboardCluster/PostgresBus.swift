@@ -11,7 +11,9 @@ import Synchronization
 /// writer's transaction would hold PostgreSQL's notification lock through
 /// the writer's commit and so serialize every writer's commits, and
 /// notifications are hints that need no flush (docs/cluster.md, "Why not
-/// NOTIFY in the writer's transaction"). Reconnects with back-off; after each
+/// NOTIFY in the writer's transaction"). A batch goes as one notification
+/// with its messages when it fits PostgreSQL's 8,000 bytes, else as its
+/// sessions' seq ranges, which the listeners read. Reconnects with back-off; after each
 /// connection the gateway catches up from the database before the bus counts
 /// as connected again.
 ///
@@ -198,7 +200,7 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     private func encode(_ event: BusEvent) -> [[UInt8]] {
         switch event {
         case .committed(let messages, let sessions):
-            return encoder.encodeCommitted(messages[...], sessions: sessions, maxBytes: Self.maxPayloadBytes)
+            return encoder.encodeCommitted(messages, sessions: sessions, maxBytes: Self.maxPayloadBytes)
         case .sessionChanged(let session):
             let payload = encoder.encode(event)
             // A session state too big to carry (a long last message): the others read it.

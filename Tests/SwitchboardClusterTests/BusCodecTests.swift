@@ -71,24 +71,52 @@ import Testing
         }
     }
 
-    /// A batch too big for one PostgreSQL notification is split; every
-    /// message arrives once, in order, and each session's state rides with
-    /// its last message.
-    @Test func aBigBatchIsSplitIntoNotificationsThatFit() throws {
+    /// A batch too big for a few PostgreSQL notifications goes as its
+    /// sessions' ranges, a bounded number to a notification, each under the limit.
+    @Test func aBigBatchGoesAsItsSessionsRanges() throws {
+        var encoder = BusEncoder(node: "node-a")
+        var messages: [ChatMessage] = []
+        var sessions: [SessionInfo] = []
+        for index in 0..<120 {
+            var state = session
+            state.id = String(format: "aaaaaaaa-0000-4000-8000-%012d", index % 60)
+            var message = self.message(Int64(index / 60 + 1), name: "Vera")
+            message.sessionID = state.id
+            message.body = String(repeating: "b", count: 150)
+            messages.append(message)
+            if index >= 60 { sessions.append(state) }
+        }
+        let payloads = encoder.encodeCommitted(messages, sessions: sessions, maxBytes: 7999)
+        #expect(payloads.count == 2 && payloads.allSatisfy { $0.count <= 7999 })
+        var ranges: [CommittedRange] = []
+        for payload in payloads {
+            guard case .ranges(let got) = try BusDecoder.decode(payload).event else {
+                Issue.record("not ranges")
+                continue
+            }
+            ranges += got
+        }
+        #expect(ranges.count == 60 && ranges.allSatisfy { $0.firstSeq == 1 && $0.lastSeq == 2 })
+        #expect(ranges.allSatisfy { $0.workspaceID == session.workspaceID })
+    }
+
+    /// A batch a few notifications can carry is split: every message arrives
+    /// once, in order, and each session's state rides with its last message.
+    @Test func aMediumBatchIsSplitIntoNotificationsThatFit() throws {
         var encoder = BusEncoder(node: "node-a")
         let other = SessionInfo(
             id: "aaaaaaaa-0000-4000-8000-000000000002", workspaceID: session.workspaceID, visitorID: nil,
             title: "t", status: .open, assignedOperator: nil, lastSeq: 30, lastMessage: nil,
             createdAt: session.createdAt, updatedAt: session.updatedAt, version: 3)
         var messages: [ChatMessage] = []
-        for seq in 1...60 {
+        for seq in 1...40 {
             var message = self.message(Int64(seq), name: "Vera")
             message.sessionID = seq % 2 == 0 ? session.id : other.id
             message.body = String(repeating: "b", count: 150)
             messages.append(message)
         }
-        let payloads = encoder.encodeCommitted(messages[...], sessions: [session, other], maxBytes: 7999)
-        #expect(payloads.count > 1 && payloads.allSatisfy { $0.count <= 7999 })
+        let payloads = encoder.encodeCommitted(messages, sessions: [session, other], maxBytes: 7999)
+        #expect(payloads.count > 1 && payloads.count <= 4 && payloads.allSatisfy { $0.count <= 7999 })
         var seqs: [Int64] = []
         var states: [String: Int64] = [:]
         for payload in payloads {
@@ -99,21 +127,32 @@ import Testing
             seqs += got.map(\.seq)
             for state in sessions { states[state.id] = state.lastSeq }
         }
-        #expect(seqs == Array(1...60))
-        #expect(states == [session.id: 60, other.id: 59])
+        #expect(seqs == Array(1...40))
+        #expect(states == [session.id: 40, other.id: 39])
     }
 
     @Test func aMessageTooBigForAnyNotificationGoesAsItsRange() throws {
         var encoder = BusEncoder(node: "node-a")
         var big = message(7, name: nil)
         big.body = String(repeating: "x", count: 9000)
-        let payloads = encoder.encodeCommitted([big][...], sessions: [session], maxBytes: 7999)
+        let payloads = encoder.encodeCommitted([big], sessions: [session], maxBytes: 7999)
         #expect(payloads.count == 1)
-        let decoded = try BusDecoder.decode(payloads[0])
         #expect(
-            decoded.event
+            try BusDecoder.decode(payloads[0]).event
                 == .ranges([
                     CommittedRange(sessionID: session.id, workspaceID: session.workspaceID, firstSeq: 7, lastSeq: 7)
                 ]))
+    }
+
+    @Test func aBatchThatFitsGoesWhole() throws {
+        var encoder = BusEncoder(node: "node-a")
+        let payloads = encoder.encodeCommitted(
+            [message(1, name: nil), message(2, name: nil)], sessions: [session], maxBytes: 7999)
+        #expect(payloads.count == 1)
+        guard case .committed(let messages, let states) = try BusDecoder.decode(payloads[0]).event else {
+            Issue.record("not committed")
+            return
+        }
+        #expect(messages.map(\.seq) == [1, 2] && states.map(\.id) == [session.id])
     }
 }

@@ -59,19 +59,30 @@ import Testing
         // Each counts the other within a second; until then there is nobody to tell.
         #expect(heardByA.wait { a.peerCount == 1 && b.peerCount == 1 })
 
-        // 100 messages of 300 bytes: more than one notification carries them.
-        a.publish(.committed(messages: (1...100).map(message), sessions: []))
-        a.publish(.sessionFrame(sessionID: "aaaaaaaa-0000-4000-8000-000000000001", payload: Array("{}".utf8)))
-        func seqs() -> [Int64] {
-            heardByB.events.withLock { $0 }.flatMap { event -> [Int64] in
-                if case .committed(let messages, _) = event.event { return messages.map(\.seq) }
-                return []
-            }
+        // Ten batches of 10 messages of 300 bytes: each fits one notification, heard in order.
+        for batch in 0..<10 {
+            a.publish(.committed(messages: (1...10).map { message(Int64(batch * 10 + $0)) }, sessions: []))
         }
-        #expect(heardByB.wait { seqs().count >= 100 && heardByB.events.withLock { $0.count } >= 3 })
-        let all = seqs()
+        // A batch of 100 would take more than a few notifications: it goes as its session's range.
+        a.publish(.committed(messages: (101...200).map(message), sessions: []))
+        a.publish(.sessionFrame(sessionID: "aaaaaaaa-0000-4000-8000-000000000001", payload: Array("{}".utf8)))
+        func events() -> [BusNotification] { heardByB.events.withLock { $0 } }
+        #expect(heardByB.wait { events().count >= 12 })
+        let all = events().flatMap { event -> [Int64] in
+            if case .committed(let messages, _) = event.event { return messages.map(\.seq) }
+            return []
+        }
         #expect(all == Array(1...100))
-        #expect(all.count == 100 && heardByB.events.withLock { $0 }.allSatisfy { $0.node == "a" })
+        #expect(
+            events().contains {
+                $0.event
+                    == .ranges([
+                        CommittedRange(
+                            sessionID: "aaaaaaaa-0000-4000-8000-000000000001", workspaceID: nil, firstSeq: 101,
+                            lastSeq: 200)
+                    ])
+            })
+        #expect(events().allSatisfy { $0.node == "a" })
         #expect(heardByA.events.withLock { $0 }.isEmpty, "a node ignores its own notifications")
 
         // Cut b's connection from the server side: b reconnects as generation 2 and is catching up.
