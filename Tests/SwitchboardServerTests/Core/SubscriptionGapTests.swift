@@ -6,19 +6,10 @@ import Testing
 /// A subscription that sees a session's seq jump holds what follows the gap
 /// until the missing messages arrive, live or read from the database.
 @Suite struct SubscriptionGapTests {
-    private final class NoPeer: ChatPeer {
-        func send(_ frame: SharedFrame) {}
-        func sendText(_ payload: [UInt8]) {}
-        func batchWrites(_ body: () -> Void) { body() }
-        func close(code: UInt16, reason: String) {}
-    }
-
-    private func frame(_ seq: Int64?) -> SessionFrame {
-        SessionFrame(sessionID: "s", seq: seq, excludedConnection: nil, frame: SharedFrame(payload: Array("{}".utf8)))
-    }
+    private func frame(_ seq: Int64?) -> SessionFrame { SubscriptionFixture.frame(seq) }
 
     private func subscription(_ state: Subscription.State) -> Subscription {
-        Subscription(connection: 1, peer: NoPeer(), sessionID: "s", joinID: 1, state: state, accessChecked: true)
+        SubscriptionFixture.subscription(state)
     }
 
     @Test func aJumpOpensAGapThatTheMissingMessageCloses() {
