@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
         .library(name: "SwitchboardCrypto", targets: ["SwitchboardCrypto"]),
         .library(name: "SwitchboardIdentifiers", targets: ["SwitchboardIdentifiers"]),
+        .library(name: "SwitchboardNATS", targets: ["SwitchboardNATS"]),
+        .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -89,10 +89,8 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
             send(Self.sessionSubject(sessionID), event)
         case .sessionChanged(let session):
             // Subscribers get the frame, inboxes the state: a node with both hears each once.
-            let frame = encoder.withLock { _ in
-                var frames = ServerFrameEncoder()
-                return frames.sessionUpdated(ref: nil, session)
-            }
+            var frames = ServerFrameEncoder()
+            let frame = frames.sessionUpdated(ref: nil, session)
             send(Self.sessionSubject(session.id), .sessionFrame(sessionID: session.id, payload: frame))
             send(Self.workspaceSubject(session.workspaceID), .committed(messages: [], sessions: [session]))
         case .ranges, .sessionStale:

@@ -19,11 +19,11 @@ extension ChatCore {
     /// Committed ranges another node could not carry in its notification.
     func hint(_ ranges: [CommittedRange]) {
         var requests: [CatchUpRequest] = []
-        for range in ranges {
-            let behind = sessions[range.sessionID]?.compactMap(\.lastSeq).min().map { $0 < range.lastSeq } ?? false
-            let watched = range.workspaceID.map { inbox[$0] != nil } ?? false
-            guard behind || watched, !repairing.contains(range.sessionID) else { continue }
+        for range in ranges where !repairing.contains(range.sessionID) {
             let after = sessions[range.sessionID]?.compactMap(\.lastSeq).min()
+            let behind = after.map { $0 < range.lastSeq } ?? false
+            let watched = range.workspaceID.map { inbox[$0] != nil } ?? false
+            guard behind || watched else { continue }
             requests.append(CatchUpRequest(sessionID: range.sessionID, after: after, announce: watched))
         }
         read(requests, then: nil)

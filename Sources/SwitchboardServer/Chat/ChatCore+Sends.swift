@@ -28,19 +28,14 @@ extension ChatCore {
 
     /// A batch the store has finished (every loop gets every batch): the
     /// answers to this loop's sends, then the new messages to this loop's subscribers.
-    func committed(_ batch: WriterBatchResult) {
-        var stored: [ChatMessage] = []
-        var sessions: [SessionInfo] = []
-        for result in batch.results {
-            if result.origin == loopIndex, let pending = pendingSends.removeValue(forKey: result.token) {
-                answer(pending, result.outcome)
-            }
-            guard case .stored(let row) = result.outcome else { continue }
-            let message = ChatMessage(row)
-            stored.append(message)
-            if let state = row.session { sessions.append(SessionInfo(state, after: message)) }
+    /// `stored` is the batch's messages as `CommittedMessages` reads them,
+    /// built once per batch for every core (and the cluster bus).
+    func committed(_ batch: WriterBatchResult, _ stored: CommittedMessages? = nil) {
+        for result in batch.results where result.origin == loopIndex {
+            if let pending = pendingSends.removeValue(forKey: result.token) { answer(pending, result.outcome) }
         }
-        if !stored.isEmpty { deliverCommitted(stored, sessions: sessions) }
+        let stored = stored ?? CommittedMessages(batch)
+        if !stored.messages.isEmpty { deliverCommitted(stored.messages, sessions: stored.sessions) }
     }
 
     private func answer(_ pending: PendingSend, _ outcome: WriteOutcome) {
@@ -71,6 +66,25 @@ extension ChatCore {
         encoder.ack(
             ref: ref, sessionID: row.sessionID, clientMessageID: row.clientMessageID, seq: row.seq, id: row.id,
             createdAt: row.createdAt, duplicate: duplicate)
+    }
+}
+
+/// A batch's stored messages, and the state each changed session was left in.
+struct CommittedMessages: Sendable {
+    let messages: [ChatMessage]
+    let sessions: [SessionInfo]
+
+    init(_ batch: WriterBatchResult) {
+        var messages: [ChatMessage] = []
+        var sessions: [SessionInfo] = []
+        for result in batch.results {
+            guard case .stored(let row) = result.outcome else { continue }
+            let message = ChatMessage(row)
+            messages.append(message)
+            if let state = row.session { sessions.append(SessionInfo(state, after: message)) }
+        }
+        self.messages = messages
+        self.sessions = sessions
     }
 }
 

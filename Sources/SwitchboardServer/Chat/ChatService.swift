@@ -63,8 +63,9 @@ final class ChatService: Sendable {
                 queueCapacity: configuration.writerQueueCapacity, connections: configuration.writerConnections)
         ) { batch in
             metrics.count(batch)
-            cores.everyCore(fromDatabaseThread: { $0.committed(batch) })
-            if clustered { cluster.publish(batch) }
+            let stored = CommittedMessages(batch)
+            cores.everyCore(fromDatabaseThread: { $0.committed(batch, stored) })
+            if clustered { cluster.publish(stored) }
         }
     }
 

@@ -3,7 +3,6 @@ import SwitchboardChat
 import SwitchboardCluster
 import SwitchboardMetrics
 import SwitchboardSystem
-import SwitchboardWriter
 import Synchronization
 
 /// This node's end of the cluster bus: what other nodes send goes to every
@@ -145,19 +144,10 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
         metrics.busNotificationsOut.increment()
     }
 
-    /// A batch this node committed, on the writer's thread after the commit:
-    /// its stored messages and the states they left their sessions in.
-    func publish(_ batch: WriterBatchResult) {
-        var messages: [ChatMessage] = []
-        var sessions: [SessionInfo] = []
-        for result in batch.results {
-            guard case .stored(let row) = result.outcome else { continue }
-            let message = ChatMessage(row)
-            messages.append(message)
-            if let state = row.session { sessions.append(SessionInfo(state, after: message)) }
-        }
-        guard !messages.isEmpty else { return }
-        bus.publish(.committed(messages: messages, sessions: sessions))
+    /// A batch this node committed, on the writer's thread after the commit.
+    func publish(_ stored: CommittedMessages) {
+        guard !stored.messages.isEmpty else { return }
+        bus.publish(.committed(messages: stored.messages, sessions: stored.sessions))
         metrics.busNotificationsOut.increment()
     }
 
