@@ -64,6 +64,18 @@ let package = Package(
             path: "FuzzToken",
             exclude: nonSources("FuzzToken")
         ),
+        .executableTarget(
+            name: "FuzzBus",
+            dependencies: [.product(name: "SwitchboardCluster", package: "Switchboard")],
+            path: "FuzzBus",
+            exclude: nonSources("FuzzBus")
+        ),
+        .executableTarget(
+            name: "FuzzNATS",
+            dependencies: [.product(name: "SwitchboardNATS", package: "Switchboard")],
+            path: "FuzzNATS",
+            exclude: nonSources("FuzzNATS")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
