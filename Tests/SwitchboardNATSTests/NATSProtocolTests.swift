@@ -146,8 +146,12 @@ import Testing
         try handshake(first, client)
         try first.send("HELLO THERE\r\n")
         #expect(try first.readUntilClosed(timeout: 5))
-        try handshake(try server.accept(), client)
+        // Held until the states are read: a temporary would close at once,
+        // and a client quick to see it would add a fourth state.
+        let second = try server.accept()
+        try handshake(second, client)
         #expect(recorder.states == [.connected, .disconnected, .connected])
+        withExtendedLifetime(second) {}
     }
 
     @Test func stopWritesWhatIsQueuedAndWaitsForTheServersPong() throws {
