@@ -32,6 +32,11 @@ public final class EventLoop: @unchecked Sendable {
 
     /// The loop's time, refreshed once per pass.
     public private(set) var now: UInt64
+    /// When the current pass's epoll_wait returned (monotonic nanoseconds):
+    /// the moment this pass's input was seen, for the latency stages.
+    public private(set) var wokeAt: UInt64 = 0
+    /// Work to run once the held writes of the current pass are out (`afterWrites`).
+    private var afterWriteWork: [() -> Void] = []
 
     /// Shared receive buffers: connections never own read memory while idle.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -162,6 +167,7 @@ public final class EventLoop: @unchecked Sendable {
                 fatalError("\(error)")
             }
             now = MonotonicClock.coarseMilliseconds()
+            wokeAt = MonotonicClock.nanoseconds()
             for i in 0..<n {
                 let event = events[i]
                 let data = event.data
@@ -203,9 +209,22 @@ public final class EventLoop: @unchecked Sendable {
         for task in taskBatch { task() }
         holdsWrites = false
         taskBatch.removeAll(keepingCapacity: taskBatch.count <= 1024)
-        guard !heldConnections.isEmpty else { return }
-        for connection in heldConnections { connection.releaseHeldWrites() }
-        heldConnections.removeAll(keepingCapacity: heldConnections.count <= 4096)
+        if !heldConnections.isEmpty {
+            for connection in heldConnections { connection.releaseHeldWrites() }
+            heldConnections.removeAll(keepingCapacity: heldConnections.count <= 4096)
+        }
+        guard !afterWriteWork.isEmpty else { return }
+        let work = afterWriteWork
+        afterWriteWork.removeAll(keepingCapacity: true)
+        for item in work { item() }
+    }
+
+    /// Runs `work` on this loop once the writes made so far in this pass have
+    /// been handed to their sockets: at once outside posted tasks (writes then
+    /// go out as they are made), after the pass's held writes within them.
+    /// Call it on the loop's thread only.
+    public func afterWrites(_ work: @escaping () -> Void) {
+        if holdsWrites { afterWriteWork.append(work) } else { work() }
     }
 
     private func retryReads() {

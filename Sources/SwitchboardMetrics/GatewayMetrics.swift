@@ -53,6 +53,8 @@ public final class GatewayMetrics: Sendable {
     public let batchSize: HistogramHandle
     /// `switchboard_commit_latency_seconds`: time from BEGIN to COMMIT acknowledged.
     public let commitLatency: HistogramHandle
+    /// `switchboard_send_stage_seconds{stage=...}`: where a sent message's time goes.
+    public let sendStages = SendStages()
 
     // The cluster bus (docs/cluster.md).
     /// `switchboard_bus_notifications_total{direction="in"}`: notifications from other nodes.
@@ -139,6 +141,8 @@ public final class GatewayMetrics: Sendable {
         commitLatency = histogram(
             "switchboard_commit_latency_seconds", "Time from sending a writer batch to its commit, in seconds.",
             buckets: Self.commitLatencyBuckets)
+
+        families.append(FamilyDescriptor(name: SendStages.name, help: SendStages.help, type: "histogram"))
 
         let busNotifications = counters(
             "switchboard_bus_notifications_total", "Cluster bus notifications, received (in) and published (out).",
@@ -244,6 +248,7 @@ public final class GatewayMetrics: Sendable {
         var raw: [UInt8] = []
         raw.reserveCapacity(8192)
         registry.emit(into: &raw)
+        sendStages.render(into: &raw)
         return Exposition.order(raw, families: families.withLock { $0 })
     }
 

@@ -10,7 +10,7 @@ struct InFlightBatch {
 
     /// Every command answered with the same outcome (failure paths).
     static func results(_ commands: some Sequence<QueuedCommand>, _ outcome: WriteOutcome) -> [WriteResult] {
-        commands.map { WriteResult(origin: $0.command.origin, token: $0.command.token, outcome: outcome) }
+        commands.map { $0.result(outcome) }
     }
 
     struct Decoded {
@@ -66,7 +66,7 @@ struct InFlightBatch {
                     outcome = .failed("unknown status \(result.string(row, 1) ?? "NULL") from the writer's statement")
                 }
             }
-            decoded.results.append(WriteResult(origin: command.origin, token: command.token, outcome: outcome))
+            decoded.results.append(queued.result(outcome))
         }
         return decoded
     }

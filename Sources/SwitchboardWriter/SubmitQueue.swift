@@ -5,6 +5,13 @@ import Synchronization
 struct QueuedCommand: Sendable {
     var command: WriteCommand
     var acceptedAt: UInt64
+
+    /// The command's answer, addressed back with its timestamps.
+    func result(_ outcome: WriteOutcome) -> WriteResult {
+        WriteResult(
+            origin: command.origin, token: command.token, outcome: outcome, receivedAt: command.receivedAt,
+            acceptedAt: acceptedAt)
+    }
 }
 
 /// The hand-over from every submitting thread to the writer thread: one short

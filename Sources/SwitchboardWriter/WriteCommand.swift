@@ -18,10 +18,13 @@ public struct WriteCommand: Sendable {
     public var origin: Int
     /// The caller's correlation id, copied into the result.
     public var token: UInt64
+    /// When the gateway received the command (monotonic nanoseconds, 0 when
+    /// unknown), copied into the result for the latency stages.
+    public var receivedAt: UInt64
 
     public init(
         sessionID: String, clientMessageID: String, senderRole: String, senderID: String, senderName: String?,
-        kind: String, body: String, origin: Int, token: UInt64
+        kind: String, body: String, origin: Int, token: UInt64, receivedAt: UInt64 = 0
     ) {
         self.sessionID = sessionID
         self.clientMessageID = clientMessageID
@@ -32,6 +35,7 @@ public struct WriteCommand: Sendable {
         self.body = body
         self.origin = origin
         self.token = token
+        self.receivedAt = receivedAt
     }
 
     /// Why PostgreSQL would refuse this command, or nil. Checked at submit so

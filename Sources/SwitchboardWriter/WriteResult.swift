@@ -90,11 +90,17 @@ public struct WriteResult: Sendable, Equatable {
     public var origin: Int
     public var token: UInt64
     public var outcome: WriteOutcome
+    /// The command's `receivedAt`, and when the writer accepted it
+    /// (monotonic nanoseconds; 0 when unknown).
+    public var receivedAt: UInt64
+    public var acceptedAt: UInt64
 
-    public init(origin: Int, token: UInt64, outcome: WriteOutcome) {
+    public init(origin: Int, token: UInt64, outcome: WriteOutcome, receivedAt: UInt64 = 0, acceptedAt: UInt64 = 0) {
         self.origin = origin
         self.token = token
         self.outcome = outcome
+        self.receivedAt = receivedAt
+        self.acceptedAt = acceptedAt
     }
 }
 
@@ -104,9 +110,17 @@ public struct WriterBatchResult: Sendable {
     public var results: [WriteResult]
     /// From sending the batch to its commit, for a batch that committed.
     public var commitLatencyMicroseconds: Int?
+    /// When the batch was sent and when its commit (or failure) returned,
+    /// in monotonic nanoseconds (0 for commands answered without a batch).
+    public var sentAt: UInt64
+    public var finishedAt: UInt64
 
-    public init(results: [WriteResult], commitLatencyMicroseconds: Int? = nil) {
+    public init(
+        results: [WriteResult], commitLatencyMicroseconds: Int? = nil, sentAt: UInt64 = 0, finishedAt: UInt64 = 0
+    ) {
         self.results = results
         self.commitLatencyMicroseconds = commitLatencyMicroseconds
+        self.sentAt = sentAt
+        self.finishedAt = finishedAt
     }
 }

@@ -182,12 +182,13 @@ final class WriterLoop: @unchecked Sendable {
     private func complete(_ batch: InFlightBatch) {
         let results: [WriteResult]
         var committedAfter: Int?
+        let finishedAt = MonotonicClock.nanoseconds()
         if let error = batch.error {
             results = InFlightBatch.results(batch.commands, .failed(error.description))
             metrics.recordFailed(batch.commands.count)
         } else if let result = batch.result {
             let decoded = InFlightBatch.decode(result, commands: batch.commands)
-            let latency = Int((MonotonicClock.nanoseconds() - batch.sentAt) / 1000)
+            let latency = Int((finishedAt - batch.sentAt) / 1000)
             committedAfter = latency
             metrics.recordCommitted(
                 size: batch.commands.count, latencyMicroseconds: latency, stored: decoded.stored,
@@ -199,7 +200,11 @@ final class WriterLoop: @unchecked Sendable {
             results = InFlightBatch.results(batch.commands, .failed("the server sent no result for the batch"))
             metrics.recordFailed(batch.commands.count)
         }
-        sink(WriterBatchResult(results: results, commitLatencyMicroseconds: committedAfter))
+        sink(
+            WriterBatchResult(
+                results: results, commitLatencyMicroseconds: committedAfter, sentAt: batch.sentAt,
+                finishedAt: finishedAt
+            ))
     }
 
     /// Answers `.unavailable` to every command not yet sent.

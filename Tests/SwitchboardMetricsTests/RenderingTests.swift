@@ -12,6 +12,7 @@ import Testing
         metrics.setPullSource(for: metrics.writerQueueDepth) { 7 }
         metrics.batchSize.observe(4)
         metrics.commitLatency.observe(0.003)
+        metrics.sendStages.observe(.commit, nanoseconds: 3_000_000, count: 2)
         metrics.recordHTTPRequest(route: .messages, status: 201)
         metrics.recordHTTPRequest(route: .healthz, status: 200)
         metrics.identify(node: "node-a", bus: "postgres")
@@ -103,6 +104,27 @@ import Testing
             switchboard_commit_latency_seconds_bucket{le="+Inf"} 1
             switchboard_commit_latency_seconds_sum 0.003
             switchboard_commit_latency_seconds_count 1
+            # HELP switchboard_send_stage_seconds Where a sent message's time goes in the gateway, by stage (receive, queue, commit, handoff, deliver; total from receipt to ack written), in seconds.
+            # TYPE switchboard_send_stage_seconds histogram
+
+            """
+        let stageBounds = [
+            "0.00005", "0.0001", "0.00025", "0.0005", "0.00075", "0.001", "0.0015", "0.002", "0.003", "0.004", "0.005",
+            "0.0075", "0.01", "0.015", "0.02", "0.025", "0.035", "0.05", "0.075", "0.1", "0.15", "0.25", "0.5", "1",
+            "2.5",
+        ]
+        for stage in ["receive", "queue", "commit", "handoff", "deliver", "total"] {
+            // The commit stage holds the two messages of one 3 ms batch.
+            let observed = stage == "commit" ? 2 : 0
+            for bound in stageBounds {
+                let count = Double(bound)! >= 0.003 ? observed : 0
+                expected += "switchboard_send_stage_seconds_bucket{stage=\"\(stage)\",le=\"\(bound)\"} \(count)\n"
+            }
+            expected += "switchboard_send_stage_seconds_bucket{stage=\"\(stage)\",le=\"+Inf\"} \(observed)\n"
+            expected += "switchboard_send_stage_seconds_sum{stage=\"\(stage)\"} \(observed > 0 ? "0.006" : "0")\n"
+            expected += "switchboard_send_stage_seconds_count{stage=\"\(stage)\"} \(observed)\n"
+        }
+        expected += """
             # HELP switchboard_bus_notifications_total Cluster bus notifications, received (in) and published (out).
             # TYPE switchboard_bus_notifications_total counter
             switchboard_bus_notifications_total{direction="in"} 0

@@ -103,7 +103,7 @@ final class ChatConnection: WebSocketApplication {
             authenticate(request)
             return
         }
-        core.handle(request, from: id, as: identity)
+        core.handle(request, from: id, as: identity, receivedAt: loop.wokeAt)
     }
 
     private func authenticate(_ request: ClientRequest) {

@@ -1,5 +1,6 @@
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardSystem
 import SwitchboardWriter
 
 /// `send`: handed to the store at once, answered after the commit. The ack
@@ -7,13 +8,14 @@ import SwitchboardWriter
 extension ChatCore {
     func send(
         _ id: UInt64, _ sessionID: String, clientMessageID: String, body: String, kind: String, ref: String?,
-        as identity: Identity
+        as identity: Identity, receivedAt: UInt64 = 0
     ) {
         nextToken &+= 1
         let token = nextToken
         let command = WriteCommand(
             sessionID: sessionID, clientMessageID: clientMessageID, senderRole: identity.role.rawValue,
-            senderID: identity.id, senderName: identity.name, kind: kind, body: body, origin: loopIndex, token: token)
+            senderID: identity.id, senderName: identity.name, kind: kind, body: body, origin: loopIndex, token: token,
+            receivedAt: receivedAt)
         switch store.submit(command) {
         case .accepted:
             pendingSends[token] = PendingSend(connection: id, ref: ref, sessionID: sessionID)
@@ -31,11 +33,32 @@ extension ChatCore {
     /// `stored` is the batch's messages as `CommittedMessages` reads them,
     /// built once per batch for every core (and the cluster bus).
     func committed(_ batch: WriterBatchResult, _ stored: CommittedMessages? = nil) {
+        let startedAt = batch.finishedAt > 0 ? MonotonicClock.nanoseconds() : 0
         for result in batch.results where result.origin == loopIndex {
             if let pending = pendingSends.removeValue(forKey: result.token) { answer(pending, result.outcome) }
         }
         let stored = stored ?? CommittedMessages(batch)
         if !stored.messages.isEmpty { deliverCommitted(stored.messages, sessions: stored.sessions) }
+        if startedAt > 0 { timeStages(batch, startedAt: startedAt) }
+    }
+
+    /// The loop's stages of a batch (docs/benchmarks.md, "Latency"): its
+    /// hand-off now, and once its frames are written, its delivery and the
+    /// whole time of this loop's sends in it.
+    private func timeStages(_ batch: WriterBatchResult, startedAt: UInt64) {
+        let stages = metrics.sendStages
+        let count = batch.results.count
+        stages.observe(.handoff, nanoseconds: startedAt &- min(startedAt, batch.finishedAt), count: count)
+        let loopIndex = loopIndex
+        loop.afterWrites {
+            let writtenAt = MonotonicClock.nanoseconds()
+            stages.observeMany { observe in
+                observe(.deliver, writtenAt - startedAt, count)
+                for result in batch.results where result.origin == loopIndex && result.receivedAt > 0 {
+                    observe(.total, writtenAt &- min(writtenAt, result.receivedAt), 1)
+                }
+            }
+        }
     }
 
     private func answer(_ pending: PendingSend, _ outcome: WriteOutcome) {

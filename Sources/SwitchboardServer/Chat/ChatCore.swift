@@ -20,6 +20,8 @@ final class ChatCore: @unchecked Sendable {
     let settings: ChatSettings
     let store: any MessageStore
     let reader: any SessionReader
+    /// This core's loop, for work that waits for the pass's writes (`afterWrites`).
+    let loop: any LoopExecutor
     unowned let cores: ChatCores
     let metrics: GatewayMetrics
     let logger: Logger
@@ -43,13 +45,14 @@ final class ChatCore: @unchecked Sendable {
     var encoder = ServerFrameEncoder()
 
     init(
-        loopIndex: Int, settings: ChatSettings, store: any MessageStore, reader: any SessionReader, cores: ChatCores,
-        metrics: GatewayMetrics, logger: Logger
+        loopIndex: Int, settings: ChatSettings, store: any MessageStore, reader: any SessionReader,
+        loop: any LoopExecutor, cores: ChatCores, metrics: GatewayMetrics, logger: Logger
     ) {
         self.loopIndex = loopIndex
         self.settings = settings
         self.store = store
         self.reader = reader
+        self.loop = loop
         self.cores = cores
         self.metrics = metrics
         self.logger = logger
@@ -74,8 +77,9 @@ final class ChatCore: @unchecked Sendable {
 
     // MARK: Commands
 
-    /// One command of an authenticated connection.
-    func handle(_ request: ClientRequest, from id: UInt64, as identity: Identity) {
+    /// One command of an authenticated connection; `receivedAt` is when its
+    /// loop woke to it (monotonic nanoseconds, 0 when unknown).
+    func handle(_ request: ClientRequest, from id: UInt64, as identity: Identity, receivedAt: UInt64 = 0) {
         guard let client = clients[id] else { return }
         let ref = request.ref
         switch request.frame {
@@ -102,7 +106,9 @@ final class ChatCore: @unchecked Sendable {
             reply(id, encoder.left(ref: ref, sessionID: sessionID))
         case .send(let sessionID, let clientMessageID, let body, let kind):
             guard requireJoined(client, id, sessionID, ref: ref) else { return }
-            send(id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, ref: ref, as: identity)
+            send(
+                id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, ref: ref, as: identity,
+                receivedAt: receivedAt)
         case .typing(let sessionID, let state):
             guard requireJoined(client, id, sessionID, ref: ref) else { return }
             let frame = SharedFrame(

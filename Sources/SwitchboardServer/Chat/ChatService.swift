@@ -74,7 +74,8 @@ final class ChatService: Sendable {
         cores.attach(handoffs) { index, handoff in
             ChatCore(
                 loopIndex: index, settings: settings, store: writer,
-                reader: PooledSessionReader(pool: readers, loop: handoff), cores: cores, metrics: metrics,
+                reader: PooledSessionReader(pool: readers, loop: handoff), loop: handoff.loop, cores: cores,
+                metrics: metrics,
                 logger: logger)
         }
         metrics.export(writer)

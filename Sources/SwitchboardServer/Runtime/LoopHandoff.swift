@@ -9,6 +9,9 @@ protocol LoopExecutor: AnyObject, Sendable {
     func execute(_ task: @escaping @Sendable () -> Void) -> Bool
     /// False once the loop has been told to stop: nothing queued will run.
     var isRunning: Bool { get }
+    /// On the loop's own thread: runs `work` once the writes made so far have
+    /// been handed to their sockets (`EventLoop.afterWrites`).
+    func afterWrites(_ work: @escaping () -> Void)
 }
 
 extension EventLoop: LoopExecutor {}

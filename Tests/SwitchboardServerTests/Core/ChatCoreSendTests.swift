@@ -27,6 +27,30 @@ import Testing
         #expect(frames.types.prefix(3) == ["ack", "ack", "ack"], "a batch's acks go before its messages")
     }
 
+    @Test func aCommittedBatchIsTimedStageByStage() {
+        let harness = CoreHarness(loops: 2)
+        let (visitor, session) = harness.visitorWithSession()
+        let operatorClient = harness.connect(.operator, "op-1", loop: 1)
+        operatorClient.send(["type": "join", "session_id": session])
+        harness.settle()
+        for index in 1...2 {
+            visitor.send(["type": "send", "session_id": session, "client_msg_id": "t\(index)", "body": "b"])
+        }
+        // As the writer's sink does: its stages on its thread, then every core.
+        let batch = harness.database.commitPending()
+        harness.metrics.count(batch)
+        harness.cores.everyCore(fromDatabaseThread: { $0.committed(batch) })
+        harness.settle()
+        let stages = harness.metrics.sendStages
+        #expect(stages.count(.receive) == 2)
+        #expect(stages.count(.queue) == 2)
+        #expect(stages.count(.commit) == 2)
+        #expect(stages.count(.handoff) == 4, "two messages, seen by each of the two loops")
+        #expect(stages.count(.deliver) == 4)
+        #expect(stages.count(.total) == 2, "only the sender's loop times its sends to their acks")
+        #expect(operatorClient.peer.take().ofType("message").count == 2)
+    }
+
     @Test func aRetryIsAckedAsADuplicateAndNotBroadcastAgain() {
         let harness = CoreHarness()
         let (visitor, session) = harness.visitorWithSession()

@@ -24,6 +24,9 @@ final class ManualLoop: LoopExecutor, @unchecked Sendable {
     }
 
     var isRunning: Bool { lock.withLock { !stopped } }
+
+    /// Writes to fake peers are made at once, so what waits for them runs at once.
+    func afterWrites(_ work: @escaping () -> Void) { work() }
     var queued: Int { lock.withLock { tasks.count } }
 
     func stop() { lock.withLock { stopped = true } }

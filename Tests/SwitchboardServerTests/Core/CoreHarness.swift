@@ -3,6 +3,7 @@ import Logging
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardMetrics
+import SwitchboardSystem
 
 @testable import SwitchboardServer
 
@@ -36,8 +37,8 @@ final class CoreHarness {
         let handoffs = loops.enumerated().map { LoopHandoff(index: $0.offset, loop: $0.element, logger: logger) }
         cores.attach(handoffs) { index, _ in
             ChatCore(
-                loopIndex: index, settings: settings, store: database, reader: readers[index], cores: cores,
-                metrics: metrics, logger: logger)
+                loopIndex: index, settings: settings, store: database, reader: readers[index], loop: loops[index],
+                cores: cores, metrics: metrics, logger: logger)
         }
     }
 
@@ -101,7 +102,8 @@ final class CoreHarness {
             let data = try! JSONSerialization.data(withJSONObject: object)
             let decoded = data.withUnsafeBytes { ClientFrameDecoder.decode($0, limits: core.settings.limits) }
             switch decoded {
-            case .success(let request): core.handle(request, from: id, as: identity)
+            case .success(let request):
+                core.handle(request, from: id, as: identity, receivedAt: MonotonicClock.nanoseconds())
             case .failure(let error): core.fail(id, error)
             }
         }

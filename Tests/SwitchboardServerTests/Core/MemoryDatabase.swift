@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardChat
 import SwitchboardReaders
+import SwitchboardSystem
 import SwitchboardWriter
 
 @testable import SwitchboardServer
@@ -11,7 +12,9 @@ import SwitchboardWriter
 final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     private(set) var sessions: [String: SessionInfo] = [:]
     private(set) var messages: [String: [ChatMessage]] = [:]
-    private(set) var pending: [WriteCommand] = []
+    /// Submitted commands and when each was accepted (monotonic nanoseconds).
+    private var submitted: [(command: WriteCommand, acceptedAt: UInt64)] = []
+    var pending: [WriteCommand] { submitted.map(\.command) }
     private var reads: [String: Int64] = [:]
     /// What `submit` answers instead of queueing, when set.
     var refuseSubmits: SubmitOutcome?
@@ -21,7 +24,7 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
 
     func submit(_ command: WriteCommand) -> SubmitOutcome {
         if let refuseSubmits { return refuseSubmits }
-        pending.append(command)
+        submitted.append((command, MonotonicClock.nanoseconds()))
         return .accepted
     }
 
@@ -29,10 +32,13 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     /// each changed session's version grows once, and its state rides on its
     /// last stored message of the batch.
     func commitPending() -> WriterBatchResult {
-        let commands = pending
-        pending = []
-        var results = commands.map { command in
-            WriteResult(origin: command.origin, token: command.token, outcome: store(command))
+        let commands = submitted
+        submitted = []
+        let sentAt = MonotonicClock.nanoseconds()
+        var results = commands.map { command, acceptedAt in
+            WriteResult(
+                origin: command.origin, token: command.token, outcome: store(command),
+                receivedAt: command.receivedAt, acceptedAt: acceptedAt)
         }
         var seen = Set<String>()
         for index in results.indices.reversed() {
@@ -48,7 +54,8 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
                 updatedAt: session.updatedAt)
             results[index].outcome = .stored(row)
         }
-        return WriterBatchResult(results: results)
+        return WriterBatchResult(
+            results: results, commitLatencyMicroseconds: 0, sentAt: sentAt, finishedAt: MonotonicClock.nanoseconds())
     }
 
     private func store(_ command: WriteCommand) -> WriteOutcome {
