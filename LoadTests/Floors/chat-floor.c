@@ -15,7 +15,7 @@
 // pass: fewer, larger writes per connection for up to W ms more latency, the
 // trade a gateway could make to spend less CPU per message.
 //
-// Protocol subset (PROTOCOL.md): hello -> welcome; session.create -> session
+// Protocol subset (docs/protocol.md): hello -> welcome; session.create -> session
 // (the creator is joined); join -> joined (no replay); send -> ack to the
 // sender and message to every member; anything else -> error. Masked client
 // frames up to 65,535 bytes, unfragmented; ping -> pong; close -> close.
@@ -190,7 +190,7 @@ static int join(int fd, int index) {
   return 1;
 }
 
-// An error frame with PROTOCOL.md's codes; `ref` (may be NULL) as the request's.
+// An error frame with docs/protocol.md's codes; `ref` (may be NULL) as the request's.
 static void error_frame(int fd, const char *code, const char *ref, size_t ref_length) {
   int n = ref ? snprintf(frame_text, sizeof frame_text,
                          "{\"type\":\"error\",\"ref\":\"%.*s\",\"code\":\"%s\",\"message\":\"chat-floor\"}",

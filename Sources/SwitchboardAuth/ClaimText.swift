@@ -1,5 +1,5 @@
 /// Textual rules for claims that end up in logs, database rows and other clients'
-/// screens (PROTOCOL.md, "Authentication").
+/// screens (docs/protocol.md, "Authentication").
 enum ClaimText {
     /// Limit for `sub` and `name`, in UTF-8 bytes.
     static let maxBytes = 128

@@ -1,4 +1,4 @@
-/// What a client may do, from its token's `role` claim (PROTOCOL.md, "Authentication").
+/// What a client may do, from its token's `role` claim (docs/protocol.md, "Authentication").
 public enum Role: String, Sendable, Equatable, CaseIterable {
     case visitor
     case `operator`

@@ -1,4 +1,4 @@
-/// What `TokenMinter` writes into a token: the product's claims (PROTOCOL.md,
+/// What `TokenMinter` writes into a token: the product's claims (docs/protocol.md,
 /// "Authentication") with the registered names of RFC 7519 4.1.
 public struct TokenClaims: Sendable, Equatable {
     /// `sub`: the user's id, at most 128 bytes for the verifier to accept it.

@@ -1,7 +1,7 @@
 import SwitchboardAuth
 import SwitchboardIdentifiers
 
-/// Who may touch what (PROTOCOL.md "Authentication"): visitors only the sessions they opened,
+/// Who may touch what (docs/protocol.md "Authentication"): visitors only the sessions they opened,
 /// operators and admins every session of their workspace, nobody anything of another workspace.
 /// Refusals are `forbidden` errors carrying the frame's `ref`.
 public enum Access {

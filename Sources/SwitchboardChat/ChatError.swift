@@ -1,4 +1,4 @@
-/// The `code` of an `error` frame (PROTOCOL.md, "Errors and closes"). The raw values are
+/// The `code` of an `error` frame (docs/protocol.md, "Errors and close codes"). The raw values are
 /// the wire text, so renaming a case is a protocol change.
 public enum ChatErrorCode: String, Sendable {
     case badRequest = "bad_request"

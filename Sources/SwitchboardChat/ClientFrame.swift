@@ -1,4 +1,4 @@
-/// One client-to-server frame (PROTOCOL.md, "Client to server"), validated: ids are
+/// One client-to-server frame (docs/protocol.md, "Client to server"), validated: ids are
 /// canonical, strings are within their limits and hold no U+0000.
 public enum ClientFrame: Sendable, Equatable {
     case hello(token: String)

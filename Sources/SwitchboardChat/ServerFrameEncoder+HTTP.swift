@@ -1,6 +1,6 @@
 import SwitchboardJSON
 
-/// Bodies of the HTTP API (PROTOCOL.md "HTTP API"): the same session and
+/// Bodies of the HTTP API (docs/protocol.md "HTTP API"): the same session and
 /// message objects as the socket's frames, so consoles parse one shape.
 extension ServerFrameEncoder {
     /// `{"sessions":[...],"next_cursor":...}`

@@ -2,7 +2,7 @@ import SwitchboardAuth
 import SwitchboardJSON
 
 /// Server frames as compact JSON text (one WebSocket text message each), with keys in the
-/// order of PROTOCOL.md's examples. One encoder per event loop: it keeps a single `JSONWriter`
+/// order of docs/protocol.md's examples. One encoder per event loop: it keeps a single `JSONWriter`
 /// so its buffer's capacity is reused; each method returns that frame's bytes. The bytes share
 /// that buffer: write them and drop them (replies), or copy them before the next call if they
 /// are kept (the gateway's `SharedFrame` does), or the kept frame pins the whole buffer.

@@ -19,7 +19,7 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(body.utf8))
     }
 
-    /// PROTOCOL.md: errors are {"error":{"code":"...","message":"..."}}.
+    /// docs/protocol.md: errors are {"error":{"code":"...","message":"..."}}.
     public static func error(_ status: HTTPStatus, code: String, message: String) -> HTTPResponse {
         var body = #"{"error":{"code":"#
         appendJSONString(code, to: &body)

@@ -2,7 +2,7 @@ import ArgumentParser
 import SwitchboardStore
 import SwitchboardSystem
 
-/// `switchboard migrate`: schema migrations (PROTOCOL.md "Running"). The work
+/// `switchboard migrate`: schema migrations (docs/protocol.md "Command line"). The work
 /// is in SwitchboardStore's MigrationTool; this only parses arguments and
 /// turns a MigrationError into a message on stderr and exit status 1.
 struct Migrate: ParsableCommand {

@@ -4,7 +4,7 @@ import SwitchboardServer
 import SwitchboardStore
 import SwitchboardSystem
 
-/// `switchboard serve`: the command-line contract of PROTOCOL.md ("Running").
+/// `switchboard serve`: the command-line contract of docs/protocol.md ("Command line").
 /// Precedence: built-in defaults, then the file, then SWITCHBOARD_* variables, then flags.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the gateway.")

@@ -3,7 +3,7 @@ import SwitchboardAuth
 import SwitchboardServer
 import SwitchboardSystem
 
-/// `switchboard token`: mints a development token (PROTOCOL.md "Running") with
+/// `switchboard token`: mints a development token (docs/protocol.md "Command line") with
 /// the secret the gateway would use: --jwt-secret, else SWITCHBOARD_JWT_SECRET,
 /// else the configuration file's auth.jwt_secret.
 struct Token: ParsableCommand {

@@ -1,4 +1,4 @@
-"""Page objects for the widget and the console, by their DOM hooks (PROTOCOL.md, "Browser clients")."""
+"""Page objects for the widget and the console, by their DOM hooks (docs/protocol.md, "Browser clients")."""
 import time
 
 from selenium.webdriver.common.by import By

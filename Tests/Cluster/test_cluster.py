@@ -1,4 +1,4 @@
-"""Three gateway nodes on one PostgreSQL, for each bus: PROTOCOL.md "Clusters" holds across nodes."""
+"""Three gateway nodes on one PostgreSQL, for each bus: docs/protocol.md "Clusters" holds across nodes."""
 import json
 import threading
 import time

@@ -1,4 +1,4 @@
-/// The frames a simulated widget or console sends (PROTOCOL.md, "Client to
+/// The frames a simulated widget or console sends (docs/protocol.md, "Client to
 /// server"). `send` is written into a reused buffer: it is the hot one.
 ///
 /// The harness carries its own timing in protocol fields: a send's `ref` is

@@ -47,8 +47,8 @@ public struct SessionInfo: Sendable, Equatable {
     /// RFC 3339 in UTC with milliseconds.
     public var createdAt: String
     public var updatedAt: String
-    /// Grows with every change of the session (PROTOCOL.md, "Message
-    /// semantics"): of two states, the one with the higher version is newer.
+    /// Grows with every change of the session (docs/protocol.md, "Ordering,
+    /// delivery and retries"): of two states, the one with the higher version is newer.
     public var version: Int64
     /// Soft-deleted: announced once, as `session.updated` with `"deleted":true`.
     public var deleted: Bool

@@ -7,7 +7,7 @@ import SwitchboardMetrics
 import SwitchboardReaders
 import SwitchboardSystem
 
-/// The JSON API of PROTOCOL.md "HTTP API": bearer tokens of operators and
+/// The JSON API of docs/protocol.md "HTTP API": bearer tokens of operators and
 /// admins, scoped to the token's workspace, with the socket's access rules.
 /// One addition: a visitor may read the history of the sessions it opened
 /// (`GET .../messages`), which its SDK pages when a join's replay was

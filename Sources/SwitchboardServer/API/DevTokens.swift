@@ -6,7 +6,7 @@ import SwitchboardIdentifiers
 import SwitchboardJSON
 import SwitchboardSystem
 
-/// `POST /dev/token` (PROTOCOL.md, "Browser clients"): a signed token for
+/// `POST /dev/token` (docs/protocol.md, "Browser clients"): a signed token for
 /// whoever asks, so that the widget demo and the console work on a fresh
 /// checkout with nothing else set up. Routed only with `auth.dev_tokens`.
 ///

@@ -19,7 +19,7 @@ extension HTTPResponse {
 }
 
 extension ChatErrorCode {
-    /// PROTOCOL.md "HTTP API": errors carry the matching HTTP status.
+    /// docs/protocol.md "HTTP API": errors carry the matching HTTP status.
     var httpStatus: HTTPStatus {
         switch self {
         case .badRequest: .badRequest

@@ -5,7 +5,7 @@ import SwitchboardMetrics
 import SwitchboardSystem
 import SwitchboardWebSocket
 
-/// One client of `/v1/ws` (PROTOCOL.md): its frames are decoded, rate
+/// One client of `/v1/ws` (docs/protocol.md): its frames are decoded, rate
 /// limited and authenticated here; every command after `hello` goes to the
 /// loop's `ChatCore`, which owns the rest. Lives on its loop's thread.
 final class ChatConnection: WebSocketApplication {

@@ -21,7 +21,7 @@ extension WebSocketApplication {
     var firstTickMilliseconds: UInt64? { nil }
 }
 
-/// `/v1/echo` (PROTOCOL.md, "Test endpoint"): every data message comes back unchanged.
+/// `/v1/echo` (docs/protocol.md, "Echo test endpoint"): every data message comes back unchanged.
 final class EchoApplication: WebSocketApplication {
     func received(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, from socket: WebSocketConnectionHandler)
     {

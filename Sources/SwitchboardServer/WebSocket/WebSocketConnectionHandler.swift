@@ -69,7 +69,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
-    /// The peer is not reading: cut it off (PROTOCOL.md close 1008); it catches up after reconnecting.
+    /// The peer is not reading: cut it off (docs/protocol.md close 1008); it catches up after reconnecting.
     func backlogExceeded(on connection: Connection) {
         guard !session.isClosing else { return }
         metrics.slowConsumerCloses.increment()

@@ -1,5 +1,5 @@
 /// Read positions: the highest seq each reader has seen in a session
-/// (PROTOCOL.md `read`), one row per reader, only ever moving forward.
+/// (docs/protocol.md `read`), one row per reader, only ever moving forward.
 enum Migration0004 {
     static let migration = Migration(
         version: 4, name: "create_chat_read_positions",

@@ -277,7 +277,7 @@ import Testing
         defer { fixture.stop() }
         let ready = try HTTPTestClient.request(port: fixture.port, "GET", "/readyz")
         #expect(ready.status == 200 && ready.json["schema_version"] as? Int == Migrations.latestVersion)
-        // The node and its cluster bus (PROTOCOL.md, "Clusters").
+        // The node and its cluster bus (docs/protocol.md, "Clusters").
         #expect((ready.json["node_id"] as? String)?.isEmpty == false && ready.json["bus"] as? String == "postgres")
         #expect(["connected", "catching_up", "disconnected"].contains(ready.json["bus_state"] as? String ?? ""))
         let running = try RunningServer()
