@@ -4,8 +4,6 @@ import argparse
 import json
 import os
 import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -13,26 +11,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchmarks_md  # noqa: E402
-
-
-NICE = ["nice", "-n", "-5"] if os.geteuid() == 0 else []
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {port}")
+from bench_gateway import NICE, Gateway, free_port, settle, wait_for_port  # noqa: E402
 
 
 def log(text):
@@ -56,44 +35,14 @@ def writer_runs(args):
     return results
 
 
-class Node:
-    def __init__(self, args, name, bus, nats_url):
-        self.port = free_port()
-        self.log = os.path.join(args.work, f"{name}-{bus}.log")
-        config = os.path.join(args.work, f"{name}.toml")
-        with open(config, "w") as f:
-            f.write(f"""
-[server]
-listen = ["127.0.0.1:{self.port}"]
-threads = 1
-shutdown_grace_s = 2
-[websocket.deflate]
-enabled = false
-[chat]
-rate_per_second = 100000
-rate_burst = 100000
-[cluster]
+def start_node(args, name, bus, nats_url):
+    extra = f"""[cluster]
 bus = "{bus}"
 node_id = "{name}"
 nats_url = "{nats_url or 'nats://127.0.0.1:4222'}"
-[auth]
-jwt_secret = "{args.secret}"
-[log]
-level = "warning"
-""")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SWITCHBOARD_")}
-        self.process = subprocess.Popen(
-            ["taskset", "-c", "0", os.path.join(args.bin, "switchboard"), "serve", "--config", config,
-             "--database-url", args.database_url], stdout=open(self.log, "a"), stderr=subprocess.STDOUT, env=env)
-        wait_for_port(self.port)
-
-    @property
-    def url(self):
-        return f"ws://127.0.0.1:{self.port}/v1/ws"
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=20)
+"""
+    return Gateway(args.bin, args.database_url, args.secret, os.path.join(args.work, f"{name}.toml"),
+                   os.path.join(args.work, f"{name}-{bus}.log"), extra=extra)
 
 
 def figure(report, key):
@@ -104,20 +53,10 @@ def latency(report, key):
     return report.get("latencies", {}).get(key, {})
 
 
-def settle(args):
-    """Every run starts vacuumed and checkpointed: otherwise autovacuum and checkpoints of the rows earlier
-    runs left land at random moments inside later runs, and their p99 says more about that than about the bus."""
-    for statement in ("VACUUM (ANALYZE) chats, chat_sessions", "CHECKPOINT"):
-        subprocess.run(["psql", "-X", "-q", args.database_url, "-c", statement], check=True,
-                       stdout=subprocess.DEVNULL)
-    time.sleep(1)
-
-
 def loadtest(args, urls, label, rate):
-    settle(args)
+    settle(args.database_url)
     out = os.path.join(args.out, label)
     sessions = "100" if args.quick else "500"
-    # At nice -5 where allowed, as scripts/bench runs it: the harness's own waits for the CPU are not latency.
     command = NICE + ["taskset", "-c", "1", os.path.join(args.bin, "loadtest"), "conversations"]
     for url in urls:
         command += ["--url", url]
@@ -161,8 +100,8 @@ def cluster_runs(args):
         nodes = []
         try:
             # Both nodes run throughout, so the one-node figures include the other's listening.
-            nodes.append(Node(args, "node1", bus, nats_url))
-            nodes.append(Node(args, "node2", bus, nats_url))
+            nodes.append(start_node(args, "node1", bus, nats_url))
+            nodes.append(start_node(args, "node2", bus, nats_url))
             one, two = nodes
             time.sleep(1.5)
             for rate in args.rates:
