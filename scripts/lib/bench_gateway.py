@@ -37,17 +37,19 @@ def settle(database_url):
 
 
 class Gateway:
-    """`switchboard serve` pinned to `core`, one event loop, the harness's rate allowed; `extra` is
-    more TOML (a [cluster] table, say). Its log is appended to `log`."""
+    """`switchboard serve` pinned to `core` (None: not pinned), `threads` event loops (one by default),
+    the harness's rate allowed; `extra` is more TOML (a [cluster] table, say). Its log is appended to
+    `log`. `port` (default: a free one) lets a restarted gateway take its predecessor's place."""
 
-    def __init__(self, bin_dir, database_url, secret, config_path, log, core=0, extra=""):
-        self.port = free_port()
+    def __init__(self, bin_dir, database_url, secret, config_path, log, core=0, extra="", port=None, threads=1,
+                 grace=2):
+        self.port = port or free_port()
         with open(config_path, "w") as f:
             f.write(f"""
 [server]
 listen = ["127.0.0.1:{self.port}"]
-threads = 1
-shutdown_grace_s = 2
+threads = {threads}
+shutdown_grace_s = {grace}
 [websocket.deflate]
 enabled = false
 [chat]
@@ -60,8 +62,9 @@ level = "warning"
 {extra}
 """)
         env = {k: v for k, v in os.environ.items() if not k.startswith("SWITCHBOARD_")}
+        pin = [] if core is None else ["taskset", "-c", str(core)]
         self.process = subprocess.Popen(
-            ["taskset", "-c", str(core), os.path.join(bin_dir, "switchboard"), "serve", "--config", config_path,
+            pin + [os.path.join(bin_dir, "switchboard"), "serve", "--config", config_path,
              "--database-url", database_url], stdout=open(log, "a"), stderr=subprocess.STDOUT, env=env)
         wait_for_port(self.port, 60)
 

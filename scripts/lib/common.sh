@@ -367,6 +367,16 @@ ensure_postgres() {
 }
 
 # stop_postgres DIR: stop DIR's cluster if it runs (its files stay).
+# restart_postgres DIR: restarts (pg_ctl restart -m fast) the server that
+# ensure_postgres started in DIR, keeping its options (port, socket).
+restart_postgres() {
+  local dir cdir
+  dir=$(cd "$1" && pwd)
+  cdir=$(pg_cluster_dir "$dir")
+  [ -n "$cdir" ] || cdir=$dir
+  pg_as_owner "$SB_PG_BIN/pg_ctl" restart -D "$cdir/data" -m fast -w -t 60 -s -l "$cdir/postgres.log"
+}
+
 stop_postgres() {
   local dir=$1 cdir
   [ -d "$dir" ] || return 0
