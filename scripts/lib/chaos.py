@@ -281,8 +281,8 @@ def chart(report, faults):
                          f'stroke-dasharray="4 3"/><text x="{x(at) + 3:.1f}" y="{pad + 12}" font-size="11" '
                          f'fill="#d62728">{html.escape(fault["name"])}</text>')
     parts.append(f'<text x="{width - pad}" y="{height - 10}" font-size="12" text-anchor="end">seconds</text>')
-    parts.append('<text x="60" y="20" font-size="12" fill="#1f77b4">deliveries/s</text>'
-                 '<text x="160" y="20" font-size="12" fill="#2ca02c">acks/s</text>')
+    parts.append(f'<text x="{width - pad - 160}" y="{pad - 10}" font-size="12" fill="#1f77b4">deliveries/s</text>'
+                 f'<text x="{width - pad - 60}" y="{pad - 10}" font-size="12" fill="#2ca02c">acks/s</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -300,7 +300,7 @@ td,th{{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}}</style>
 <h1>Chaos run: {'passed' if passed else 'FAILED'}</h1>
 <p>{html.escape(json.dumps(report.get('parameters', {})))}</p>
 {chart(report, chaos.faults)}
-<h2>Faults</h2><table><tr><th>fault</th><th>ready again after (s)</th><th>note</th></tr>{rows}</table>
+<h2>Faults</h2><table><tr><th>fault</th><th>recovered after (s): ready and storing again</th><th>note</th></tr>{rows}</table>
 <h2>Errors answered to sends, by code</h2><table><tr><th>code</th><th>count</th></tr>{error_rows or '<tr><td colspan=2>none</td></tr>'}</table>
 <h2>Correctness</h2><pre>{html.escape(json.dumps(correctness, indent=1))}</pre>
 <h2>Problems</h2><ul>{problems}</ul></html>
