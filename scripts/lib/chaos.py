@@ -18,8 +18,12 @@ terminate, slow and pg-restart nothing is restarted: it must recover by
 itself), deliveries that do not resume after a fault, or a slow consumer that
 is not cut off.
 
+With --drain the schedule is one SIGTERM, and the run also fails unless every
+client's connection was closed with 1001 (none ended without a close frame)
+and the process exited by itself within server.shutdown_grace_s.
+
     chaos.py --bin DIR --database-url URL --pgdata DIR --work DIR --out DIR
-             --sessions N --rate R --seconds S --quick 0|1 [--recovery S]
+             --sessions N --rate R --seconds S --quick 0|1 [--drain 0|1] [--recovery S]
 """
 import argparse
 import base64
@@ -40,6 +44,9 @@ from bench_gateway import Gateway, free_port  # noqa: E402
 
 FULL_SCHEDULE = [(8, "terminate"), (16, "slow"), (26, "pg-restart"), (40, "sigkill"), (54, "sigterm")]
 QUICK_SCHEDULE = [(5, "terminate"), (10, "slow"), (16, "pg-restart"), (24, "sigkill"), (32, "sigterm")]
+# --drain: one SIGTERM under load, judged strictly (every client told 1001, the exit within the grace).
+DRAIN_SCHEDULE = [(8, "sigterm")]
+DRAIN_GRACE_S = 5
 
 
 def log(text):
@@ -139,11 +146,12 @@ class Chaos:
         self.gateway = None
         self.faults = []  # {"name", "at" (wall), "recovered_s", "note"}
         self.problems = []
+        self.drain = None
 
     def start_gateway(self):
         self.gateway = Gateway(self.args.bin, self.args.database_url, self.secret,
                                os.path.join(self.args.work, "gateway.toml"), os.path.join(self.args.out, "gateway.log"),
-                               core=None, port=self.port, threads=2, grace=5)
+                               core=None, port=self.port, threads=2, grace=DRAIN_GRACE_S)
 
     def psql(self, statement):
         return subprocess.run(["psql", "-X", "-q", "-t", "-A", self.args.database_url, "-c", statement],
@@ -182,10 +190,15 @@ class Chaos:
                            check=True, capture_output=True)
             recovered = wait_recovered(self.port, self.args.recovery, at)
         elif name in ("sigkill", "sigterm"):
+            metric_before_stop = sum(metric(self.port, f'switchboard_connections{{role="{role}"}}') or 0
+                                     for role in ("visitor", "operator"))
             process = self.gateway.process
             process.send_signal(9 if name == "sigkill" else 15)
             process.wait(timeout=30)
             stopped = round(time.time() - at, 2)
+            if name == "sigterm":
+                self.drain = {"exit_s": stopped, "exit_code": process.returncode,
+                              "connections": metric_before_stop}
             note = f"exited with {process.returncode} after {stopped} s; started again on the same port"
             self.start_gateway()
             recovered = wait_recovered(self.port, self.args.recovery, at)
@@ -197,7 +210,7 @@ class Chaos:
     def run(self):
         args = self.args
         self.start_gateway()
-        schedule = QUICK_SCHEDULE if args.quick else FULL_SCHEDULE
+        schedule = DRAIN_SCHEDULE if args.drain else QUICK_SCHEDULE if args.quick else FULL_SCHEDULE
         command = [os.path.join(args.bin, "loadtest"), "conversations", "--url", self.gateway.url,
                    "--jwt-secret", self.secret, "--database-url", args.database_url, "--workspace", self.workspace,
                    "--sessions", str(args.sessions), "--operators", "2", "--rate", str(args.rate),
@@ -237,7 +250,26 @@ class Chaos:
         final_fault = max(fault["at"] for fault in self.faults) if self.faults else traffic
         if started is not None and started + last < final_fault:
             self.problems.append("deliveries did not resume after the last fault")
+        if self.args.drain:
+            self.judge_drain(report)
         return not self.problems
+
+    def judge_drain(self, report):
+        figures = {key: value.get("value") for key, value in report.get("figures", {}).items()}
+        drain = self.drain or {}
+        clients = int(figures.get("connections") or 0)
+        told = int(figures.get("lost_to_going_away") or 0)
+        cut = int(figures.get("lost_without_close_frame") or 0)
+        drain.update({"clients": clients, "closed_with_1001": told, "ended_without_close_frame": cut})
+        self.drain = drain
+        if told != clients or cut:
+            self.problems.append(f"drain: {told} of {clients} clients got 1001, {cut} lost without a close frame")
+        if drain.get("exit_code") != 0 or (drain.get("exit_s") or 1e9) > DRAIN_GRACE_S:
+            self.problems.append(f"drain: exit code {drain.get('exit_code')} after {drain.get('exit_s')} s "
+                                 f"(grace {DRAIN_GRACE_S} s)")
+        log(f"drain: {told} of {clients} clients got 1001, {cut} without a close frame; the gateway exited "
+            f"{drain.get('exit_code')} after {drain.get('exit_s')} s with {drain.get('connections')} chat "
+            f"connections open")
 
 
 def report_start(report):
@@ -312,7 +344,8 @@ def main():
     parser = argparse.ArgumentParser()
     for name in ("bin", "database-url", "pgdata", "work", "out"):
         parser.add_argument(f"--{name}", required=True)
-    for name, default in (("sessions", 700), ("rate", 2000), ("seconds", 70), ("quick", 0), ("recovery", 30)):
+    for name, default in (("sessions", 700), ("rate", 2000), ("seconds", 70), ("quick", 0), ("drain", 0),
+                          ("recovery", 30)):
         parser.add_argument(f"--{name}", type=int, default=default)
     args = parser.parse_args()
     subprocess.run([os.path.join(args.bin, "switchboard"), "migrate", "up", "--database-url", args.database_url],
@@ -324,14 +357,15 @@ def main():
         if chaos.gateway and chaos.gateway.process.poll() is None:
             chaos.gateway.stop()
     passed = chaos.verdict(report, code, traffic)
-    write_report(os.path.join(args.out, "chaos.html"), chaos, report, passed)
-    summary = {"passed": passed, "faults": chaos.faults, "problems": chaos.problems,
+    name = "drain" if args.drain else "chaos"
+    write_report(os.path.join(args.out, f"{name}.html"), chaos, report, passed)
+    summary = {"passed": passed, "faults": chaos.faults, "problems": chaos.problems, "drain": chaos.drain,
                "correctness": report.get("correctness"), "figures": report.get("figures")}
-    json.dump(summary, open(os.path.join(args.out, "chaos.json"), "w"), indent=1)
+    json.dump(summary, open(os.path.join(args.out, f"{name}.json"), "w"), indent=1)
     c = report.get("correctness", {})
     log(f"{'passed' if passed else 'FAILED'}: {c.get('verified_in_database', 0)} acked messages verified in the "
         f"database; {c.get('gaps', '?')} gaps, {c.get('duplicates', '?')} duplicates, {c.get('lost_acks', '?')} lost "
-        f"acks; report {os.path.join(args.out, 'chaos.html')}")
+        f"acks; report {os.path.join(args.out, name + '.html')}")
     for problem in chaos.problems:
         log(f"problem: {problem}")
     sys.exit(0 if passed else 1)

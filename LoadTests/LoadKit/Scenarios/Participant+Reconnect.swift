@@ -32,6 +32,17 @@ extension Participant {
             self, at: MonotonicClock.nanoseconds() + ReconnectPolicy.delay(beforeAttempt: reconnectAttempt))
     }
 
+    /// A rejoin answered `overloaded` or `unavailable`: drop this attempt's
+    /// connection and make another after the policy's pause (one attempt spent).
+    func retryRejoin(after code: String) {
+        let refused = client
+        client = nil
+        stage = .disconnected
+        refused?.abort()  // reports .local to `closed`, which ignores a connection already let go
+        shard.note("a rejoin was answered \(code); joining again after a pause")
+        connectionLost(.transport("rejoin answered \(code)"), previousStage: .settingUp)
+    }
+
     /// The shard's clock says the pause is over: connect again.
     func reconnect() {
         // Closed by the run meanwhile, or connected again another way (storm's own rejoin).

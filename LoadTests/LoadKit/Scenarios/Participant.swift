@@ -152,6 +152,10 @@ final class Participant: WebSocketClientDelegate {
             if let ref = frame.ref, let instant = ClientFrames.stampedInstant(text, ref, prefix: UInt8(ascii: "r")) {
                 _ = outstanding.answer(scheduled: instant)
                 shard.sendRefused(code: code)
+            } else if awaitingReconnect && (code == "overloaded" || code == "unavailable") {
+                // A rejoin the gateway cannot serve right now (its readers' queue is full
+                // when thousands rejoin at once): retry later, as the protocol asks of clients.
+                retryRejoin(after: code)
             } else {
                 stage = .failed
                 awaitingReconnect = false

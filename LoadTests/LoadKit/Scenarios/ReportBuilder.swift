@@ -95,6 +95,12 @@ struct ReportBuilder {
             Figure(
                 key: "resent_after_reconnect", label: "sends re-sent after a reconnect",
                 value: Double(sum(\.resentAfterReconnect)), unit: ""),
+            Figure(
+                key: "lost_to_going_away", label: "connections closed with 1001 (going away)",
+                value: Double(sum(\.lostToGoingAway)), unit: ""),
+            Figure(
+                key: "lost_without_close_frame", label: "connections ended without a close frame",
+                value: Double(sum(\.lostWithoutCloseFrame)), unit: ""),
         ]
         let duplicates = sum(\.duplicateAcksOfRetries)
         if duplicates > 0 {

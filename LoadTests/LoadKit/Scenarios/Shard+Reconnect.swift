@@ -7,6 +7,11 @@ extension Shard {
     /// A participant lost its connection mid-run and set out to make it again.
     func connectionLost(_ reason: CloseReason, wasReady: Bool) {
         connectionsLost += 1
+        switch reason {
+        case .closeFrame(1001): lostToGoingAway += 1
+        case .transport: lostWithoutCloseFrame += 1
+        default: break
+        }
         if wasReady { readyCount -= 1 }
         note("connection lost mid-run, reconnecting: \(reason)")
     }

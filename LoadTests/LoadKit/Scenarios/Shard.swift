@@ -53,6 +53,10 @@ final class Shard {
     /// Connections lost mid-run that the participant set out to make again,
     /// and how many of those it did.
     var connectionsLost = 0
+    /// Of `connectionsLost`: the gateway said it was going away (close 1001, a drain),
+    /// and the connection ended with no close frame at all (a killed process, a reset).
+    var lostToGoingAway = 0
+    var lostWithoutCloseFrame = 0
     var reconnectionsAfterClose = 0
     /// Sends written a second time after a reconnect, and how many of those
     /// were acked as duplicates (stored before; the first ack was lost).
