@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SwitchboardIdentifiers", targets: ["SwitchboardIdentifiers"]),
         .library(name: "SwitchboardNATS", targets: ["SwitchboardNATS"]),
         .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
+        .library(name: "SwitchboardAdmission", targets: ["SwitchboardAdmission"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +43,9 @@ let package = Package(
         .target(name: "SwitchboardHTTP"),
         .target(name: "SwitchboardJSON"),
         .target(name: "SwitchboardIdentifiers"),
+        // Who may connect: client addresses, trusted proxies (PROXY protocol,
+        // X-Forwarded-For) and the per-address limits (docs/limits.md).
+        .target(name: "SwitchboardAdmission"),
         // The browser clients (Web/), compiled in by the plugin below.
         .target(name: "SwitchboardWeb", plugins: ["EmbedWebAssets"]),
         .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["web-asset-embedder"]),
@@ -79,7 +83,7 @@ let package = Package(
                 "SwitchboardAuth",
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
-                "SwitchboardCluster", "SwitchboardNATS",
+                "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -121,6 +125,7 @@ let package = Package(
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
+        .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
         .testTarget(
             name: "SwitchboardAuthTests",
@@ -163,6 +168,7 @@ let package = Package(
                 "SwitchboardServer", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore", "SwitchboardPostgres",
                 "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
+                "SwitchboardAdmission",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SwitchboardNATSTests", dependencies: ["SwitchboardNATS", "SwitchboardSystem"]),

@@ -76,6 +76,12 @@ let package = Package(
             path: "FuzzNATS",
             exclude: nonSources("FuzzNATS")
         ),
+        .executableTarget(
+            name: "FuzzProxy",
+            dependencies: [.product(name: "SwitchboardAdmission", package: "Switchboard")],
+            path: "FuzzProxy",
+            exclude: nonSources("FuzzProxy")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,15 @@ public final class Connection: EventSource {
     public let fd: Int32
     public unowned let loop: EventLoop
     public var handler: ConnectionHandler?
+    /// Told once when the connection closes, whichever handler it has by then
+    /// (the per-address count, which outlives the HTTP handler an upgrade replaces).
+    public var closeObserver: ConnectionCloseObserver?
+    /// Sees the first bytes before the cipher and the handler do (a PROXY
+    /// protocol header, which comes before a TLS handshake too) until it says
+    /// it is done; set it before the first read.
+    public var preambleReader: ConnectionPreambleReader?
+    /// A preamble that arrived in pieces (`preambleReader` bounds it).
+    private var preamble: [UInt8] = []
     public var maxOutboundBytes: Int
     let cipher: StreamCipher?
     var state = State.open
@@ -131,6 +140,40 @@ public final class Connection: EventSource {
             flushCork()
         }
         let bytes = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<count])
+        if preambleReader == nil {
+            deliverInput(bytes)
+        } else {
+            deliverAfterPreamble(bytes)
+        }
+    }
+
+    /// Gives the first bytes to `preambleReader` until it is done, keeping a
+    /// preamble that arrives in pieces, then passes on what follows it.
+    private func deliverAfterPreamble(_ bytes: UnsafeMutableRawBufferPointer) {
+        guard let reader = preambleReader else { return deliverInput(bytes) }
+        if preamble.isEmpty {
+            switch reader.readPreamble(UnsafeRawBufferPointer(bytes), on: self) {
+            case .needMore:
+                preamble.append(contentsOf: bytes)
+            case .done(let length):
+                preambleReader = nil
+                if state == .open && length < bytes.count {
+                    deliverInput(UnsafeMutableRawBufferPointer(rebasing: bytes[length...]))
+                }
+            }
+            return
+        }
+        preamble.append(contentsOf: bytes)
+        let outcome = preamble.withUnsafeBytes { reader.readPreamble($0, on: self) }
+        guard case .done(let length) = outcome else { return }
+        preambleReader = nil
+        var rest = Array(preamble[min(length, preamble.count)...])
+        preamble = []
+        if state == .open && !rest.isEmpty { rest.withUnsafeMutableBytes { deliverInput($0) } }
+    }
+
+    /// Plaintext to the handler, or ciphertext through the cipher to it.
+    private func deliverInput(_ bytes: UnsafeMutableRawBufferPointer) {
         guard let cipher else {
             handler?.received(bytes, on: self)
             return
@@ -355,5 +398,9 @@ public final class Connection: EventSource {
         let handler = self.handler
         self.handler = nil
         handler?.closed(self)
+        if let observer = closeObserver {
+            closeObserver = nil
+            observer.connectionClosed(self)
+        }
     }
 }

@@ -31,3 +31,22 @@ public enum WriteOutcome: Equatable {
     /// The connection is closed or closing; nothing was written.
     case dropped
 }
+
+/// Learns that a connection has closed (`Connection.closeObserver`).
+public protocol ConnectionCloseObserver: AnyObject {
+    func connectionClosed(_ connection: Connection)
+}
+
+/// Reads what comes before a connection's own protocol (`Connection.preambleReader`).
+public protocol ConnectionPreambleReader: AnyObject {
+    /// `bytes` are everything received so far. `.needMore` keeps them (the
+    /// reader must not ask for more without bound); `.done(n)` passes on all
+    /// but the first `n`. A reader that refuses the connection closes it and
+    /// returns `.done(0)`.
+    func readPreamble(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> PreambleOutcome
+}
+
+public enum PreambleOutcome: Equatable {
+    case needMore
+    case done(Int)
+}

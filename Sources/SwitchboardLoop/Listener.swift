@@ -6,7 +6,7 @@ public final class Listener: EventSource {
     public let address: SocketAddress
     public let port: UInt16
     unowned let loop: EventLoop
-    private let onAccept: (Int32) -> Void
+    private let onAccept: (Int32, PeerAddress) -> Void
     private let onError: (SystemError) -> Void
     private var paused = false
 
@@ -16,7 +16,7 @@ public final class Listener: EventSource {
 
     public init(
         address: SocketAddress, backlog: Int32, loop: EventLoop,
-        onAccept: @escaping (Int32) -> Void, onError: @escaping (SystemError) -> Void
+        onAccept: @escaping (Int32, PeerAddress) -> Void, onError: @escaping (SystemError) -> Void
     ) throws(SystemError) {
         fd = try Socket.listen(on: address, reusePort: true, backlog: backlog)
         self.address = address
@@ -40,9 +40,9 @@ public final class Listener: EventSource {
         guard !paused else { return }
         while true {
             do {
-                switch try Socket.accept(fd) {
+                switch try Socket.acceptWithPeer(fd) {
                 case .wouldBlock: return
-                case .processed(let client): onAccept(client)
+                case .processed(let client): onAccept(client.fd, client.peer)
                 }
             } catch {
                 onError(error)

@@ -46,6 +46,27 @@ public enum Socket {
         }
     }
 
+    /// Accepts one connection like `accept(_:)` and also says who it is from.
+    public static func acceptWithPeer(_ listener: Int32) throws(SystemError) -> IOResult<AcceptedSocket> {
+        var storage = sockaddr_storage()
+        while true {
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd >= 0 { return .processed(AcceptedSocket(fd: fd, peer: PeerAddress(storage))) }
+            let err = currentErrno()
+            switch err {
+            case EINTR: continue
+            case EAGAIN: return .wouldBlock
+            case ECONNABORTED, EPROTO: continue
+            default: throw SystemError(call: "accept4", errno: err)
+            }
+        }
+    }
+
     /// The port a socket is bound to (for listeners bound to port 0).
     public static func localPort(_ fd: Int32) -> UInt16? {
         var storage = sockaddr_storage()

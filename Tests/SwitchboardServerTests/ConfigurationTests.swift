@@ -131,6 +131,60 @@ import Testing
         // connection, instead of about 256 KiB of zlib state in each.
         #expect(builtIn.deflateServerNoContextTakeover)
         #expect(documented.deflateServerNoContextTakeover == builtIn.deflateServerNoContextTakeover)
+        #expect(documented.maxConnectionsPerIP == builtIn.maxConnectionsPerIP)
+        #expect(documented.connectionRatePerIP == builtIn.connectionRatePerIP)
+        #expect(documented.connectionBurstPerIP == builtIn.connectionBurstPerIP)
+        #expect(documented.ipLimitExempt == builtIn.ipLimitExempt)
+        #expect(documented.trustedProxies == builtIn.trustedProxies)
+        #expect(documented.ipTableEntries == builtIn.ipTableEntries)
+    }
+
+    @Test func addressLimitKeysApply() throws {
+        let text = """
+            [server]
+            max_connections_per_ip = 10
+            connection_rate_per_ip = 0
+            connection_burst_per_ip = 7
+            ip_limit_exempt = []
+            trusted_proxies = ["10.0.0.0/8", "2001:db8::/32", "192.0.2.1"]
+            ip_table_entries = 1024
+            """
+        var c = Configuration()
+        #expect(c.maxConnectionsPerIP == 256 && c.connectionRatePerIP == 50 && c.connectionBurstPerIP == 100)
+        #expect(c.ipLimitExempt == ["127.0.0.0/8", "::1/128"])
+        try c.apply(file: ConfigFileParser.parse(text, source: "test.toml"))
+        #expect(c.maxConnectionsPerIP == 10)
+        #expect(c.connectionRatePerIP == 0)
+        #expect(c.connectionBurstPerIP == 7)
+        #expect(c.ipLimitExempt.isEmpty)
+        #expect(c.trustedProxies == ["10.0.0.0/8", "2001:db8::/32", "192.0.2.1"])
+        #expect(c.ipTableEntries == 1024)
+        try c.apply(environment: [
+            "SWITCHBOARD_SERVER_TRUSTED_PROXIES": "172.16.0.0/12, ::1",
+            "SWITCHBOARD_SERVER_MAX_CONNECTIONS_PER_IP": "3",
+        ])
+        #expect(c.trustedProxies == ["172.16.0.0/12", "::1"])
+        #expect(c.maxConnectionsPerIP == 3)
+        try c.validate()
+    }
+
+    @Test func badAddressBlocksAreNamed() throws {
+        var c = Configuration()
+        let file = #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[server]\ntrusted_proxies = [\"10.0.0.0/33\"]\n", source: "x"))
+        }
+        #expect(file?.key == "server.trusted_proxies")
+        let environment = #expect(throws: ConfigError.self) {
+            try c.apply(environment: ["SWITCHBOARD_SERVER_IP_LIMIT_EXEMPT": "localhost"])
+        }
+        #expect(environment?.key == "server.ip_limit_exempt")
+        let burst = #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[server]\nconnection_burst_per_ip = 0\n", source: "x"))
+        }
+        #expect(burst?.key == "server.connection_burst_per_ip")
+        c.trustedProxies = ["not an address"]
+        let validated = #expect(throws: ConfigError.self) { try c.validate() }
+        #expect(validated?.key == "server.trusted_proxies")
     }
 }
 

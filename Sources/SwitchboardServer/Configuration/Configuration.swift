@@ -1,3 +1,4 @@
+import SwitchboardAdmission
 import SwitchboardIdentifiers
 import SwitchboardSystem
 
@@ -18,6 +19,19 @@ public struct Configuration: Sendable {
     public var maxConnections = 0
     public var echoEndpoint = false
     public var shutdownGraceSeconds = 10
+    /// Per client address (an IPv4 address, an IPv6 /64): open connections,
+    /// and new connections per second after a burst; 0 turns a limit off.
+    /// Over either: 429 at accept (docs/limits.md).
+    public var maxConnectionsPerIP = 256
+    public var connectionRatePerIP = 50
+    public var connectionBurstPerIP = 100
+    /// Addresses or blocks the per-address limits do not apply to. Loopback by
+    /// default: a reverse proxy on the same host, and the load harness and tests.
+    public var ipLimitExempt = ["127.0.0.0/8", "::1/128"]
+    /// Peers whose PROXY protocol header or X-Forwarded-For names the client.
+    public var trustedProxies: [String] = []
+    /// Addresses the limit table tracks at most; beyond, new ones pass uncounted.
+    public var ipTableEntries = 65536
 
     // [tls]
     public var tlsListen: [SocketAddress] = []
@@ -117,6 +131,11 @@ public struct Configuration: Sendable {
     public func validate() throws(ConfigError) {
         if listen.isEmpty && tlsListen.isEmpty {
             throw ConfigError(key: "server.listen", message: "no address to listen on (and no tls.listen either)")
+        }
+        for (key, list) in [("server.ip_limit_exempt", ipLimitExempt), ("server.trusted_proxies", trustedProxies)] {
+            if case .failure(let error) = IPNetworkSet.parse(list) {
+                throw ConfigError(key: key, message: error.description)
+            }
         }
         if chatMaxBodyBytes + 1024 > maxMessageBytes {
             throw ConfigError(

@@ -1,3 +1,4 @@
+import SwitchboardAdmission
 import SwitchboardSystem
 
 /// One configuration key: its name in the file, its environment variables,
@@ -121,6 +122,21 @@ enum ConfigurationKeys {
         }
     }
 
+    /// A list of addresses or CIDR blocks, checked when read.
+    static func networks(
+        _ name: String, _ path: WritableKeyPath<Configuration, [String]> & Sendable
+    )
+        -> ConfigurationKey
+    {
+        ConfigurationKey(name: name, kind: .strings, extraEnvironmentNames: []) { c, v throws(ConfigError) in
+            guard case .strings(let list) = v else { return }
+            if case .failure(let error) = IPNetworkSet.parse(list) {
+                throw ConfigError(key: name, message: error.description)
+            }
+            c[keyPath: path] = list
+        }
+    }
+
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     static let all: [ConfigurationKey] = [
@@ -130,6 +146,12 @@ enum ConfigurationKeys {
         integer("server.max_connections", 0...1_000_000, \.maxConnections),
         boolean("server.echo_endpoint", \.echoEndpoint),
         integer("server.shutdown_grace_s", 0...3600, \.shutdownGraceSeconds),
+        integer("server.max_connections_per_ip", 0...1_000_000, \.maxConnectionsPerIP),
+        integer("server.connection_rate_per_ip", 0...1_000_000, \.connectionRatePerIP),
+        integer("server.connection_burst_per_ip", 1...1_000_000, \.connectionBurstPerIP),
+        networks("server.ip_limit_exempt", \.ipLimitExempt),
+        networks("server.trusted_proxies", \.trustedProxies),
+        integer("server.ip_table_entries", 64...1 << 24, \.ipTableEntries),
         addresses("tls.listen", \.tlsListen),
         string("tls.certificate", \.tlsCertificate),
         string("tls.private_key", \.tlsPrivateKey),

@@ -1,3 +1,4 @@
+import SwitchboardAdmission
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardLoop
@@ -7,7 +8,7 @@ import SwitchboardReaders
 /// Serves HTTP/1.1 on one connection until it closes or upgrades to
 /// WebSocket: parsing, pipelining, keep-alive and timeouts. What each path
 /// answers is `Routes`'.
-final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
+final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown, ConnectionPreambleReader {
     private let context: ServerContext
     private var parser: HTTPRequestParser
     private var awaitingRequestStart = true
@@ -21,15 +22,25 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// back to `.other` after each response, so that a later refusal on the
     /// same connection (a malformed request, a 408) is not counted under it.
     private var route: HTTPRoute = .other
+    /// The peer is a trusted proxy and has not yet said who the client is:
+    /// a PROXY header (its first bytes, before TLS if any) or the first
+    /// request's X-Forwarded-For will, and the client is counted then.
+    private var clientPending: Bool
+    /// A refusal of a TLS connection is the close alone (nothing can be
+    /// written before the handshake).
+    private let tls: Bool
 
-    init(context: ServerContext) {
+    init(context: ServerContext, viaTrustedProxy: Bool = false, tls: Bool = false) {
         self.context = context
         parser = HTTPRequestParser(limits: context.httpLimits)
+        clientPending = viaTrustedProxy
+        self.tls = tls
     }
 
     /// Arms the header-arrival timeout: a client must send a whole request
     /// head within it (slowloris defence).
     func start(on connection: Connection) {
+        if clientPending { connection.preambleReader = self }
         connection.setTimer(afterMilliseconds: context.headerTimeoutMilliseconds)
     }
 
@@ -100,7 +111,58 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         if !awaitingResponse && !parser.hasPartialRequest { connection.closeAfterFlush() }
     }
 
+    /// A trusted proxy's connection may start with a PROXY protocol header.
+    func readPreamble(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> PreambleOutcome {
+        switch ProxyProtocol.parse(bytes) {
+        case .needMore:
+            return .needMore
+        case .absent:
+            return .done(0)
+        case .invalid:
+            refuseProxyHeader(on: connection)
+            return .done(0)
+        case .header(let source, let length):
+            identifyClient(source, answerable: !tls, on: connection)
+            return .done(length)
+        }
+    }
+
+    private func refuseProxyHeader(on connection: Connection) {
+        clientPending = false
+        if tls {
+            connection.closeAfterFlush()
+            return
+        }
+        respondAndClose(.error(.badRequest, code: "bad_request", message: "malformed PROXY header"), on: connection)
+    }
+
+    /// The client a trusted proxy named (nil: its own connection, a health
+    /// check): counted against the per-address limits from now on.
+    private func identifyClient(_ client: IPAddress?, answerable: Bool = true, on connection: Connection) {
+        clientPending = false
+        guard let client else { return }
+        switch context.admission.admitForwarded(client: client, nowMilliseconds: connection.loop.now) {
+        case .admit(let ticket, _):
+            connection.closeObserver = ticket
+        case .refuse(let reason, let response):
+            context.admission.count(reason)
+            context.metrics.recordHTTPRequest(route: .other, status: reason == .maxConnections ? 503 : 429)
+            route = .other
+            // Before a TLS handshake (a PROXY header) only the close can be sent.
+            if answerable { connection.write(response) }
+            connection.closeAfterFlush()
+        }
+    }
+
     private func handle(_ request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer, on connection: Connection) {
+        if clientPending {
+            let forwarded = request.headers.values("X-Forwarded-For")
+            identifyClient(
+                forwarded.isEmpty
+                    ? nil : ForwardedFor.client(forwarded, trusted: context.admission.trustedProxies),
+                on: connection)
+            if !connection.isOpen { return }
+        }
         switch context.router.match(method: request.method, path: request.path) {
         case .notFound:
             route = .other

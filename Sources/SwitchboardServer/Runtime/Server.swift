@@ -1,4 +1,5 @@
 import Logging
+import SwitchboardAdmission
 import SwitchboardLoop
 import SwitchboardSystem
 
@@ -47,7 +48,9 @@ public final class Server: @unchecked Sendable {
             for (index, loop) in loops.enumerated() {
                 let listener = try Listener(
                     address: address, backlog: Int32(context.configuration.backlog), loop: loop,
-                    onAccept: { [unowned self, unowned loop] fd in self.accept(fd, on: loop, tls: tls) },
+                    onAccept: { [unowned self, unowned loop] fd, peer in
+                        self.accept(fd, from: peer, on: loop, tls: tls)
+                    },
                     onError: { [logger] error in logger.warning("accept failed, pausing briefly: \(error)") })
                 if address.port == 0 {
                     address = SocketAddress(host: address.host, port: listener.port, family: address.family)
@@ -64,11 +67,22 @@ public final class Server: @unchecked Sendable {
         logger.info("listening on \(names.joined(separator: ", ")) with \(count) event loops")
     }
 
-    private func accept(_ fd: Int32, on loop: EventLoop, tls: Bool) {
+    private func accept(_ fd: Int32, from peer: PeerAddress, on loop: EventLoop, tls: Bool) {
+        let admission = context.admission
         guard loop.connectionCount < maxConnectionsPerLoop else {
             // At capacity: refuse at once rather than let the kernel queue grow.
-            Posix.close(fd)
+            refuse(fd, .maxConnections, response: AdmissionControl.overloaded, on: loop, tls: tls)
             return
+        }
+        let ticket: AddressTicket?
+        let viaTrustedProxy: Bool
+        switch admission.admit(peer: IPAddress(high: peer.high, low: peer.low), nowMilliseconds: loop.now) {
+        case .refuse(let reason, let response):
+            refuse(fd, reason, response: response, on: loop, tls: tls)
+            return
+        case .admit(let admitted, let proxied):
+            ticket = admitted
+            viaTrustedProxy = proxied
         }
         var cipher: StreamCipher?
         if tls, let tlsContext = context.tls {
@@ -76,20 +90,31 @@ public final class Server: @unchecked Sendable {
                 cipher = try TLSCipher(context: tlsContext)
             } catch {
                 logger.warning("TLS session setup failed: \(error)")
+                ticket?.release(nowMilliseconds: loop.now)
                 Posix.close(fd)
                 return
             }
         }
-        let handler = HTTPConnectionHandler(context: context)
+        let handler = HTTPConnectionHandler(context: context, viaTrustedProxy: viaTrustedProxy, tls: tls)
         do {
             let connection = try Connection.open(
                 fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: context.configuration.maxOutboundBytes,
                 handler: handler)
+            connection.closeObserver = ticket
             handler.start(on: connection)
         } catch {
             logger.warning("cannot register connection: \(error)")
+            ticket?.release(nowMilliseconds: loop.now)
             Posix.close(fd)
         }
+    }
+
+    /// Answers and closes a refused connection without creating anything for
+    /// it. A TLS client would read plain HTTP as a broken record: it gets the
+    /// close alone.
+    private func refuse(_ fd: Int32, _ reason: RefusalReason, response: [UInt8], on loop: EventLoop, tls: Bool) {
+        context.admission.count(reason)
+        loop.refuse(fd, with: tls ? [] : response)
     }
 
     /// Stops accepting, asks every connection to close (WebSocket: 1001), and

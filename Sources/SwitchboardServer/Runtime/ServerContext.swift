@@ -25,6 +25,8 @@ final class ServerContext: Sendable {
     let router: HTTPRouter<HTTPRoute>
     let logger: Logger
     let metrics = GatewayMetrics()
+    /// Per-address limits and trusted proxies (docs/limits.md).
+    let admission: AdmissionControl
 
     var headerTimeoutMilliseconds: UInt64 { UInt64(configuration.headerTimeoutSeconds) * 1000 }
     var keepAliveTimeoutMilliseconds: UInt64 { UInt64(configuration.keepAliveTimeoutSeconds) * 1000 }
@@ -38,6 +40,7 @@ final class ServerContext: Sendable {
     init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        admission = AdmissionControl(configuration: configuration, metrics: metrics)
         allowedOrigins = AllowedOrigins(configuration.allowedOrigins)
         httpLimits = HTTPLimits(
             maxRequestLineBytes: configuration.maxRequestLineBytes,

@@ -1,0 +1,400 @@
+import Foundation
+import SwitchboardAdmission
+import SwitchboardSystem
+import Testing
+
+@testable import SwitchboardServer
+
+/// A TCP client whose socket is bound to a chosen loopback address before it
+/// connects (Linux routes all of 127/8 to lo), so one test can be two clients.
+final class LoopbackClient {
+    let fd: Int32
+
+    init(from source: String, port: UInt16, timeoutSeconds: Int = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw TestFailure("bind to \(source) failed: errno \(errno)") }
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else { throw TestFailure("connect from \(source) failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Everything until the server closes (or the timeout), as text.
+    func readToEnd() -> String {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = Foundation.read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One response head (keep-alive), as text.
+    func readHead() -> String {
+        var out: [UInt8] = []
+        var byte: UInt8 = 0
+        while !out.ends(with: [13, 10, 13, 10]) {
+            if Foundation.read(fd, &byte, 1) != 1 { break }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// GET /healthz with `Connection: close`: the whole reply.
+    static func healthz(
+        from source: String, port: UInt16, preamble: [UInt8] = [], headers: String = ""
+    ) throws
+        -> String
+    {
+        let client = try LoopbackClient(from: source, port: port)
+        client.send(preamble + Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\(headers)\r\n".utf8))
+        return client.readToEnd()
+    }
+}
+
+/// Per-address limits (`server.max_connections_per_ip`, `server.connection_rate_per_ip`),
+/// the global limit, and trusted proxies, on a real server over loopback.
+@Suite(.serialized) struct AddressLimitTests {
+    /// Waits (up to 3 s) until `condition` holds: closes are seen by the server asynchronously.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<300 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    private static let keepAliveHealthz = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    @Test func anAddressOverItsConnectionLimitGets429WhileAnotherIsServed() throws {
+        let running = try RunningServer {
+            $0.ipLimitExempt = []
+            $0.maxConnectionsPerIP = 3
+            $0.connectionRatePerIP = 0
+        }
+        defer { running.stop() }
+        let admission = running.server.context.admission
+        let one = try IPAddress(parsing: "127.0.0.1").unwrap()
+
+        var held: [LoopbackClient] = []
+        for _ in 0..<3 {
+            let client = try LoopbackClient(from: "127.0.0.1", port: running.port)
+            client.send(Self.keepAliveHealthz)
+            #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
+            held.append(client)
+        }
+        #expect(admission.limiter.openConnections(one) == 3)
+
+        let refused = try LoopbackClient.healthz(from: "127.0.0.1", port: running.port)
+        #expect(refused.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
+        #expect(refused.contains("\r\nRetry-After: 5\r\n"))
+        #expect(refused.contains(#""code":"rate_limited""#))
+        #expect(admission.refused(.perIPConnections) == 1)
+
+        let other = try LoopbackClient.healthz(from: "127.0.0.2", port: running.port)
+        #expect(other.hasPrefix("HTTP/1.1 200 OK"))
+
+        // A connection that closes gives its place back.
+        held.removeLast()
+        #expect(eventually { admission.limiter.openConnections(one) == 2 })
+        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        held.removeAll()
+        #expect(eventually { admission.limiter.entryCount == 0 })
+    }
+
+    @Test func anAddressOverItsConnectionRateGets429WithRetryAfter() throws {
+        let running = try RunningServer {
+            $0.ipLimitExempt = []
+            $0.maxConnectionsPerIP = 0
+            $0.connectionRatePerIP = 1
+            $0.connectionBurstPerIP = 3
+        }
+        defer { running.stop() }
+        // Four connections at once (within far less than the second a token takes).
+        let clients = try (0..<4).map { _ in try LoopbackClient(from: "127.0.0.1", port: running.port) }
+        for client in clients { client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
+        let replies = clients.map { $0.readToEnd() }
+        #expect(replies.filter { $0.hasPrefix("HTTP/1.1 200 OK") }.count == 3)
+        let refused = replies.first { $0.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n") } ?? ""
+        #expect(refused.contains("\r\nRetry-After: 1\r\n"))
+        #expect(running.server.context.admission.refused(.perIPRate) == 1)
+        #expect(try LoopbackClient.healthz(from: "127.0.0.2", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        usleep(1_100_000)
+        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+    }
+
+    @Test func loopbackIsExemptByDefault() throws {
+        let running = try RunningServer {
+            $0.maxConnectionsPerIP = 1
+            $0.connectionRatePerIP = 1
+            $0.connectionBurstPerIP = 1
+        }
+        defer { running.stop() }
+        var held: [LoopbackClient] = []
+        for _ in 0..<5 {
+            let client = try LoopbackClient(from: "127.0.0.1", port: running.port)
+            client.send(Self.keepAliveHealthz)
+            #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
+            held.append(client)
+        }
+        #expect(running.server.context.admission.limiter.entryCount == 0)
+    }
+
+    @Test func theGlobalLimitAnswers503() throws {
+        let running = try RunningServer {
+            $0.threads = 1
+            $0.maxConnections = 2
+        }
+        defer { running.stop() }
+        var held: [LoopbackClient] = []
+        for _ in 0..<2 {
+            let client = try LoopbackClient(from: "127.0.0.1", port: running.port)
+            client.send(Self.keepAliveHealthz)
+            #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
+            held.append(client)
+        }
+        let refused = try LoopbackClient.healthz(from: "127.0.0.2", port: running.port)
+        #expect(refused.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(refused.contains("\r\nRetry-After: 1\r\n"))
+        #expect(running.server.context.admission.refused(.maxConnections) == 1)
+    }
+
+    @Test func aTrustedProxyNamesTheClientByProxyProtocol() throws {
+        let running = try RunningServer {
+            $0.ipLimitExempt = []
+            $0.trustedProxies = ["127.0.0.1"]
+            $0.maxConnectionsPerIP = 1
+            $0.connectionRatePerIP = 0
+        }
+        defer { running.stop() }
+        let admission = running.server.context.admission
+
+        // Version 1, the client's address held open by a keep-alive connection.
+        let first = try LoopbackClient(from: "127.0.0.1", port: running.port)
+        first.send("PROXY TCP4 203.0.113.7 127.0.0.1 4000 80\r\n" + Self.keepAliveHealthz)
+        #expect(first.readHead().hasPrefix("HTTP/1.1 200 OK"))
+        #expect(admission.limiter.openConnections(try IPAddress(parsing: "203.0.113.7").unwrap()) == 1)
+        // The same client again through the proxy: over its limit.
+        let again = try LoopbackClient.healthz(
+            from: "127.0.0.1", port: running.port, preamble: Array("PROXY TCP4 203.0.113.7 127.0.0.1 4001 80\r\n".utf8))
+        #expect(again.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
+        // Another client through the same proxy, in version 2, sent in two pieces.
+        let signature: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A]
+        let v2 = signature + [0x21, 0x11, 0, 12, 203, 0, 113, 8, 127, 0, 0, 1, 0x0F, 0xA0, 0, 80]
+        let split = try LoopbackClient(from: "127.0.0.1", port: running.port)
+        split.send(Array(v2[..<10]))
+        usleep(50_000)
+        split.send(Array(v2[10...]) + Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(split.readToEnd().hasPrefix("HTTP/1.1 200 OK"))
+        // The proxy's own connections (no header, or LOCAL) are not counted against anyone.
+        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        // A broken header from the proxy ends the connection.
+        let broken = try LoopbackClient.healthz(
+            from: "127.0.0.1", port: running.port, preamble: Array("PROXY TCP4 nonsense\r\n".utf8))
+        #expect(broken.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        // From an address that is not a trusted proxy the header is not believed: it is not HTTP.
+        let untrusted = try LoopbackClient.healthz(
+            from: "127.0.0.2", port: running.port, preamble: Array("PROXY TCP4 198.51.100.1 127.0.0.1 1 80\r\n".utf8))
+        #expect(untrusted.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(admission.limiter.openConnections(try IPAddress(parsing: "198.51.100.1").unwrap()) == 0)
+        #expect(admission.refused(.perIPConnections) == 1)
+    }
+
+    @Test func aTrustedProxyNamesTheClientByXForwardedFor() throws {
+        let running = try RunningServer {
+            $0.ipLimitExempt = []
+            $0.trustedProxies = ["127.0.0.1", "10.0.0.0/8"]
+            $0.maxConnectionsPerIP = 1
+            $0.connectionRatePerIP = 0
+        }
+        defer { running.stop() }
+        let held = try LoopbackClient(from: "127.0.0.1", port: running.port)
+        held.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 6.6.6.6, 198.51.100.9, 10.1.1.1\r\n\r\n")
+        #expect(held.readHead().hasPrefix("HTTP/1.1 200 OK"))
+        #expect(
+            running.server.context.admission.limiter.openConnections(try IPAddress(parsing: "198.51.100.9").unwrap())
+                == 1)
+        let again = try LoopbackClient.healthz(
+            from: "127.0.0.1", port: running.port, headers: "X-Forwarded-For: 198.51.100.9\r\n")
+        #expect(again.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
+        // The entry the client wrote itself (6.6.6.6) is not whom it is counted as.
+        let spoofed = try LoopbackClient.healthz(
+            from: "127.0.0.1", port: running.port, headers: "X-Forwarded-For: 198.51.100.10, 198.51.100.9\r\n")
+        #expect(spoofed.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
+        #expect(
+            try LoopbackClient.healthz(
+                from: "127.0.0.1", port: running.port, headers: "X-Forwarded-For: 198.51.100.10\r\n"
+            ).hasPrefix("HTTP/1.1 200 OK"))
+        // From an untrusted peer the header is ignored: the peer itself is counted.
+        let direct = try LoopbackClient(from: "127.0.0.2", port: running.port)
+        direct.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.77\r\n\r\n")
+        #expect(direct.readHead().hasPrefix("HTTP/1.1 200 OK"))
+        let admission = running.server.context.admission
+        #expect(admission.limiter.openConnections(try IPAddress(parsing: "127.0.0.2").unwrap()) == 1)
+        #expect(admission.limiter.openConnections(try IPAddress(parsing: "198.51.100.77").unwrap()) == 0)
+    }
+}
+
+/// A TLS listener behind a trusted TCP proxy: the PROXY header comes before
+/// the TLS handshake (Python's ssl module as the independent client).
+@Suite(.serialized) struct ProxyProtocolOverTLSTests {
+    static let script = #"""
+        import socket, ssl, sys
+        port, cafile = int(sys.argv[1]), sys.argv[2]
+        context = ssl.create_default_context(cafile=cafile)
+        def get(client):
+            raw = socket.create_connection(("127.0.0.1", port))
+            raw.sendall(f"PROXY TCP4 {client} 127.0.0.1 1234 443\r\n".encode())
+            s = context.wrap_socket(raw, server_hostname="localhost")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            return s, s.recv(200).split(b"\r\n")[0].decode()
+        held, status = get("203.0.113.7")
+        print("first", status)
+        try:
+            print("second", get("203.0.113.7")[1])
+        except (ssl.SSLError, OSError) as error:
+            print("second closed", type(error).__name__)
+        print("third", get("203.0.113.8")[1])
+        """#
+
+    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func aProxyHeaderBeforeTheHandshakeNamesTheClient() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-proxy-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let generated = try run(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
+                "subjectAltName=DNS:localhost",
+            ])
+        try #require(generated.status == 0, "openssl req failed: \(generated.output)")
+        let running = try RunningServer {
+            $0.tlsListen = [SocketAddress(host: "127.0.0.1", port: 0, family: .inet)]
+            $0.tlsCertificate = cert
+            $0.tlsPrivateKey = key
+            $0.ipLimitExempt = []
+            $0.trustedProxies = ["127.0.0.1"]
+            $0.maxConnectionsPerIP = 1
+            $0.connectionRatePerIP = 0
+        }
+        defer { running.stop() }
+        let tlsPort = try #require(running.tlsPort)
+        let script = directory.appendingPathComponent("client.py").path
+        try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
+        let python = ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_PYTHON"] ?? "/usr/bin/python3"
+        let result = try run(python, [script, String(tlsPort), cert])
+        #expect(result.status == 0, "client output: \(result.output)")
+        #expect(result.output.contains("first HTTP/1.1 200 OK"), "client output: \(result.output)")
+        #expect(result.output.contains("second closed"), "client output: \(result.output)")
+        #expect(result.output.contains("third HTTP/1.1 200 OK"), "client output: \(result.output)")
+        #expect(running.server.context.admission.refused(.perIPConnections) == 1)
+    }
+}
+
+/// Slow-loris from one address: thousands of connections, each sending a
+/// request head one byte at a time. The address keeps at most its limit of
+/// them; the rest are refused at accept; another address is served meanwhile.
+@Suite(.serialized) struct SlowLorisTests {
+    static func residentKiB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    @Test func oneAddressDrippingBytesDoesNotShutOthersOut() throws {
+        let running = try RunningServer { $0.ipLimitExempt = [] }  // the defaults: 256, 50/s after 100
+        defer { running.stop() }
+        let admission = running.server.context.admission
+        let before = Self.residentKiB()
+        var clients: [LoopbackClient] = []
+        let head = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8)
+        var servedIn: [Duration] = []
+        // Four waves of 500 new connections 2 s apart (inside http.header_timeout_s),
+        // every connection so far sending its next byte each time.
+        for wave in 0..<4 {
+            if wave > 0 { sleep(2) }
+            for _ in 0..<500 { clients.append(try LoopbackClient(from: "127.0.0.1", port: running.port)) }
+            for client in clients { client.send([head[wave]]) }
+            let asked = ContinuousClock.now
+            #expect(try LoopbackClient.healthz(from: "127.0.0.2", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+            servedIn.append(ContinuousClock.now - asked)
+        }
+        let attackers = clients.count
+        let peak = Self.residentKiB()
+        var refused = 0
+        var held = 0
+        var other = 0
+        var buffer = [UInt8](repeating: 0, count: 512)
+        for client in clients {
+            let n = recv(client.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n > 0, String(decoding: buffer[0..<n], as: UTF8.self).hasPrefix("HTTP/1.1 429 ") {
+                refused += 1
+            } else if n < 0 && errno == EAGAIN {
+                held += 1
+            } else {
+                other += 1
+            }
+        }
+        let counted = admission.refused(.perIPConnections) + admission.refused(.perIPRate)
+        print(
+            "slow-loris: \(attackers) connections; held \(held), refused with 429 \(refused), "
+                + "other \(other) (refusals counted: \(counted)); 127.0.0.2 served in \(servedIn); "
+                + "process RSS \(before) KiB before, \(peak) KiB while held")
+        #expect(held == 256)  // 100 at once, then 50/s up to the cap
+        #expect(admission.refused(.perIPRate) > 0 && admission.refused(.perIPConnections) > 0)
+        #expect(held == admission.limiter.openConnections(try IPAddress(parsing: "127.0.0.1").unwrap()))
+        #expect(refused + held + other == attackers)
+        #expect(counted == attackers - held)
+        #expect(servedIn.allSatisfy { $0 < .seconds(1) })
+    }
+}
+
+extension Optional {
+    func unwrap() throws -> Wrapped {
+        guard let self else { throw TestFailure("unexpected nil") }
+        return self
+    }
+}
