@@ -214,9 +214,9 @@ public final class EventLoop: @unchecked Sendable {
             heldConnections.removeAll(keepingCapacity: heldConnections.count <= 4096)
         }
         guard !afterWriteWork.isEmpty else { return }
-        let work = afterWriteWork
+        // Writes are no longer held here, so the work cannot queue more of itself meanwhile.
+        for item in afterWriteWork { item() }
         afterWriteWork.removeAll(keepingCapacity: true)
-        for item in work { item() }
     }
 
     /// Runs `work` on this loop once the writes made so far in this pass have

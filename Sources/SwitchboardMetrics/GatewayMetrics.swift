@@ -42,6 +42,8 @@ public final class GatewayMetrics: Sendable {
     public let slowConsumerCloses: CounterHandle
     /// `switchboard_rate_limited_total`
     public let rateLimited: CounterHandle
+    /// `switchboard_connections_refused_total{reason=...}`, indexed like `ConnectionRefusal.allCases`.
+    private let connectionsRefusedByReason: [CounterHandle]
     /// `switchboard_database_errors_total{component=...}`, indexed like `DatabaseComponent.allCases`.
     private let databaseErrorsByComponent: [CounterHandle]
     /// `switchboard_database_reconnects_total{component=...}`, indexed like `DatabaseComponent.allCases`.
@@ -126,6 +128,10 @@ public final class GatewayMetrics: Sendable {
         slowConsumerCloses = counter(
             "switchboard_slow_consumer_closes_total", "Connections closed because their send queue overflowed.")
         rateLimited = counter("switchboard_rate_limited_total", "Requests or messages refused by rate limiting.")
+        connectionsRefusedByReason = counters(
+            "switchboard_connections_refused_total",
+            "Connections refused before being served, by reason: max_connections (503), per_ip_connections and per_ip_rate (429).",
+            label: "reason", values: ConnectionRefusal.allCases.map(\.rawValue))
         let components = DatabaseComponent.allCases.map(\.rawValue)
         databaseErrorsByComponent = counters(
             "switchboard_database_errors_total", "Database errors, by component.", label: "component",
@@ -188,6 +194,11 @@ public final class GatewayMetrics: Sendable {
     /// and 4008 count as `code="other"`.
     public func closes(code: UInt16) -> CounterHandle {
         closesByCode[CloseCodeLabel.index(of: code)]
+    }
+
+    /// `switchboard_connections_refused_total{reason=...}`
+    public func connectionsRefused(_ reason: ConnectionRefusal) -> CounterHandle {
+        connectionsRefusedByReason[ConnectionRefusal.allCases.firstIndex(of: reason)!]
     }
 
     /// `switchboard_database_errors_total{component=...}`

@@ -6,6 +6,17 @@ public enum ConnectionRole: String, Sendable, CaseIterable {
     case unauthenticated
 }
 
+/// The `reason` label of `switchboard_connections_refused_total`: why a
+/// connection was turned away before it was served.
+public enum ConnectionRefusal: String, Sendable, CaseIterable {
+    /// `server.max_connections` (this loop's share of it) reached: 503.
+    case maxConnections = "max_connections"
+    /// `server.max_connections_per_ip` reached for the client's address: 429.
+    case perIPConnections = "per_ip_connections"
+    /// The address's `server.connection_rate_per_ip` bucket is empty: 429.
+    case perIPRate = "per_ip_rate"
+}
+
 /// The `component` label of the database counters.
 public enum DatabaseComponent: String, Sendable, CaseIterable {
     case writer

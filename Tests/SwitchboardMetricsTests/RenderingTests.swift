@@ -7,6 +7,7 @@ import Testing
         let metrics = GatewayMetrics()
         metrics.framesIn.increment(by: 3)
         metrics.closes(code: 1000).increment()
+        metrics.connectionsRefused(.perIPConnections).increment()
         metrics.connections(.visitor).increment()
         metrics.connections(.visitor).increment()
         metrics.setPullSource(for: metrics.writerQueueDepth) { 7 }
@@ -57,6 +58,14 @@ import Testing
         expected += counter(
             "switchboard_slow_consumer_closes_total", "Connections closed because their send queue overflowed.", 0)
         expected += counter("switchboard_rate_limited_total", "Requests or messages refused by rate limiting.", 0)
+        expected += """
+            # HELP switchboard_connections_refused_total Connections refused before being served, by reason: max_connections (503), per_ip_connections and per_ip_rate (429).
+            # TYPE switchboard_connections_refused_total counter
+            switchboard_connections_refused_total{reason="max_connections"} 0
+            switchboard_connections_refused_total{reason="per_ip_connections"} 1
+            switchboard_connections_refused_total{reason="per_ip_rate"} 0
+
+            """
         expected += """
             # HELP switchboard_database_errors_total Database errors, by component.
             # TYPE switchboard_database_errors_total counter

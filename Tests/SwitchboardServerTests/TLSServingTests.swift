@@ -49,35 +49,15 @@ import Testing
             with_stdlib()
         """#
 
-    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    private func which(_ name: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
     @Test func wssEchoWithAnIndependentClient() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-tls-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cert = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let openssl = try #require(which("openssl"), "the openssl command is needed to make a test certificate")
-        let generated = try run(
+        let openssl = try #require(
+            ExternalProcess.which("openssl"), "the openssl command is needed to make a test certificate")
+        let generated = try ExternalProcess.run(
             openssl,
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
@@ -95,9 +75,9 @@ import Testing
 
         let script = directory.appendingPathComponent("client.py").path
         try Self.clientScript.write(toFile: script, atomically: true, encoding: .utf8)
-        let python = ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_PYTHON"] ?? which("python3")
+        let python = ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_PYTHON"] ?? ExternalProcess.which("python3")
         let interpreter = try #require(python, "python3 is needed for the independent TLS client")
-        let result = try run(interpreter, [script, String(tlsPort), cert])
+        let result = try ExternalProcess.run(interpreter, [script, String(tlsPort), cert])
         #expect(result.status == 0, "client output: \(result.output)")
         #expect(result.output.contains("ok "), "client output: \(result.output)")
         #expect(result.output.contains("TLSv1.3"), "client output: \(result.output)")

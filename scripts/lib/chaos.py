@@ -26,12 +26,10 @@ and the process exited by itself within server.shutdown_grace_s.
              --sessions N --rate R --seconds S --quick 0|1 [--drain 0|1] [--recovery S]
 """
 import argparse
-import base64
 import html
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -41,6 +39,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_gateway import Gateway, free_port  # noqa: E402
+from raw_websocket import RawWebSocket  # noqa: E402
 
 FULL_SCHEDULE = [(8, "terminate"), (16, "slow"), (26, "pg-restart"), (40, "sigkill"), (54, "sigterm")]
 QUICK_SCHEDULE = [(5, "terminate"), (10, "slow"), (16, "pg-restart"), (24, "sigkill"), (32, "sigterm")]
@@ -87,56 +86,6 @@ def wait_recovered(port, seconds, since):
     return None
 
 
-class SlowConsumer:
-    """An operator console that subscribes to the workspace's inbox and then never reads: every
-    message of the load becomes a `session.updated` for it, and the gateway must cut it off (1008)
-    instead of buffering without bound."""
-
-    def __init__(self, port, token):
-        self.socket = socket.socket()
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        self.socket.connect(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.socket.sendall((f"GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                             "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            chunk = self.socket.recv(4096)
-            if not chunk:
-                raise RuntimeError("the gateway closed the slow consumer's handshake")
-            answer += chunk
-        status = answer.split(b"\r\n")[0]
-        if b" 101 " not in status:
-            raise RuntimeError(f"handshake refused: {status!r}")
-        self.send({"type": "hello", "token": token})
-        self.send({"type": "inbox.subscribe"})
-
-    def send(self, frame):
-        payload = json.dumps(frame).encode()
-        mask = os.urandom(4)
-        header = bytes([0x81])
-        if len(payload) < 126:
-            header += bytes([0x80 | len(payload)])
-        else:
-            header += bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
-        self.socket.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def cut_off(self):
-        """True once the gateway has closed the connection (reads what is left, to its end)."""
-        self.socket.settimeout(5)
-        try:
-            while self.socket.recv(65536):
-                pass
-            return True
-        except ConnectionResetError:
-            return True
-        except socket.timeout:
-            return False
-        finally:
-            self.socket.close()
-
-
 class Chaos:
     def __init__(self, args):
         self.args = args
@@ -172,13 +121,17 @@ class Chaos:
                  self.workspace, "--sub", "op-slow", "--config", os.path.join(self.args.work, "gateway.toml")],
                 check=True, capture_output=True, text=True).stdout.strip()
             before = metric(self.port, "switchboard_slow_consumer_closes_total") or 0
-            consumer = SlowConsumer(self.port, token)
+            # An operator console that subscribes to the workspace's inbox and then never reads:
+            # every message of the load becomes a `session.updated` for it, and the gateway must
+            # cut it off (1008) instead of buffering without bound.
+            consumer = RawWebSocket(self.port, token, receive_buffer=4096)
+            consumer.send({"type": "inbox.subscribe"})
             deadline = time.time() + self.args.recovery
             closes = before
             while time.time() < deadline and closes <= before:
                 time.sleep(0.2)
                 closes = metric(self.port, "switchboard_slow_consumer_closes_total") or before
-            cut = consumer.cut_off() if closes > before else False
+            cut = consumer.closed_by_peer() if closes > before else False
             if closes > before and cut:
                 recovered = round(time.time() - at, 2)
                 note = "cut off by the gateway (switchboard_slow_consumer_closes_total grew)"

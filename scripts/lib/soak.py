@@ -20,12 +20,10 @@ correctness failure.
     soak.py --bin DIR --database-url URL --work DIR --out DIR --minutes M
 """
 import argparse
-import base64
 import html
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import threading
@@ -37,6 +35,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import send_stages  # noqa: E402
 from bench_gateway import Gateway  # noqa: E402
+from raw_websocket import RawWebSocket  # noqa: E402
 
 # Largest slope, per minute, that counts as flat. RSS: 1 MiB a minute would be
 # 1.4 GiB a day; descriptors: one a minute; queue depth: 50 commands a minute
@@ -68,44 +67,6 @@ def http(port, method, path, token=None, body=None, timeout=5):
         return error.code, error.read().decode()
     except OSError as error:
         return None, str(error)
-
-
-class RawClient:
-    """The least WebSocket client that can chat: handshake, masked text frames out, frames read
-    and discarded (the churn does not measure; the harness does)."""
-
-    def __init__(self, port, token):
-        self.socket = socket.create_connection(("127.0.0.1", port), timeout=5)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.socket.sendall((f"GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            chunk = self.socket.recv(4096)
-            if not chunk:
-                raise OSError("closed during the handshake")
-            answer += chunk
-        if b" 101 " not in answer.split(b"\r\n")[0]:
-            raise OSError("upgrade refused")
-        self.send({"type": "hello", "token": token})
-
-    def send(self, frame):
-        payload = json.dumps(frame).encode()
-        mask = os.urandom(4)
-        length = bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0xFE]) + len(payload).to_bytes(2, "big")
-        self.socket.sendall(bytes([0x81]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def drain(self):
-        self.socket.setblocking(False)
-        try:
-            while self.socket.recv(65536):
-                pass
-        except (BlockingIOError, OSError):
-            pass
-        self.socket.setblocking(True)
-
-    def close(self):
-        self.socket.close()
 
 
 class Soak:
@@ -154,21 +115,15 @@ class Soak:
         while not self.stop.is_set():
             try:
                 if len(sessions) < 20:
-                    client = RawClient(self.gateway.port, visitor_token)
+                    client = RawWebSocket(self.gateway.port, visitor_token)
                     client.send({"type": "session.create", "title": "soak"})
-                    client.socket.settimeout(5)
-                    data = b""
-                    while b'"type":"session"' not in data:
-                        chunk = client.socket.recv(65536)
-                        if not chunk:
-                            break
-                        data += chunk
+                    data = client.receive_until(b'"type":"session"')
                     marker = data.find(b'"id":"', data.find(b'"type":"session"'))
                     if marker >= 0:
                         sessions.append(data[marker + 6:marker + 42].decode())
                     client.close()
                 session = sessions[self.churn["cycles"] % len(sessions)] if sessions else None
-                client = RawClient(self.gateway.port, operator_token)
+                client = RawWebSocket(self.gateway.port, operator_token)
                 if session:
                     client.send({"type": "join", "session_id": session})
                     client.send({"type": "typing", "session_id": session, "state": True})

@@ -5,16 +5,8 @@ import SwitchboardMetrics
 import SwitchboardSystem
 import Synchronization
 
-/// Why a connection was turned away before it was served (the `reason` label
-/// of `switchboard_connections_refused_total`).
-enum RefusalReason: String, CaseIterable, Sendable {
-    /// `server.max_connections` (this loop's share of it) reached: 503.
-    case maxConnections = "max_connections"
-    /// `server.max_connections_per_ip` reached for the client's address: 429.
-    case perIPConnections = "per_ip_connections"
-    /// The address's `server.connection_rate_per_ip` bucket is empty: 429.
-    case perIPRate = "per_ip_rate"
-}
+/// Why a connection was turned away before it was served.
+typealias RefusalReason = ConnectionRefusal
 
 /// Decides at accept (and, behind a trusted proxy, once the client's address
 /// is known) whether a connection is served. Shared by every loop; the
@@ -82,8 +74,7 @@ final class AdmissionControl: Sendable {
 
     /// The one place refusals are counted.
     func count(_ reason: RefusalReason) {
-        // To export once GatewayMetrics has the family (docs/limits.md, "Metrics"):
-        // metrics.connectionsRefused(reason.rawValue).increment()
+        metrics.connectionsRefused(reason).increment()
         switch reason {
         case .maxConnections: refusedMaxConnections.add(1, ordering: .relaxed)
         case .perIPConnections: refusedPerIPConnections.add(1, ordering: .relaxed)

@@ -5,81 +5,24 @@ import Testing
 
 @testable import SwitchboardServer
 
-/// A TCP client whose socket is bound to a chosen loopback address before it
-/// connects (Linux routes all of 127/8 to lo), so one test can be two clients.
-final class LoopbackClient {
-    let fd: Int32
-
-    init(from source: String, port: UInt16, timeoutSeconds: Int = 5) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw TestFailure("bind to \(source) failed: errno \(errno)") }
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else { throw TestFailure("connect from \(source) failed: errno \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+extension RawClient {
+    /// A client from `source` (a loopback address).
+    convenience init(from source: String, port: UInt16) throws {
+        try self.init(port: port, source: source)
     }
 
-    deinit { close(fd) }
-
-    func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    func send(_ text: String) { send(Array(text.utf8)) }
-
-    /// Everything until the server closes (or the timeout), as text.
-    func readToEnd() -> String {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = Foundation.read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// One response head (keep-alive), as text.
-    func readHead() -> String {
-        var out: [UInt8] = []
-        var byte: UInt8 = 0
-        while !out.ends(with: [13, 10, 13, 10]) {
-            if Foundation.read(fd, &byte, 1) != 1 { break }
-            out.append(byte)
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// GET /healthz with `Connection: close`: the whole reply.
+    /// GET /healthz from `source` with `Connection: close`: the whole reply, as text.
     static func healthz(
         from source: String, port: UInt16, preamble: [UInt8] = [], headers: String = ""
     ) throws
         -> String
     {
-        let client = try LoopbackClient(from: source, port: port)
+        let client = try RawClient(port: port, source: source)
         client.send(preamble + Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\(headers)\r\n".utf8))
-        return client.readToEnd()
+        return String(decoding: client.readToEnd(), as: UTF8.self)
     }
 }
 
-/// Per-address limits (`server.max_connections_per_ip`, `server.connection_rate_per_ip`),
-/// the global limit, and trusted proxies, on a real server over loopback.
 @Suite(.serialized) struct AddressLimitTests {
     /// Waits (up to 3 s) until `condition` holds: closes are seen by the server asynchronously.
     private func eventually(_ condition: () -> Bool) -> Bool {
@@ -102,28 +45,31 @@ final class LoopbackClient {
         let admission = running.server.context.admission
         let one = try IPAddress(parsing: "127.0.0.1").unwrap()
 
-        var held: [LoopbackClient] = []
+        var held: [RawClient] = []
         for _ in 0..<3 {
-            let client = try LoopbackClient(from: "127.0.0.1", port: running.port)
+            let client = try RawClient(from: "127.0.0.1", port: running.port)
             client.send(Self.keepAliveHealthz)
             #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
             held.append(client)
         }
         #expect(admission.limiter.openConnections(one) == 3)
 
-        let refused = try LoopbackClient.healthz(from: "127.0.0.1", port: running.port)
+        let refused = try RawClient.healthz(from: "127.0.0.1", port: running.port)
         #expect(refused.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
         #expect(refused.contains("\r\nRetry-After: 5\r\n"))
         #expect(refused.contains(#""code":"rate_limited""#))
         #expect(admission.refused(.perIPConnections) == 1)
+        #expect(
+            running.server.context.metrics.renderString().contains(
+                #"switchboard_connections_refused_total{reason="per_ip_connections"} 1"#))
 
-        let other = try LoopbackClient.healthz(from: "127.0.0.2", port: running.port)
+        let other = try RawClient.healthz(from: "127.0.0.2", port: running.port)
         #expect(other.hasPrefix("HTTP/1.1 200 OK"))
 
         // A connection that closes gives its place back.
         held.removeLast()
         #expect(eventually { admission.limiter.openConnections(one) == 2 })
-        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try RawClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
         held.removeAll()
         #expect(eventually { admission.limiter.entryCount == 0 })
     }
@@ -137,16 +83,16 @@ final class LoopbackClient {
         }
         defer { running.stop() }
         // Four connections at once (within far less than the second a token takes).
-        let clients = try (0..<4).map { _ in try LoopbackClient(from: "127.0.0.1", port: running.port) }
+        let clients = try (0..<4).map { _ in try RawClient(from: "127.0.0.1", port: running.port) }
         for client in clients { client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
-        let replies = clients.map { $0.readToEnd() }
+        let replies = clients.map { String(decoding: $0.readToEnd(), as: UTF8.self) }
         #expect(replies.filter { $0.hasPrefix("HTTP/1.1 200 OK") }.count == 3)
         let refused = replies.first { $0.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n") } ?? ""
         #expect(refused.contains("\r\nRetry-After: 1\r\n"))
         #expect(running.server.context.admission.refused(.perIPRate) == 1)
-        #expect(try LoopbackClient.healthz(from: "127.0.0.2", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try RawClient.healthz(from: "127.0.0.2", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
         usleep(1_100_000)
-        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try RawClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
     }
 
     @Test func loopbackIsExemptByDefault() throws {
@@ -156,9 +102,9 @@ final class LoopbackClient {
             $0.connectionBurstPerIP = 1
         }
         defer { running.stop() }
-        var held: [LoopbackClient] = []
+        var held: [RawClient] = []
         for _ in 0..<5 {
-            let client = try LoopbackClient(from: "127.0.0.1", port: running.port)
+            let client = try RawClient(from: "127.0.0.1", port: running.port)
             client.send(Self.keepAliveHealthz)
             #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
             held.append(client)
@@ -172,14 +118,14 @@ final class LoopbackClient {
             $0.maxConnections = 2
         }
         defer { running.stop() }
-        var held: [LoopbackClient] = []
+        var held: [RawClient] = []
         for _ in 0..<2 {
-            let client = try LoopbackClient(from: "127.0.0.1", port: running.port)
+            let client = try RawClient(from: "127.0.0.1", port: running.port)
             client.send(Self.keepAliveHealthz)
             #expect(client.readHead().hasPrefix("HTTP/1.1 200 OK"))
             held.append(client)
         }
-        let refused = try LoopbackClient.healthz(from: "127.0.0.2", port: running.port)
+        let refused = try RawClient.healthz(from: "127.0.0.2", port: running.port)
         #expect(refused.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
         #expect(refused.contains("\r\nRetry-After: 1\r\n"))
         #expect(running.server.context.admission.refused(.maxConnections) == 1)
@@ -196,31 +142,31 @@ final class LoopbackClient {
         let admission = running.server.context.admission
 
         // Version 1, the client's address held open by a keep-alive connection.
-        let first = try LoopbackClient(from: "127.0.0.1", port: running.port)
+        let first = try RawClient(from: "127.0.0.1", port: running.port)
         first.send("PROXY TCP4 203.0.113.7 127.0.0.1 4000 80\r\n" + Self.keepAliveHealthz)
         #expect(first.readHead().hasPrefix("HTTP/1.1 200 OK"))
         #expect(admission.limiter.openConnections(try IPAddress(parsing: "203.0.113.7").unwrap()) == 1)
         // The same client again through the proxy: over its limit.
-        let again = try LoopbackClient.healthz(
+        let again = try RawClient.healthz(
             from: "127.0.0.1", port: running.port, preamble: Array("PROXY TCP4 203.0.113.7 127.0.0.1 4001 80\r\n".utf8))
         #expect(again.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
         // Another client through the same proxy, in version 2, sent in two pieces.
         let signature: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A]
         let v2 = signature + [0x21, 0x11, 0, 12, 203, 0, 113, 8, 127, 0, 0, 1, 0x0F, 0xA0, 0, 80]
-        let split = try LoopbackClient(from: "127.0.0.1", port: running.port)
+        let split = try RawClient(from: "127.0.0.1", port: running.port)
         split.send(Array(v2[..<10]))
         usleep(50_000)
         split.send(Array(v2[10...]) + Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
-        #expect(split.readToEnd().hasPrefix("HTTP/1.1 200 OK"))
+        #expect(String(decoding: split.readToEnd(), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
         // The proxy's own connections (no header, or LOCAL) are not counted against anyone.
-        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
-        #expect(try LoopbackClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try RawClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try RawClient.healthz(from: "127.0.0.1", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
         // A broken header from the proxy ends the connection.
-        let broken = try LoopbackClient.healthz(
+        let broken = try RawClient.healthz(
             from: "127.0.0.1", port: running.port, preamble: Array("PROXY TCP4 nonsense\r\n".utf8))
         #expect(broken.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
         // From an address that is not a trusted proxy the header is not believed: it is not HTTP.
-        let untrusted = try LoopbackClient.healthz(
+        let untrusted = try RawClient.healthz(
             from: "127.0.0.2", port: running.port, preamble: Array("PROXY TCP4 198.51.100.1 127.0.0.1 1 80\r\n".utf8))
         #expect(untrusted.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
         #expect(admission.limiter.openConnections(try IPAddress(parsing: "198.51.100.1").unwrap()) == 0)
@@ -235,25 +181,25 @@ final class LoopbackClient {
             $0.connectionRatePerIP = 0
         }
         defer { running.stop() }
-        let held = try LoopbackClient(from: "127.0.0.1", port: running.port)
+        let held = try RawClient(from: "127.0.0.1", port: running.port)
         held.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 6.6.6.6, 198.51.100.9, 10.1.1.1\r\n\r\n")
         #expect(held.readHead().hasPrefix("HTTP/1.1 200 OK"))
         #expect(
             running.server.context.admission.limiter.openConnections(try IPAddress(parsing: "198.51.100.9").unwrap())
                 == 1)
-        let again = try LoopbackClient.healthz(
+        let again = try RawClient.healthz(
             from: "127.0.0.1", port: running.port, headers: "X-Forwarded-For: 198.51.100.9\r\n")
         #expect(again.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
         // The entry the client wrote itself (6.6.6.6) is not whom it is counted as.
-        let spoofed = try LoopbackClient.healthz(
+        let spoofed = try RawClient.healthz(
             from: "127.0.0.1", port: running.port, headers: "X-Forwarded-For: 198.51.100.10, 198.51.100.9\r\n")
         #expect(spoofed.hasPrefix("HTTP/1.1 429 Too Many Requests\r\n"))
         #expect(
-            try LoopbackClient.healthz(
+            try RawClient.healthz(
                 from: "127.0.0.1", port: running.port, headers: "X-Forwarded-For: 198.51.100.10\r\n"
             ).hasPrefix("HTTP/1.1 200 OK"))
         // From an untrusted peer the header is ignored: the peer itself is counted.
-        let direct = try LoopbackClient(from: "127.0.0.2", port: running.port)
+        let direct = try RawClient(from: "127.0.0.2", port: running.port)
         direct.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.77\r\n\r\n")
         #expect(direct.readHead().hasPrefix("HTTP/1.1 200 OK"))
         let admission = running.server.context.admission
@@ -284,26 +230,13 @@ final class LoopbackClient {
         print("third", get("203.0.113.8")[1])
         """#
 
-    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     @Test func aProxyHeaderBeforeTheHandshakeNamesTheClient() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchboard-proxy-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cert = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let generated = try run(
+        let generated = try ExternalProcess.run(
             "/usr/bin/env",
             [
                 "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
@@ -325,7 +258,7 @@ final class LoopbackClient {
         let script = directory.appendingPathComponent("client.py").path
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
         let python = ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_PYTHON"] ?? "/usr/bin/python3"
-        let result = try run(python, [script, String(tlsPort), cert])
+        let result = try ExternalProcess.run(python, [script, String(tlsPort), cert])
         #expect(result.status == 0, "client output: \(result.output)")
         #expect(result.output.contains("first HTTP/1.1 200 OK"), "client output: \(result.output)")
         #expect(result.output.contains("second closed"), "client output: \(result.output)")
@@ -349,17 +282,17 @@ final class LoopbackClient {
         defer { running.stop() }
         let admission = running.server.context.admission
         let before = Self.residentKiB()
-        var clients: [LoopbackClient] = []
+        var clients: [RawClient] = []
         let head = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8)
         var servedIn: [Duration] = []
         // Four waves of 500 new connections 2 s apart (inside http.header_timeout_s),
         // every connection so far sending its next byte each time.
         for wave in 0..<4 {
             if wave > 0 { sleep(2) }
-            for _ in 0..<500 { clients.append(try LoopbackClient(from: "127.0.0.1", port: running.port)) }
+            for _ in 0..<500 { clients.append(try RawClient(from: "127.0.0.1", port: running.port)) }
             for client in clients { client.send([head[wave]]) }
             let asked = ContinuousClock.now
-            #expect(try LoopbackClient.healthz(from: "127.0.0.2", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
+            #expect(try RawClient.healthz(from: "127.0.0.2", port: running.port).hasPrefix("HTTP/1.1 200 OK"))
             servedIn.append(ContinuousClock.now - asked)
         }
         let attackers = clients.count

@@ -5,11 +5,24 @@ import Foundation
 final class RawClient {
     let fd: Int32
 
-    init(port: UInt16, timeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
+    /// `source` binds the socket to that loopback address before it connects
+    /// (Linux routes all of 127/8 to lo), so one test can be clients from two addresses.
+    init(port: UInt16, source: String? = nil, timeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer {
             // Before connect, so the window the server sees stays small (slow-reader tests).
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else { throw TestFailure("bind to \(source) failed: errno \(errno)") }
         }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
