@@ -33,6 +33,7 @@ import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchmarks_md  # noqa: E402
 import send_stages  # noqa: E402
 from bench_gateway import Gateway  # noqa: E402
 from raw_websocket import RawWebSocket  # noqa: E402
@@ -45,6 +46,8 @@ BOUNDS = {"rss_kib": 1024.0, "fds": 1.0, "queue_depth": 50.0, "p99_ms": 0.5}
 # only for short runs: over the 22 measured minutes of a 30-minute run, each
 # is below its per-minute bound).
 FLOORS = {"rss_kib": 8192.0, "fds": 20.0, "queue_depth": 200.0, "p99_ms": 10.0}
+# Runs this long or longer are written to docs/benchmarks.md ("Soak"); shorter ones are checks.
+RECORDED_MINUTES = 30
 LABELS = {"rss_kib": "RSS (KiB)", "fds": "open descriptors", "queue_depth": "writer queue depth",
           "p99_ms": "p99 receipt to ack (ms)"}
 
@@ -102,9 +105,11 @@ class Soak:
             try:
                 report = json.load(open(os.path.join(out, "conversations.json")))
                 correctness = report.get("correctness", {})
+                acked = report.get("figures", {}).get("acked", {}).get("value", 0)
             except (OSError, ValueError):
                 correctness = {"failures": 1, "note": "no report"}
-            self.rounds.append({"round": index, "exit": run.returncode, "correctness": correctness})
+                acked = 0
+            self.rounds.append({"round": index, "exit": run.returncode, "correctness": correctness, "acked": acked})
             if run.returncode != 0:
                 log(f"round {index}: harness exit {run.returncode}: {json.dumps(correctness)}")
 
@@ -257,6 +262,45 @@ def verdict(soak):
     return trends, problems
 
 
+def benchmarks_section(soak, args, trends, passed, started):
+    """The run in docs/benchmarks.md: what ran, each series' course and slope, the charts in an SVG."""
+    kept = soak.samples[len(soak.samples) // 4:]
+    lines = benchmarks_md.heading(f"Soak: {args.minutes:g} minutes (scripts/soak)") + [""]
+    acked = sum(r.get("acked", 0) for r in soak.rounds)
+    verified = sum(r["correctness"].get("verified_in_database", 0) for r in soak.rounds)
+    failures = sum(1 for r in soak.rounds if r["exit"] != 0)
+    lines += [
+        f"Command: `scripts/soak {args.minutes:g}` (started {started}). A release gateway (two event loops) on a "
+        "private durable PostgreSQL; all at once for the whole run: the harness's `conversations` scenario in "
+        f"back-to-back rounds of {args.round} s ({args.sessions} sessions of a visitor and two operators, "
+        f"{args.rate} msg/s; every round connects, joins, sends and disconnects), churn clients (connect, join, "
+        "typing, read, leave, close, over and over) and HTTP API calls (inbox, history, PATCH). Sampled every "
+        f"{args.sample} s; a line is fitted to each series after the first quarter of the run.",
+        "",
+        f"Traffic: {len(soak.rounds)} harness rounds ({failures} with a correctness failure), {acked:,} messages "
+        f"acked, {verified:,} of them checked in the database; {soak.churn['cycles']:,} churn cycles "
+        f"({soak.churn['errors']} errors); {soak.api['calls']:,} API calls ({soak.api['errors']} errors).",
+        "",
+        "| series | after warm-up | at the end | min / max (after warm-up) | fitted slope per minute | bound | |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for key, trend in trends.items():
+        values = [s[key] for s in kept if s[key] is not None]
+        if not values:
+            continue
+        lines.append(f"| {LABELS[key]} | {values[0]:,.1f} | {values[-1]:,.1f} | {min(values):,.1f} / "
+                     f"{max(values):,.1f} | {trend['slope_per_min']:,.3f} | {trend['bound_per_min']:,.3f} | "
+                     f"{'**grows**' if trend['grows'] else 'flat'} |")
+    lines += ["", f"Verdict: {'passed' if passed else '**FAILED**'}.", "", "![The soak's four series over the run]"
+              "(images/soak.svg)", ""]
+    charts = [chart(soak.samples, key).replace("<svg ", f'<svg x="0" y="{index * 170}" ', 1)
+              for index, key in enumerate(BOUNDS)]
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="440" height="{170 * len(charts)}" '
+           f'font-family="sans-serif">' + "".join(charts) + "</svg>\n")
+    open(os.path.join(benchmarks_md.ROOT, "docs", "images", "soak.svg"), "w").write(svg)
+    benchmarks_md.replace_section("soak", "\n".join(lines) + "\n")
+
+
 def chart(samples, key):
     width, height, pad = 440, 160, 36
     points = [(s["t_min"], s[key]) for s in samples if s[key] is not None]
@@ -284,6 +328,7 @@ def main():
     subprocess.run([os.path.join(args.bin, "switchboard"), "migrate", "up", "--database-url", args.database_url],
                    check=True, stdout=subprocess.DEVNULL)
     soak = Soak(args)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     try:
         soak.run()
     finally:
@@ -291,6 +336,9 @@ def main():
             soak.gateway.stop()
     trends, problems = verdict(soak)
     passed = not problems
+    if args.minutes >= RECORDED_MINUTES:
+        benchmarks_section(soak, args, trends, passed, started)
+        log("docs/benchmarks.md: section Soak written, charts in docs/images/soak.svg")
     result = {"passed": passed, "minutes": args.minutes, "trends": trends, "problems": problems,
               "rounds": soak.rounds, "churn": soak.churn, "api": soak.api, "samples": soak.samples,
               "parameters": {"sessions": args.sessions, "rate": args.rate, "round_s": args.round,
