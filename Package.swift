@@ -118,9 +118,10 @@ let package = Package(
             path: "LoadTests/LoadKit"),
         .executableTarget(name: "loadtest", dependencies: ["LoadKit"], path: "LoadTests/LoadTest"),
 
-        // Shared by the integration tests: throwaway databases on the test server.
+        // Shared by the integration tests: throwaway databases on the test server, child processes.
         .target(
-            name: "SwitchboardTestSupport", dependencies: ["SwitchboardPostgres", "SwitchboardStore"],
+            name: "SwitchboardTestSupport",
+            dependencies: ["SwitchboardPostgres", "SwitchboardStore", "SwitchboardSystem"],
             path: "Tests/SwitchboardTestSupport"),
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
@@ -171,7 +172,9 @@ let package = Package(
                 "SwitchboardAdmission",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "SwitchboardNATSTests", dependencies: ["SwitchboardNATS", "SwitchboardSystem"]),
+        .testTarget(
+            name: "SwitchboardNATSTests",
+            dependencies: ["SwitchboardNATS", "SwitchboardSystem", "SwitchboardTestSupport"]),
         .testTarget(
             name: "SwitchboardClusterTests",
             dependencies: ["SwitchboardCluster", "SwitchboardChat", "SwitchboardPostgres", "SwitchboardTestSupport"]),
