@@ -119,7 +119,7 @@ final class FaultInjectingServer: @unchecked Sendable {
 
     /// A listening socket on 127.0.0.1 and the port the system gave it.
     private static func openListener() throws -> (Int32, UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -159,6 +159,7 @@ final class FaultInjectingServer: @unchecked Sendable {
         while true {
             let fd = accept(listener, nil, nil)
             if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // the harness the test starts must not inherit it
                 Thread.detachNewThread { [self] in serve(fd, node: node) }
             } else if errno != EINTR && errno != ECONNABORTED {
                 return

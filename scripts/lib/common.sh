@@ -114,26 +114,34 @@ port_open() {
   (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
 }
 
-# free_port: print a TCP port on 127.0.0.1 that nothing listens on right now.
+# free_port: print a TCP port on 127.0.0.1 that nothing uses right now, below
+# the kernel's ephemeral range: a server started on it later (PostgreSQL,
+# restarted on the same port) cannot find it taken as the source port of some
+# outgoing connection, which thousands of test clients make likely.
 free_port() {
-  local py port i
-  py=$(command -v python3 || true)
-  if [ -n "$py" ] && port=$("$py" -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()' 2>/dev/null) && [ -n "$port" ]; then
-    echo "$port"
-    return 0
-  fi
-  for ((i = 0; i < 200; i++)); do
-    port=$((20000 + RANDOM % 40000))
-    if ! port_open 127.0.0.1 "$port"; then
+  local low=32768 port i
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$low" -gt 11000 ] || low=32768
+  for ((i = 0; i < 500; i++)); do
+    port=$((10000 + RANDOM % (low - 10000)))
+    if ! port_open 127.0.0.1 "$port" && port_bindable "$port"; then
       echo "$port"
       return 0
     fi
   done
-  sb_die "no free TCP port found"
+  sb_die "no free TCP port found below $low"
+}
+
+# port_bindable PORT: whether a socket can bind 127.0.0.1:PORT now (python3 when
+# present; without it, not listening is taken as free).
+port_bindable() {
+  command -v python3 >/dev/null || return 0
+  python3 -c 'import socket, sys
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)' "$1" 2>/dev/null
 }
 
 # wait_for_port HOST PORT [TIMEOUT_S] [PID]: wait until HOST:PORT accepts

@@ -21,8 +21,12 @@ import Testing
     @discardableResult
     private static func shell(_ script: String) throws -> String {
         let output = NSTemporaryDirectory() + "sb-shell-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let command = "cd '\(root)' && . scripts/lib/common.sh && { \(script); } > '\(output)'"
+        let errors = output + ".err"
+        defer {
+            try? FileManager.default.removeItem(atPath: output)
+            try? FileManager.default.removeItem(atPath: errors)
+        }
+        let command = "cd '\(root)' && . scripts/lib/common.sh && { \(script); } > '\(output)' 2> '\(errors)'"
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/bash"), strdup("-c"), strdup(command), nil]
         defer { for arg in argv { free(arg) } }
@@ -30,14 +34,17 @@ import Testing
         guard spawned == 0 else { throw TestFailure("posix_spawn failed: \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw TestFailure("script failed (status \(status)): \(script)") }
+        guard status == 0 else {
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            throw TestFailure("script failed (status \(status)): \(script); it said: \(said.suffix(2000))")
+        }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func sendsDuringAnOutageAreAckedOrRefusedAndTheConversationResumes() throws {
         let directory = "/tmp/sb-outage-\(UUID().uuidString.prefix(8).lowercased())"
-        let start = "ensure_postgres \(directory) --fast >/dev/null 2>&1; echo \"$SWITCHBOARD_DATABASE_URL\""
+        let start = "ensure_postgres \(directory) --fast >&2; echo \"$SWITCHBOARD_DATABASE_URL\""
         let url = try Self.shell(start)
         defer { _ = try? Self.shell("stop_postgres \(directory) >/dev/null 2>&1; rm -rf \(directory)") }
         try MigrationRunner(connection: PostgresConnection(url)).up()

@@ -8,7 +8,9 @@ final class RawClient {
     /// `source` binds the socket to that loopback address before it connects
     /// (Linux routes all of 127/8 to lo), so one test can be clients from two addresses.
     init(port: UInt16, source: String? = nil, timeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // CLOEXEC: a process a test starts (PostgreSQL through runuser, the gateway)
+        // must not inherit thousands of client sockets (runuser fails with EMFILE).
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         if var size = receiveBuffer {
             // Before connect, so the window the server sees stays small (slow-reader tests).
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
