@@ -20,6 +20,23 @@ import Testing
         #expect(client.waitForClose() == 1009)
     }
 
+    /// A nesting bomb inside the message limit: 30,000 open brackets. Refused as
+    /// `bad_request` (frame JSON: depth 6) without deep recursion, and the
+    /// connection carries on; so is an object with more than 64 members.
+    @Test func aJSONNestingBombIsABadRequestAndTheConnectionCarriesOn() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let client = try fixture.client(.visitor, "v-1")
+        client.sendText(#"{"type":"ping","x":"# + String(repeating: "[", count: 30_000) + "}")
+        #expect(try client.next().code == "bad_request")
+        let wide = (0..<65).map { #""k\#($0)":0"# }.joined(separator: ",")
+        client.sendText(#"{"type":"ping","# + wide + "}")
+        #expect(try client.next().code == "bad_request")
+        client.send(["type": "ping", "ref": "after"])
+        let pong = try client.next()
+        #expect(pong.type == "pong" && pong["ref"] as? String == "after")
+    }
+
     @Test func floodingIsRateLimitedThenClosedWith4008() throws {
         let fixture = try ChatFixture {
             $0.chatRatePerSecond = 1
