@@ -11,18 +11,16 @@ connections at a fixed rate, each a slow-loris dripping a header byte every
     bench_abuse.py --bin DIR --database-url URL --work DIR --out DIR
                    --seconds S --repeats N --rate R --quick 0|1 --command TEXT
 """
-import argparse
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchmarks_md  # noqa: E402
-from bench_gateway import NICE, Gateway, settle  # noqa: E402
+from bench_gateway import Gateway, driver_arguments, fanout_report, settle  # noqa: E402
 
 SHAPE = (10, 100, 10500)  # scripts/bench's fanout: sessions, subscribers per session, msg/s
 QUICK_SHAPE = (5, 20, 1000)
@@ -53,15 +51,10 @@ def fanout(args, gateway, label, shape, abuse):
             ["taskset", "-c", "1", sys.executable, ABUSER, str(gateway.port), str(args.seconds + 8),
              "--rate", str(args.abuse_rate)], stdout=subprocess.PIPE, text=True)
         time.sleep(1)
-    command = NICE + ["taskset", "-c", "1", os.path.join(args.bin, "loadtest"), "fanout", "--url", gateway.url,
-                      "--jwt-secret", args.secret, "--database-url", args.database_url,
-                      "--gateway-pid", str(gateway.process.pid), "--sessions", str(sessions),
-                      "--subscribers", str(subscribers), "--rate", str(rate), "--seconds", str(args.seconds),
-                      "--out", out]
-    subprocess.run(command, capture_output=True, text=True)
+    report = fanout_report(args.bin, gateway, args.secret, args.database_url, sessions, subscribers, rate,
+                        args.seconds, out)
     attack = json.loads(abuser.communicate(timeout=60)[0]) if abuser else None
     after = refused(gateway)
-    report = json.load(open(os.path.join(out, "fanout.json")))
     latencies = report.get("latencies", {}).get("send_to_delivery", {})
     figures = report.get("figures", {})
     row = {
@@ -112,15 +105,7 @@ def section(results):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("bin", "database-url", "work", "out", "command"):
-        parser.add_argument(f"--{name}", required=True)
-    for name in ("seconds", "repeats", "quick", "abuse-rate"):
-        parser.add_argument(f"--{name}", type=int, required=True)
-    args = parser.parse_args()
-    args.secret = secrets.token_hex(24)
-    subprocess.run([os.path.join(args.bin, "switchboard"), "migrate", "up", "--database-url", args.database_url],
-                   check=True, stdout=subprocess.DEVNULL)
+    args = driver_arguments(("seconds", "repeats", "quick", "abuse-rate"))
     shape = QUICK_SHAPE if args.quick else SHAPE
     gateway = Gateway(args.bin, args.database_url, args.secret, os.path.join(args.work, "gateway.toml"),
                       os.path.join(args.out, "gateway.log"),

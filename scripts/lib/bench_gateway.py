@@ -1,7 +1,10 @@
 """What the benchmark drivers share: a gateway process configured for load
 (one event loop on one core, no per-connection rate limit, no compression),
 free ports, and a database settled between measurements."""
+import argparse
+import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -81,3 +84,29 @@ level = "warning"
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=20)
+
+
+def fanout_report(bin_dir, gateway, secret, database_url, sessions, subscribers, rate, seconds, out):
+    """The harness's fanout scenario against `gateway`, pinned to core 1 at NICE; its report (fanout.json)."""
+    command = NICE + ["taskset", "-c", "1", os.path.join(bin_dir, "loadtest"), "fanout", "--url", gateway.url,
+                      "--jwt-secret", secret, "--database-url", database_url,
+                      "--gateway-pid", str(gateway.process.pid), "--sessions", str(sessions),
+                      "--subscribers", str(subscribers), "--rate", str(rate), "--seconds", str(seconds),
+                      "--out", out]
+    subprocess.run(command, capture_output=True, text=True)
+    return json.load(open(os.path.join(out, "fanout.json")))
+
+
+def driver_arguments(numbers):
+    """The options every benchmark driver takes (--bin, --database-url, --work, --out, --command) and the whole
+    numbers it names; a fresh JWT secret as `secret`; the database migrated."""
+    parser = argparse.ArgumentParser()
+    for name in ("bin", "database-url", "work", "out", "command"):
+        parser.add_argument(f"--{name}", required=True)
+    for name in numbers:
+        parser.add_argument(f"--{name}", type=int, required=True)
+    args = parser.parse_args()
+    args.secret = secrets.token_hex(24)
+    subprocess.run([os.path.join(args.bin, "switchboard"), "migrate", "up", "--database-url", args.database_url],
+                   check=True, stdout=subprocess.DEVNULL)
+    return args

@@ -13,18 +13,16 @@ that compares across machines is the gateway's p99 above that floor.
                      --seconds S --repeats N --quick 0|1
     bench_latency.py --render DIR     (the section again from a finished run)
 """
-import argparse
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchmarks_md  # noqa: E402
-from bench_gateway import NICE, Gateway, settle  # noqa: E402
+from bench_gateway import NICE, Gateway, driver_arguments, fanout_report, settle  # noqa: E402
 import send_stages  # noqa: E402
 
 # (sessions, subscribers per session, messages/s): the issue's three shapes.
@@ -60,14 +58,9 @@ def run_fanout(args, gateway, label, sessions, subscribers, rate):
     os.makedirs(out, exist_ok=True)
     before, after = os.path.join(out, "metrics-before.txt"), os.path.join(out, "metrics-after.txt")
     open(before, "w").write(gateway.metrics())
-    command = NICE + ["taskset", "-c", "1", os.path.join(args.bin, "loadtest"), "fanout", "--url", gateway.url,
-                      "--jwt-secret", args.secret, "--database-url", args.database_url,
-                      "--gateway-pid", str(gateway.process.pid), "--sessions", str(sessions),
-                      "--subscribers", str(subscribers), "--rate", str(rate), "--seconds", str(args.seconds),
-                      "--out", out]
-    subprocess.run(command, capture_output=True, text=True)
+    report = fanout_report(args.bin, gateway, args.secret, args.database_url, sessions, subscribers, rate,
+                        args.seconds, out)
     open(after, "w").write(gateway.metrics())
-    report = json.load(open(os.path.join(out, "fanout.json")))
     base = floor(args, sessions, rate)
     delivery = latency(report, "send_to_delivery")
     row = {
@@ -188,15 +181,7 @@ def main():
         results = json.load(open(os.path.join(sys.argv[2], "results.json")))
         benchmarks_md.replace_section("bench-latency", section(results))
         return
-    parser = argparse.ArgumentParser()
-    for name in ("bin", "database-url", "work", "out", "command"):
-        parser.add_argument(f"--{name}", required=True)
-    for name in ("seconds", "repeats", "quick"):
-        parser.add_argument(f"--{name}", type=int, required=True)
-    args = parser.parse_args()
-    args.secret = secrets.token_hex(24)
-    subprocess.run([os.path.join(args.bin, "switchboard"), "migrate", "up", "--database-url", args.database_url],
-                   check=True, stdout=subprocess.DEVNULL)
+    args = driver_arguments(("seconds", "repeats", "quick"))
     shapes = QUICK_SHAPES if args.quick else SHAPES
     rates = QUICK_RAMP_RATES if args.quick else RAMP_RATES
     gateway = Gateway(args.bin, args.database_url, args.secret, os.path.join(args.work, "gateway.toml"),
