@@ -65,18 +65,21 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
 
 /// The `code` label values of `switchboard_closes_total`, in rendering order.
 enum CloseCodeLabel {
-    static let values = ["1000", "1001", "1003", "1008", "1009", "4001", "4008", "other"]
+    /// 1006 is never sent (RFC 6455 reserves it): it counts connections dropped
+    /// without a close frame, a peer silent past its heartbeat.
+    static let values = ["1000", "1001", "1003", "1006", "1008", "1009", "4001", "4008", "other"]
 
     static func index(of code: UInt16) -> Int {
         switch code {
         case 1000: 0
         case 1001: 1
         case 1003: 2
-        case 1008: 3
-        case 1009: 4
-        case 4001: 5
-        case 4008: 6
-        default: 7
+        case 1006: 3
+        case 1008: 4
+        case 1009: 5
+        case 4001: 6
+        case 4008: 7
+        default: 8
         }
     }
 }

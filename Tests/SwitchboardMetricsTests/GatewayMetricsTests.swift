@@ -25,7 +25,8 @@ func sampleValue(_ text: String, _ series: String) -> String? {
         metrics.rateLimited.increment(by: 6)
         metrics.closes(code: 1000).increment()
         metrics.closes(code: 4008).increment(by: 2)
-        metrics.closes(code: 1006).increment()  // not a labeled code
+        metrics.closes(code: 1006).increment()  // dropped without a close frame
+        metrics.closes(code: 1011).increment()  // not a labeled code
         metrics.closes(code: 3000).increment()
         metrics.databaseErrors(.writer).increment()
         metrics.databaseErrors(.reader).increment(by: 2)
@@ -42,6 +43,7 @@ func sampleValue(_ text: String, _ series: String) -> String? {
         #expect(sampleValue(text, #"switchboard_closes_total{code="1000"}"#) == "1")
         #expect(sampleValue(text, #"switchboard_closes_total{code="1001"}"#) == "0")
         #expect(sampleValue(text, #"switchboard_closes_total{code="4008"}"#) == "2")
+        #expect(sampleValue(text, #"switchboard_closes_total{code="1006"}"#) == "1")
         #expect(sampleValue(text, #"switchboard_closes_total{code="other"}"#) == "2")
         #expect(sampleValue(text, #"switchboard_database_errors_total{component="writer"}"#) == "1")
         #expect(sampleValue(text, #"switchboard_database_errors_total{component="reader"}"#) == "2")

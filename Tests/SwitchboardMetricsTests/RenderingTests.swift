@@ -48,6 +48,7 @@ import Testing
             switchboard_closes_total{code="1000"} 1
             switchboard_closes_total{code="1001"} 0
             switchboard_closes_total{code="1003"} 0
+            switchboard_closes_total{code="1006"} 0
             switchboard_closes_total{code="1008"} 0
             switchboard_closes_total{code="1009"} 0
             switchboard_closes_total{code="4001"} 0

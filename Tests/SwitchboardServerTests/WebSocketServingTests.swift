@@ -42,6 +42,44 @@ import Testing
         #expect(echo?.opcode == 1 && echo?.payload == Array("Hello".utf8))
     }
 
+    /// A peer that answers nothing for two heartbeat intervals is dropped without a
+    /// close frame (1001 means a shutdown, and a gone peer would not read it); one
+    /// that answers the pings stays.
+    @Test func aSilentPeerIsDroppedAfterTwoHeartbeatsAndAnAnsweringOneStays() throws {
+        let running = try RunningServer { $0.heartbeatSeconds = 1 }
+        defer { running.stop() }
+        let silent = try RawClient(port: running.port, timeoutSeconds: 6)
+        _ = silent.upgrade()
+        nonisolated(unsafe) let answering = try RawClient(port: running.port, timeoutSeconds: 6)
+        _ = answering.upgrade()
+        // The answering client answers every ping from its own thread, and keeps the rest.
+        let answered = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var echoed: [UInt8]?
+        Thread.detachNewThread {
+            while let frame = answering.readFrame() {
+                if frame.opcode == 9 {
+                    answering.send(RawClient.maskedFrame(opcode: 10, payload: frame.payload))
+                } else {
+                    echoed = frame.payload
+                    break
+                }
+            }
+            answered.signal()
+        }
+        let started = ContinuousClock.now
+        var silentOpcodes: [UInt8] = []
+        while let frame = silent.readFrame() { silentOpcodes.append(frame.opcode) }
+        let droppedAfter = ContinuousClock.now - started
+        #expect(!silentOpcodes.isEmpty && silentOpcodes.allSatisfy { $0 == 9 }, "pings, no close: \(silentOpcodes)")
+        #expect(droppedAfter > .seconds(1) && droppedAfter < .seconds(4), "dropped after \(droppedAfter)")
+        sleep(1)
+        answering.send(RawClient.maskedFrame(opcode: 1, payload: Array("still here".utf8)))
+        #expect(answered.wait(timeout: .now() + 5) == .success)
+        #expect(echoed == Array("still here".utf8))
+        let metrics = try HTTPTestClient.request(port: running.port, "GET", "/metrics")
+        #expect(String(decoding: metrics.body, as: UTF8.self).contains(#"switchboard_closes_total{code="1006"} 1"#))
+    }
+
     @Test func unmaskedFrameClosesWith1002() throws {
         let running = try RunningServer()
         defer { running.stop() }
