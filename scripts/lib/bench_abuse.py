@@ -107,8 +107,10 @@ def section(results):
 
 
 def main():
-    args = driver_arguments(("seconds", "repeats", "quick", "abuse-rate"))
+    args = driver_arguments(("seconds", "repeats", "quick", "abuse-rate", "rate"))
     shape = QUICK_SHAPE if args.quick else SHAPE
+    if args.rate:
+        shape = (shape[0], shape[1], args.rate)
     gateway = Gateway(args.bin, args.database_url, args.secret, os.path.join(args.work, "gateway.toml"),
                       os.path.join(args.out, "gateway.log"),
                       server_extra='ip_limit_exempt = ["127.0.0.1/32", "::1/128"]')
