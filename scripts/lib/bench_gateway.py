@@ -42,7 +42,8 @@ def settle(database_url):
 class Gateway:
     """`switchboard serve` pinned to `core` (None: not pinned), `threads` event loops (one by default),
     the harness's rate allowed; `extra` is more TOML (a [cluster] table, say), `server_extra` more keys
-    of [server]. Its log is appended to `log`. `port` (default: a free one) lets a restarted gateway take its predecessor's place."""
+    of [server]. Its log is appended to `log`. `port` (default: a free one) lets a restarted gateway take
+    its predecessor's place."""
 
     def __init__(self, bin_dir, database_url, secret, config_path, log, core=0, extra="", port=None, threads=1,
                  grace=2, server_extra=""):
