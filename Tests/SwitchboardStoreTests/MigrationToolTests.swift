@@ -85,11 +85,8 @@ import Testing
         #expect(out.all.last?.hasPrefix("diverged:") == true)
     }
 
-    /// The binary sits next to the test bundle in the build folder (`swift build` builds both).
     @Test func builtBinaryExitsNonZeroWithAClearMessage() throws {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let binary = folder.appendingPathComponent("switchboard").path
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "no switchboard binary in \(folder.path)")
+        let binary = try ChildProcess.builtExecutable("switchboard")
         let database = try TestDatabase()
         defer { database.drop() }
 

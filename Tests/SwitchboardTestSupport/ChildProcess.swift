@@ -46,6 +46,17 @@ public final class ChildProcess: @unchecked Sendable {
 
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// The path of this build's executable `name` (the gateway's `switchboard`): it
+    /// sits next to the test bundle in the build folder (`swift build` builds both).
+    public static func builtExecutable(_ name: String) throws -> String {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let path = folder.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ChildProcessError("no \(name) executable in \(folder.path): run `swift build` first")
+        }
+        return path
+    }
+
     /// Its resident set (VmRSS), in KiB.
     public var residentKiB: Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""

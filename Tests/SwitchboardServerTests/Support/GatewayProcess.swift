@@ -16,11 +16,7 @@ final class GatewayProcess {
     /// `toml` is added to the configuration (tables other than [server]);
     /// `server` are more keys of [server].
     init(databaseURL: String, server: String = "", toml: String = "") throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("switchboard").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw TestFailure("no switchboard binary beside the tests (\(binary)): run `swift build` first")
-        }
+        let binary = try ChildProcess.builtExecutable("switchboard")
         port = try ChildProcess.freePort()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-gateway-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
