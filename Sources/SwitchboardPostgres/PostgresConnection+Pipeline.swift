@@ -36,6 +36,19 @@ extension PostgresConnection {
         }
     }
 
+    /// Queues one execution of a statement prepared on this connection
+    /// (`prepare`), with text parameters, then a sync (its own transaction).
+    /// The server neither parses nor plans it again: on a hot path that sends
+    /// small statements often, that is most of the fixed cost of each one.
+    public func sendPrepared(_ name: String, _ parameters: [String?]) throws(PostgresError) {
+        let sent = Self.withCStrings(parameters) { values in
+            PQsendQueryPrepared(connection, name, Int32(parameters.count), values, nil, nil, 0)
+        }
+        guard sent == 1, PQpipelineSync(connection) == 1 else {
+            throw PostgresError(kind: .connection, message: Self.trimmed(PQerrorMessage(connection)))
+        }
+    }
+
     /// Pushes queued bytes to the server; true when everything was sent.
     public func flush() throws(PostgresError) -> Bool {
         switch PQflush(connection) {

@@ -47,6 +47,12 @@ public final class PostgresConnection {
         return try check(raw)
     }
 
+    /// Prepares `sql` under `name` for this connection's lifetime (outside
+    /// pipeline mode), so that later executions skip parsing and planning.
+    public func prepare(_ name: String, _ sql: String) throws(PostgresError) {
+        _ = try check(PQprepare(connection, name, sql, 0, nil))
+    }
+
     /// Runs SQL that may hold several statements and no parameters (migrations).
     public func execute(_ sql: String) throws(PostgresError) {
         _ = try check(PQexec(connection, sql))

@@ -71,6 +71,44 @@ private func connectToTestServer() throws -> PostgresConnection {
         try db.exitPipelineMode()
         #expect(try db.query("SELECT count(*) FROM p").int(0, 0) == 2)
     }
+
+    @Test func preparedStatementRunsInThePipelineWithoutBeingParsedAgain() throws {
+        let db = try connectToTestServer()
+        try db.execute("CREATE TEMP TABLE q (id int PRIMARY KEY, name text)")
+        try db.prepare("insert_q", "INSERT INTO q VALUES ($1, $2) RETURNING id")
+        let preparedBefore = try db.query("SELECT count(*) FROM pg_prepared_statements WHERE name = 'insert_q'")
+        #expect(preparedBefore.int(0, 0) == 1)
+        try db.enterPipelineMode()
+        try db.sendPrepared("insert_q", ["1", "x'); DROP TABLE q; --"])
+        try db.sendPrepared("insert_q", ["1", nil])  // duplicate: fails alone, as an unprepared one would
+        try db.sendPrepared("insert_q", ["2", nil])
+        while try !db.flush() {}
+        var events: [String] = []
+        while events.filter({ $0 == "sync" }).count < 3 {
+            try db.consumeInput()
+            while let event = db.nextPipelineEvent() {
+                switch event {
+                case .result(let r): events.append("row \(r.int(0, 0) ?? -1)")
+                case .failure(let e): events.append("error \(e.sqlState ?? "?")")
+                case .sync: events.append("sync")
+                }
+            }
+        }
+        #expect(events == ["row 1", "sync", "error 23505", "sync", "row 2", "sync"])
+        try db.exitPipelineMode()
+        #expect(try db.query("SELECT name FROM q WHERE id = 1").string(0, 0) == "x'); DROP TABLE q; --")
+        // Three executions of the one prepared statement, none prepared anew.
+        let executions = try db.query(
+            "SELECT generic_plans + custom_plans FROM pg_prepared_statements WHERE name = 'insert_q'")
+        #expect(executions.int(0, 0) == 3)
+    }
+
+    @Test func preparingBadSQLIsAQueryError() throws {
+        let db = try connectToTestServer()
+        let error = #expect(throws: PostgresError.self) { try db.prepare("broken", "SELEC 1") }
+        #expect(error?.kind == .query)
+        #expect(error?.sqlState == "42601")
+    }
 }
 
 @Suite struct PostgresURLTests {
