@@ -4,7 +4,7 @@
 // which starts a durable private PostgreSQL and writes docs/benchmarks.md.
 //
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
-//                [--naive-messages 200000] [--batch 1024] [--delay-ms 2]
+//                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--only batched|latency]
 //
@@ -30,7 +30,7 @@ struct Options {
     var messages = 200_000
     var naiveMessages = 200_000
     var batch = 1024
-    var delayMilliseconds = 2
+    var delayMilliseconds = 0
     var depth = 2
     var connections = 2
     var rate = 10_000
@@ -41,7 +41,7 @@ struct Options {
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
-                            [--naive-messages 200000] [--batch 1024] [--delay-ms 2]
+                            [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)

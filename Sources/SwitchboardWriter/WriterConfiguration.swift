@@ -2,23 +2,27 @@
 ///
 /// The writer runs `connections` shards, each a thread with its own
 /// connection and queue; a session's commands always go to the same shard.
-/// In each shard, a batch is flushed when `maxBatchMessages` commands wait or
-/// when the oldest waiting command has waited `maxBatchDelayMilliseconds`,
-/// whichever comes first. Up to `pipelineDepth` batches per connection are on
-/// the wire at once, so the next batch is sent while the server commits the
-/// previous one.
+/// In each shard, a full batch (`maxBatchMessages` commands) is sent at once,
+/// with up to `pipelineDepth` batches per connection on the wire, so the next
+/// full batch is sent while the server commits the previous one. A partial
+/// batch is sent only when nothing is in flight (once its oldest command has
+/// waited `maxBatchDelayMilliseconds`, by default not at all): the next batch
+/// goes the moment the previous commit returns (`BatchSchedule`).
 public struct WriterConfiguration: Sendable {
     /// libpq URL or key/value string of the database to write to.
     public var databaseURL: String
     /// Largest batch: one statement, one commit.
     public var maxBatchMessages: Int
-    /// Longest a command waits for company before its batch is sent.
+    /// How long a command waits for company before a partial batch is sent
+    /// to an idle connection (0: at once). While a batch is in flight, a
+    /// partial batch waits for its commit whatever this says.
     public var maxBatchDelayMilliseconds: Int
     /// Commands waiting to be sent in one shard, over which `submit` answers
     /// `.overloaded` for that shard's sessions (so the writer holds at most
     /// `connections * queueCapacity`).
     public var queueCapacity: Int
-    /// Batches sent and not yet committed at any time, per connection.
+    /// Batches sent and not yet committed at any time, per connection (only
+    /// full batches are sent behind another).
     public var pipelineDepth: Int
     /// Writer threads, each with its own PostgreSQL connection (and backend):
     /// one backend saturates one core, so a second one roughly doubles what
@@ -33,7 +37,7 @@ public struct WriterConfiguration: Sendable {
     public init(
         databaseURL: String,
         maxBatchMessages: Int = 1024,
-        maxBatchDelayMilliseconds: Int = 2,
+        maxBatchDelayMilliseconds: Int = 0,
         queueCapacity: Int = 65536,
         pipelineDepth: Int = 2,
         connections: Int = 2,

@@ -41,7 +41,7 @@ final class WriterLoop: @unchecked Sendable {
 
     /// The batch statement, prepared once per connection: parsing, analysing
     /// and planning it again for every batch cost the server about an eighth
-    /// of its time per small batch (docs/writer.md, "Prepared batch statement").
+    /// of its time per small batch (docs/writer.md, "A batch").
     static let batchStatementName = "switchboard_append_batch"
 
     /// How long `stop` waits for batches already sent before calling them unavailable.

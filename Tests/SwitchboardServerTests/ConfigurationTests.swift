@@ -137,6 +137,23 @@ import Testing
         #expect(documented.ipLimitExempt == builtIn.ipLimitExempt)
         #expect(documented.trustedProxies == builtIn.trustedProxies)
         #expect(documented.ipTableEntries == builtIn.ipTableEntries)
+        // Batches follow the commits: no window by default, two full batches on the wire.
+        #expect(builtIn.writerMaxBatchDelayMilliseconds == 0 && builtIn.writerPipelineDepth == 2)
+        #expect(documented.writerMaxBatchDelayMilliseconds == builtIn.writerMaxBatchDelayMilliseconds)
+        #expect(documented.writerPipelineDepth == builtIn.writerPipelineDepth)
+        #expect(documented.writerConnections == builtIn.writerConnections)
+        #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)
+    }
+
+    @Test func writerKeysApplyWithinTheirRanges() throws {
+        var c = Configuration()
+        try c.apply(
+            file: ConfigFileParser.parse(
+                "[writer]\npipeline_depth = 1\nmax_batch_delay_ms = 3\n", source: "test.toml"))
+        #expect(c.writerPipelineDepth == 1 && c.writerMaxBatchDelayMilliseconds == 3)
+        #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[writer]\npipeline_depth = 0\n", source: "test.toml"))
+        }
     }
 
     @Test func addressLimitKeysApply() throws {

@@ -33,6 +33,28 @@ import Testing
                 == 0)
     }
 
+    @Test func aPartialBatchWaitsForTheCommitInFlightEvenPastItsDelay() {
+        let late = accepted + 500 * ms
+        #expect(!schedule.sendsNow(pending: 99, oldestAcceptedAt: accepted, inFlight: 1, now: late, stopping: false))
+        // Nothing to time: the commit's result wakes the shard.
+        #expect(
+            schedule.pollTimeout(pending: 99, oldestAcceptedAt: accepted, inFlight: 1, now: late, stopDeadline: nil)
+                == -1)
+        // The commit returned: it goes at once.
+        #expect(schedule.sendsNow(pending: 99, oldestAcceptedAt: accepted, inFlight: 0, now: late, stopping: false))
+    }
+
+    @Test func withNoDelayAPartialBatchGoesTheMomentTheConnectionIsIdle() {
+        let eager = BatchSchedule(WriterConfiguration(databaseURL: ""))
+        #expect(eager.delayNanoseconds == 0 && eager.pipelineDepth == 2)
+        #expect(eager.sendsNow(pending: 1, oldestAcceptedAt: accepted, inFlight: 0, now: accepted, stopping: false))
+        #expect(
+            eager.pollTimeout(pending: 1, oldestAcceptedAt: accepted, inFlight: 0, now: accepted, stopDeadline: nil)
+                == 0)
+        #expect(!eager.sendsNow(pending: 1023, oldestAcceptedAt: accepted, inFlight: 1, now: accepted, stopping: false))
+        #expect(eager.sendsNow(pending: 1024, oldestAcceptedAt: accepted, inFlight: 1, now: accepted, stopping: false))
+    }
+
     @Test func aFullBatchGoesAtOnce() {
         #expect(
             schedule.sendsNow(pending: 100, oldestAcceptedAt: accepted, inFlight: 1, now: accepted, stopping: false))

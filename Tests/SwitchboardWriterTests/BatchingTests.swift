@@ -66,6 +66,40 @@ import Testing
         #expect(writer.statistics.batchSize.counts[0] == 1)
     }
 
+    /// The default schedule: a message goes to an idle connection at once;
+    /// what arrives while its commit is held up waits, however long, and then
+    /// goes as one batch (not one batch per window, pipelined behind it).
+    @Test func whatArrivesDuringACommitGoesAsOneBatchWhenItReturns() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let session = try makeSessions(db, count: 1)[0]
+        let collector = ResultCollector()
+        let writer = try startedWriter(WriterConfiguration(databaseURL: db.url, connections: 1), collector)
+        defer { writer.stop() }
+
+        // Another transaction holds the session's row: the first batch blocks in its lock.
+        let blocker = try db.connect()
+        try blocker.execute("BEGIN")
+        try blocker.query("SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", [session])
+        #expect(writer.submit(command(session: session, clientID: "first", token: 0)) == .accepted)
+        #expect(waitUntil(timeout: 10) { writer.statistics.batchesInFlight == 1 && writer.statistics.queueDepth == 0 })
+
+        for index in 1...50 {
+            #expect(writer.submit(command(session: session, clientID: "m-\(index)", token: UInt64(index))) == .accepted)
+        }
+        // Far past any batch window: still waiting, and nothing more on the wire.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(writer.statistics.queueDepth == 50)
+        #expect(writer.statistics.batchesInFlight == 1)
+        #expect(collector.count == 0)
+
+        try blocker.execute("COMMIT")
+        let results = try collector.wait(for: 51)
+        #expect(results.allSatisfy { $0.outcome.isStored })
+        #expect(collector.batchSizes == [1, 50])
+        #expect(try checkGapFree(db)[session] == 51)
+    }
+
     @Test func aFullBatchGoesWithoutWaitingForTheDelay() throws {
         let db = try TestDatabase(migrated: true)
         defer { db.drop() }

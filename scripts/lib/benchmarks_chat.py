@@ -229,7 +229,7 @@ def render(report_dir):
         " 40 frames/s per connection): the harness measures capacity, and its senders send far more than a person"
         " does, so the default limit would refuse most of their frames; `websocket.deflate.enabled = false` (the"
         " harness does not offer it); `log.level = \"warning\"`; `server.shutdown_grace_s = 2`. Everything else is"
-        " the default (`chat.max_joined_sessions` 100, 2 writer connections, batches of up to 1024 messages or 2 ms,"
+        " the default (`chat.max_joined_sessions` 100, 2 writer connections, batches of up to 1024 messages, each sent when the previous one commits,"
         " 4 reader threads). One gateway process serves the scenarios in the order below, so sessions and rows"
         " accumulate: idle runs first, on the fresh process (memory freed by earlier scenarios would be reused"
         " without growing the RSS); ramp and conversations come last, because they drive the gateway into"

@@ -161,8 +161,9 @@ def writer_section(rows, path, command):
         " `writer-bench` pinned to core 1, PostgreSQL not pinned (it shares both cores).",
         "Naive: one connection, one autocommitted `INSERT INTO chats` per message, seq counted client-side."
         f" Batched: `BatchWriter` ({batched.get('connections', '1')} connections, sessions sharded over them; batches of up to"
-        f" {batched.get('batch', '?')} messages or {batched.get('delay_ms', '?')} ms,"
-        f" {batched.get('depth', '?')} batches in flight per connection), each batch one call of `switchboard_append_messages`"
+        f" {batched.get('batch', '?')} messages, a smaller one sent when the connection's previous batch has committed"
+        f" (after a {batched.get('delay_ms', '?')} ms wait for company), up to {batched.get('depth', '?')} full batches"
+        " in flight per connection), each batch one call of `switchboard_append_messages`"
         " (row locks, dedup, gap-free seq) and one commit; submitted as fast as the queues take them."
         " Both ways build their messages before the clock starts."
         " Both runs start on the same database with new sessions, messages spread round-robin over them; the database is vacuumed, analyzed and checkpointed before each run (naive, batched, then latency), so none pays for the autovacuum the previous run's rows call for, and no checkpoint starts inside one.",

@@ -60,7 +60,8 @@ final class ChatService: Sendable {
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
                 maxBatchDelayMilliseconds: configuration.writerMaxBatchDelayMilliseconds,
-                queueCapacity: configuration.writerQueueCapacity, connections: configuration.writerConnections)
+                queueCapacity: configuration.writerQueueCapacity, pipelineDepth: configuration.writerPipelineDepth,
+                connections: configuration.writerConnections)
         ) { batch in
             metrics.count(batch)
             let stored = CommittedMessages(batch)

@@ -97,7 +97,8 @@ public struct Configuration: Sendable {
     /// Empty: the host name and the process id (`NodeIdentity.defaultID`).
     public var nodeID = ""
     public var writerMaxBatchMessages = 1024
-    public var writerMaxBatchDelayMilliseconds = 2
+    public var writerMaxBatchDelayMilliseconds = 0
+    public var writerPipelineDepth = 2
     public var writerQueueCapacity = 65536
 
     public init() {}

@@ -195,6 +195,7 @@ enum ConfigurationKeys {
         string("cluster.node_id", \.nodeID),
         integer("writer.max_batch_messages", 1...100_000, \.writerMaxBatchMessages),
         integer("writer.max_batch_delay_ms", 0...10_000, \.writerMaxBatchDelayMilliseconds),
+        integer("writer.pipeline_depth", 1...64, \.writerPipelineDepth),
         integer("writer.queue_capacity", 1...1 << 24, \.writerQueueCapacity),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
