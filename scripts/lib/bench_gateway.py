@@ -87,6 +87,68 @@ level = "warning"
         self.process.wait(timeout=20)
 
 
+class CpuSampler:
+    """Where a machine's CPU went while a measurement ran: the whole machine's busy cores (from /proc/stat),
+    PostgreSQL's (every process named postgres) and the named processes', sampled twice a second. `cores()`
+    gives each one's median over the half-second intervals, so a run's steady state, not its set-up or its
+    final checks, is what shows."""
+
+    def __init__(self, named=()):
+        import threading
+        self.named = dict(named)  # label -> command-line substring
+        self.samples = []  # (time, {key: ticks}); a key is "machine" or (label, pid)
+        self.stopped = threading.Event()
+        self.clock = os.sysconf("SC_CLK_TCK")
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def sample(self):
+        fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+        seen = {"machine": sum(fields) - fields[3] - fields[4]}  # all but idle and iowait
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                stat = open(f"/proc/{pid}/stat").read()
+                ticks = sum(int(v) for v in stat.rsplit(")", 1)[1].split()[11:13])
+                if stat[stat.index("(") + 1:stat.rindex(")")] == "postgres":
+                    seen[("postgres", pid)] = ticks
+                    continue
+                command = open(f"/proc/{pid}/cmdline").read().replace("\0", " ")
+            except (OSError, ValueError):
+                continue
+            for label, needle in self.named.items():
+                if needle in command:
+                    seen[(label, pid)] = ticks
+        self.samples.append((time.time(), seen))
+
+    def run(self):
+        while not self.stopped.wait(0.5):
+            self.sample()
+
+    def __enter__(self):
+        self.sample()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stopped.set()
+        self.thread.join()
+        self.sample()
+
+    def cores(self):
+        """Median busy cores per label over the intervals: machine, postgres, and each named label."""
+        rates = {}
+        for (t0, before), (t1, after) in zip(self.samples, self.samples[1:]):
+            interval = {}
+            for key, ticks in after.items():
+                if key in before:  # a process alive at both ends of the interval
+                    label = key if key == "machine" else key[0]
+                    interval[label] = interval.get(label, 0) + ticks - before[key]
+            for label in ["machine", "postgres", *self.named]:
+                rates.setdefault(label, []).append(interval.get(label, 0) / self.clock / (t1 - t0))
+        return {label: round(sorted(values)[len(values) // 2], 2) for label, values in rates.items() if values}
+
+
 def fanout_report(bin_dir, gateway, secret, database_url, sessions, subscribers, rate, seconds, out):
     """The harness's fanout scenario against `gateway`, pinned to core 1 at NICE; its report (fanout.json)."""
     command = NICE + ["taskset", "-c", "1", os.path.join(bin_dir, "loadtest"), "fanout", "--url", gateway.url,

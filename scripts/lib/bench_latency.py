@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchmarks_md  # noqa: E402
-from bench_gateway import NICE, Gateway, driver_arguments, fanout_report, settle  # noqa: E402
+from bench_gateway import NICE, CpuSampler, Gateway, driver_arguments, fanout_report, settle  # noqa: E402
 import send_stages  # noqa: E402
 
 # (sessions, subscribers per session, messages/s): the three shapes.
@@ -58,8 +58,9 @@ def run_fanout(args, gateway, label, sessions, subscribers, rate):
     os.makedirs(out, exist_ok=True)
     before, after = os.path.join(out, "metrics-before.txt"), os.path.join(out, "metrics-after.txt")
     open(before, "w").write(gateway.metrics())
-    report = fanout_report(args.bin, gateway, args.secret, args.database_url, sessions, subscribers, rate,
-                        args.seconds, out)
+    with CpuSampler({"harness": "loadtest fanout", "gateway": "switchboard serve"}) as sampler:
+        report = fanout_report(args.bin, gateway, args.secret, args.database_url, sessions, subscribers, rate,
+                               args.seconds, out)
     open(after, "w").write(gateway.metrics())
     base = floor(args, sessions, rate)
     delivery = latency(report, "send_to_delivery")
@@ -71,6 +72,7 @@ def run_fanout(args, gateway, label, sessions, subscribers, rate):
         "gateway_cores": report.get("figures", {}).get("gateway_cpu_cores", {}).get("value"),
         "floor_p50_ms": base["p50_ms"], "floor_p99_ms": base["p99_ms"],
         "stages": send_stages.stages(before, after),
+        "cpu": sampler.cores(),
     }
     row["above_p99_ms"] = round(row["delivery_p99_ms"] - row["floor_p99_ms"], 2) if delivery else None
     log(f"{label}: delivery p50 {row['delivery_p50_ms']} p99 {row['delivery_p99_ms']} ms; floor p50 "
@@ -149,6 +151,16 @@ def section(results):
             f"{spread([r['delivery_p99_ms'] for r in rows])} ms | {spread([r['floor_p50_ms'] for r in rows])} ms | "
             f"{spread([r['floor_p99_ms'] for r in rows])} ms | {spread(above)} ms | {'met' if met else '**MISSED**'} | "
             f"{spread([r['deliveries_per_s'] for r in rows], 0)} | {spread([r['gateway_cores'] for r in rows], 2)} |")
+    if any(r.get("cpu") for r in results["fanout"]):
+        lines += ["", "Where the CPU went while each shape ran: busy cores of the whole machine (2 cores: 2.00 is "
+                  "saturated) and of each party, the median over half-second samples of the run, so its steady "
+                  "state rather than its set-up. Latency above the floor grows steeply as the machine nears "
+                  "saturation; the floor itself is measured with the harness's core idle.", "",
+                  "| shape | msg/s | machine | gateway | PostgreSQL | harness |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        for (shape, rate), rows in by_shape.items():
+            cells = [spread([(r.get("cpu") or {}).get(k) for r in rows], 2)
+                     for k in ("machine", "gateway", "postgres", "harness")]
+            lines.append(f"| {shape} | {rate:,} | " + " | ".join(cells) + " |")
     lines += ["", "Where the time goes: each stage's p50 / p99 in ms from `switchboard_send_stage_seconds` "
               "(interpolated within its buckets), per shape, over the repeats. *receive*: the loop woke with the "
               "frame until the writer took it; *queue*: waiting for its batch to be sent; *commit*: the batch "
