@@ -143,9 +143,10 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     private func serve(_ connection: PostgresConnection, _ handlers: BusHandlers) {
         var fds = PollSet([wakeup.fd, connection.socket])
         var nextCount = MonotonicClock.nanoseconds() + Self.peerCountNanoseconds
+        var prepared = Set<Int>()
         do {
             while !stopping.load(ordering: .relaxed) {
-                try send(on: connection)
+                try send(on: connection, prepared: &prepared)
                 deliver(connection.notifications(), handlers)
                 let ready = try fds.wait(timeoutMilliseconds: Self.peerCountMilliseconds)
                 if MonotonicClock.nanoseconds() >= nextCount {
@@ -169,8 +170,13 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         }
     }
 
-    /// Sends what the outbox holds, a statement per `notificationsPerStatement` notifications.
-    private func send(on connection: PostgresConnection) throws(PostgresError) {
+    /// Sends what the outbox holds, a statement per `notificationsPerStatement`
+    /// notifications. The statement for each count of notifications is
+    /// prepared on first use (`prepared` holds the counts done on this
+    /// connection): when batches are small and frequent, parsing and planning
+    /// `SELECT pg_notify(...)` anew was a large part of what notifying cost
+    /// the database (docs/cluster.md, "What NOTIFY costs").
+    private func send(on connection: PostgresConnection, prepared: inout Set<Int>) throws(PostgresError) {
         let events = outbox.withLock { outbox in
             defer { outbox.removeAll(keepingCapacity: true) }
             return outbox
@@ -181,10 +187,15 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         var start = 0
         while start < payloads.count {
             let chunk = payloads[start..<min(start + Self.notificationsPerStatement, payloads.count)]
-            let calls = (0..<chunk.count).map { "pg_notify($1, $\($0 + 2))" }.joined(separator: ", ")
             let parameters: [String?] = [channel] + chunk.map { String(decoding: $0, as: UTF8.self) }
+            let name = "switchboard_notify_\(chunk.count)"
             do {
-                try connection.query("SELECT " + calls, parameters)
+                if !prepared.contains(chunk.count) {
+                    let calls = (0..<chunk.count).map { "pg_notify($1, $\($0 + 2))" }.joined(separator: ", ")
+                    try connection.prepare(name, "SELECT " + calls)
+                    prepared.insert(chunk.count)
+                }
+                try connection.query(prepared: name, parameters)
                 sent.add(chunk.count, ordering: .relaxed)
             } catch  where error.kind == .connection {
                 dropped.add(payloads.count - start, ordering: .relaxed)

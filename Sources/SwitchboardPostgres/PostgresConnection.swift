@@ -53,6 +53,15 @@ public final class PostgresConnection {
         _ = try check(PQprepare(connection, name, sql, 0, nil))
     }
 
+    /// Runs a statement prepared on this connection (`prepare`) with text parameters.
+    @discardableResult
+    public func query(prepared name: String, _ parameters: [String?]) throws(PostgresError) -> PostgresResult {
+        let raw = Self.withCStrings(parameters) { values in
+            PQexecPrepared(connection, name, Int32(parameters.count), values, nil, nil, 0)
+        }
+        return try check(raw)
+    }
+
     /// Runs SQL that may hold several statements and no parameters (migrations).
     public func execute(_ sql: String) throws(PostgresError) {
         _ = try check(PQexec(connection, sql))

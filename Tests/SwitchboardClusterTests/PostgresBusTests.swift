@@ -39,6 +39,37 @@ import Testing
             sender: Participant(id: "v-1", role: "visitor", name: nil), createdAt: "2026-11-23T08:00:00.000Z")
     }
 
+    /// More notifications at once than one statement carries: they go as
+    /// several statements (each count prepared once), all heard, in order.
+    @Test func aBurstLargerThanOneStatementArrivesWholeAndInOrder() throws {
+        let database = try TestDatabase(migrated: false)
+        defer { database.drop() }
+        let a = try PostgresBus(databaseURL: database.url, channel: "switchboard_test", node: "a")
+        let b = try PostgresBus(databaseURL: database.url, channel: "switchboard_test", node: "b")
+        let heardByB = Heard()
+        a.start(Heard().handlers)
+        b.start(heardByB.handlers)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(heardByB.wait { a.peerCount == 1 })
+        for round in 0..<3 {
+            for index in 0..<150 {
+                let payload = Array("{\"n\":\(round * 150 + index)}".utf8)
+                a.publish(.sessionFrame(sessionID: "aaaaaaaa-0000-4000-8000-000000000001", payload: payload))
+            }
+            #expect(heardByB.wait { heardByB.events.withLock { $0.count } == (round + 1) * 150 })
+        }
+        let heard = heardByB.events.withLock { $0 }.compactMap { event -> String? in
+            if case .sessionFrame(_, let payload) = event.event { return String(decoding: payload, as: UTF8.self) }
+            return nil
+        }
+        #expect(heard == (0..<450).map { "{\"n\":\($0)}" })
+        #expect(a.sent.load(ordering: .relaxed) == 450)
+        #expect(a.dropped.load(ordering: .relaxed) == 0)
+    }
+
     @Test func whatOneNodePublishesTheOtherHearsInOrderAndAgainAfterALostConnection() throws {
         let database = try TestDatabase(migrated: false)
         defer { database.drop() }
@@ -88,8 +119,10 @@ import Testing
         // Cut b's connection from the server side: b reconnects as generation 2 and is catching up.
         let admin = try database.connect()
         try admin.query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'switchboard-bus' AND pid <> pg_backend_pid()"
-        )
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'switchboard-bus' AND datname = current_database() AND pid <> pg_backend_pid()
+            """)
         #expect(heardByB.wait { heardByB.generations.withLock { $0 }.contains(2) })
         #expect(heardByB.losses.load(ordering: .relaxed) >= 1)
         #expect(b.state == .catchingUp)
