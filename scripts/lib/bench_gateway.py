@@ -149,6 +149,39 @@ class CpuSampler:
         return {label: round(sorted(values)[len(values) // 2], 2) for label, values in rates.items() if values}
 
 
+def run_with_backend_cpu(command, database_url, database):
+    """Runs `command`, and returns its output and the CPU-seconds each kind of PostgreSQL backend of
+    `database` used meanwhile, by application_name ("switchboard-writer", "switchboard-bus", ...): what
+    each party costs the database, measured in the same run, so the noise between runs does not enter."""
+    import threading
+    names = {}
+
+    def name_backends():
+        for _ in range(20):  # every 0.25 s for the first 5 s: the backends connect as the run starts
+            time.sleep(0.25)
+            answer = subprocess.run(
+                ["psql", "-X", "-At", database_url, "-c",
+                 f"SELECT pid, application_name FROM pg_stat_activity WHERE datname = '{database}'"],
+                capture_output=True, text=True).stdout
+            for line in answer.splitlines():
+                pid, _, application = line.partition("|")
+                names[pid] = application or "other"
+
+    namer = threading.Thread(target=name_backends, daemon=True)
+    sampler = CpuSampler()
+    with sampler:
+        namer.start()
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    namer.join()
+    seconds = {}
+    for (_, before), (_, after) in zip(sampler.samples, sampler.samples[1:]):
+        for key, ticks in after.items():
+            if key != "machine" and key in before and key[0] == "postgres":
+                name = names.get(key[1], "other")
+                seconds[name] = seconds.get(name, 0) + (ticks - before[key]) / sampler.clock
+    return output, {name: round(value, 2) for name, value in seconds.items()}
+
+
 def fanout_report(bin_dir, gateway, secret, database_url, sessions, subscribers, rate, seconds, out):
     """The harness's fanout scenario against `gateway`, pinned to core 1 at NICE; its report (fanout.json)."""
     command = NICE + ["taskset", "-c", "1", os.path.join(bin_dir, "loadtest"), "fanout", "--url", gateway.url,
