@@ -17,10 +17,11 @@ struct QueuedCommand: Sendable {
 /// The hand-over from every submitting thread to the writer thread: one short
 /// mutex around an array append, and an eventfd signalled only when the writer
 /// has a reason to look: the queue was wholly empty (the writer may be idle),
-/// or a full batch is now waiting. While the writer holds commands for the
-/// batch delay it wakes at that deadline anyway and takes everything then, so
-/// waking it for each arrival would only cost a context switch per message
-/// (on a shared core, one per message is what limited throughput).
+/// or a full batch is now waiting. While the writer holds commands (waiting
+/// for the commit in flight, or for the batch delay) it wakes when the commit
+/// returns or at that deadline anyway and takes everything then, so waking it
+/// for each arrival would only cost a context switch per message (on a shared
+/// core, one per message is what limited throughput).
 final class SubmitQueue: Sendable {
     enum Status: Sendable, Equatable {
         /// Connecting for the first time, or connected: commands are queued.

@@ -7,6 +7,24 @@ private func connectToTestServer() throws -> PostgresConnection {
     try PostgresConnection(TestDatabase.adminURL())
 }
 
+/// Flushes what `db` queued in pipeline mode and collects its events (a
+/// result's first integer, an error's SQLSTATE, each sync) through `syncs` syncs.
+private func pipelineEvents(_ db: PostgresConnection, syncs: Int) throws -> [String] {
+    while try !db.flush() {}
+    var events: [String] = []
+    while events.filter({ $0 == "sync" }).count < syncs {
+        try db.consumeInput()
+        while let event = db.nextPipelineEvent() {
+            switch event {
+            case .result(let r): events.append("row \(r.int(0, 0) ?? -1)")
+            case .failure(let e): events.append("error \(e.sqlState ?? "?")")
+            case .sync: events.append("sync")
+            }
+        }
+    }
+    return events
+}
+
 @Suite struct PostgresConnectionTests {
     @Test func parametersAreValuesNeverSQL() throws {
         let db = try connectToTestServer()
@@ -55,18 +73,7 @@ private func connectToTestServer() throws -> PostgresConnection {
         try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["1"])
         try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["1"])  // duplicate: fails alone
         try db.sendStatement("INSERT INTO p VALUES ($1) RETURNING id", ["2"])
-        while try !db.flush() {}
-        var events: [String] = []
-        while events.filter({ $0 == "sync" }).count < 3 {
-            try db.consumeInput()
-            while let event = db.nextPipelineEvent() {
-                switch event {
-                case .result(let r): events.append("row \(r.int(0, 0) ?? -1)")
-                case .failure(let e): events.append("error \(e.sqlState ?? "?")")
-                case .sync: events.append("sync")
-                }
-            }
-        }
+        let events = try pipelineEvents(db, syncs: 3)
         #expect(events == ["row 1", "sync", "error 23505", "sync", "row 2", "sync"])
         try db.exitPipelineMode()
         #expect(try db.query("SELECT count(*) FROM p").int(0, 0) == 2)
@@ -82,18 +89,7 @@ private func connectToTestServer() throws -> PostgresConnection {
         try db.sendPrepared("insert_q", ["1", "x'); DROP TABLE q; --"])
         try db.sendPrepared("insert_q", ["1", nil])  // duplicate: fails alone, as an unprepared one would
         try db.sendPrepared("insert_q", ["2", nil])
-        while try !db.flush() {}
-        var events: [String] = []
-        while events.filter({ $0 == "sync" }).count < 3 {
-            try db.consumeInput()
-            while let event = db.nextPipelineEvent() {
-                switch event {
-                case .result(let r): events.append("row \(r.int(0, 0) ?? -1)")
-                case .failure(let e): events.append("error \(e.sqlState ?? "?")")
-                case .sync: events.append("sync")
-                }
-            }
-        }
+        let events = try pipelineEvents(db, syncs: 3)
         #expect(events == ["row 1", "sync", "error 23505", "sync", "row 2", "sync"])
         try db.exitPipelineMode()
         #expect(try db.query("SELECT name FROM q WHERE id = 1").string(0, 0) == "x'); DROP TABLE q; --")
