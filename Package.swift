@@ -152,7 +152,7 @@ let package = Package(
             name: "SwitchboardWriterTests",
             dependencies: [
                 "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardIdentifiers",
-                "SwitchboardTestSupport",
+                "SwitchboardSystem", "SwitchboardTestSupport",
             ]),
         // Shared by the TLS tests: an OpenSSL client over memory BIOs (nothing in the gateway is a TLS client).
         .target(

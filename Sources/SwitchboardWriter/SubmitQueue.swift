@@ -17,7 +17,10 @@ struct QueuedCommand: Sendable {
 /// The hand-over from every submitting thread to the writer thread: one short
 /// mutex around an array append, and an eventfd signalled only when the writer
 /// has a reason to look: the queue was wholly empty (the writer may be idle),
-/// or a full batch is now waiting. While the writer holds commands (waiting
+/// or a full batch is now waiting, told once per `take` (a count crossing the
+/// full-batch mark could step over it when the writer's sends lower it, and
+/// a writer waiting on a commit has no deadline that would look instead;
+/// `OverloadTests` caught that). While the writer holds commands (waiting
 /// for the commit in flight, or for the batch delay) it wakes when the commit
 /// returns or at that deadline anyway and takes everything then, so waking it
 /// for each arrival would only cost a context switch per message (on a shared
@@ -35,6 +38,8 @@ final class SubmitQueue: Sendable {
         var incoming: [QueuedCommand] = []
         /// Accepted and not yet sent: `incoming` plus what the writer holds back.
         var waiting = 0
+        /// A full batch's wake-up was sent since the writer's last `take`.
+        var toldFull = false
         var status = Status.accepting
     }
 
@@ -64,7 +69,10 @@ final class SubmitQueue: Sendable {
             state.incoming.append(QueuedCommand(command: command, acceptedAt: now))
             state.waiting += 1
             // `waiting` counts what the writer holds too: 1 means it holds nothing.
-            return (.accepted, state.waiting == 1 || state.waiting == fullBatch)
+            if state.waiting == 1 { return (.accepted, true) }
+            guard state.waiting >= fullBatch, !state.toldFull else { return (.accepted, false) }
+            state.toldFull = true
+            return (.accepted, true)
         }
         if wake { signal() }
         if outcome == .overloaded { metrics.overloaded.add(1, ordering: .relaxed) }
@@ -76,6 +84,7 @@ final class SubmitQueue: Sendable {
     func take(into pending: inout [QueuedCommand], spare: inout [QueuedCommand]) -> Status {
         let status = state.withLock { state in
             if !state.incoming.isEmpty { swap(&state.incoming, &spare) }
+            state.toldFull = false
             return state.status
         }
         if !spare.isEmpty {
