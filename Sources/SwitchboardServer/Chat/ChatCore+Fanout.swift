@@ -20,7 +20,7 @@ extension ChatCore {
         // is told once: the writer's is always newer than what was known, and
         // one heard twice from the bus (by session and by workspace) is not.
         for session in sessions
-        where inbox[session.workspaceID] != nil && isNews(session) && directory.remember(session) {
+        where inbox[session.workspaceID] != nil && isNews(session) && directory.tell(session) {
             let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
             delivered += tellInbox(session.workspaceID, frame, excluding: nil)
         }
@@ -41,8 +41,9 @@ extension ChatCore {
         case .session(let frame):
             delivered = deliver(CollectionOfOne(frame))
         case .sessionChanged(let session, let frame, let excluded):
-            // Older than what this loop has told already: its clients have the newer state.
-            guard directory.remember(session) else { return }
+            // Older than what this loop knows, or this very state told already
+            // (a re-read inbox page can race the event): its clients have it.
+            guard directory.tell(session) else { return }
             delivered = deliver(
                 CollectionOfOne(
                     SessionFrame(sessionID: session.id, seq: nil, excludedConnection: excluded, frame: frame)))

@@ -26,6 +26,32 @@ import Testing
         #expect(directory["a"]?.status == .closed)
     }
 
+    /// The same state reaching a loop twice (the event, and an inbox page
+    /// re-read after a bus reconnection that raced it) is told once; a
+    /// state only remembered (for a reply) is still told when its event comes.
+    @Test func aStateIsToldOnceHoweverOftenItArrives() {
+        var directory = SessionDirectory()
+        var told: [Bool] = []
+        told.append(directory.tell(session("a", version: 3)))
+        told.append(directory.tell(session("a", version: 3)))  // the same state again: told already
+        told.append(directory.tell(session("a", version: 2)))  // older
+        told.append(directory.remember(session("a", version: 3)))  // remembered again: changes nothing
+        told.append(directory.tell(session("a", version: 3)))
+        told.append(directory.tell(session("a", version: 4, status: .closed)))
+        #expect(told == [true, false, false, true, false, true])
+        #expect(directory["a"]?.status == .closed)
+
+        // A reply remembered version 1 of "b" without telling it: its event still goes out, once;
+        // a newer state only remembered is told when its event arrives.
+        _ = directory.freshest(session("b", version: 1))
+        var toldB: [Bool] = []
+        toldB.append(directory.tell(session("b", version: 1)))
+        toldB.append(directory.tell(session("b", version: 1)))
+        toldB.append(directory.remember(session("b", version: 2)))
+        toldB.append(directory.tell(session("b", version: 2)))
+        #expect(toldB == [true, false, true, true])
+    }
+
     @Test func freshestAnswersWithTheNewerStateKnown() {
         var directory = SessionDirectory()
         directory.remember(session("a", version: 7, status: .closed))
