@@ -175,7 +175,7 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     /// prepared on first use (`prepared` holds the counts done on this
     /// connection): when batches are small and frequent, parsing and planning
     /// `SELECT pg_notify(...)` anew was a large part of what notifying cost
-    /// the database (docs/cluster.md, "What NOTIFY costs").
+    /// the database (docs/cluster.md, "What notifying costs the database").
     private func send(on connection: PostgresConnection, prepared: inout Set<Int>) throws(PostgresError) {
         let events = outbox.withLock { outbox in
             defer { outbox.removeAll(keepingCapacity: true) }
