@@ -103,6 +103,8 @@ class CpuSampler:
 
     def sample(self):
         fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+        # Timed with the machine's counters: the scan of every process below can take a while.
+        now = time.time()
         seen = {"machine": sum(fields) - fields[3] - fields[4]}  # all but idle and iowait
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -119,7 +121,7 @@ class CpuSampler:
             for label, needle in self.named.items():
                 if needle in command:
                     seen[(label, pid)] = ticks
-        self.samples.append((time.time(), seen))
+        self.samples.append((now, seen))
 
     def run(self):
         while not self.stopped.wait(0.5):
@@ -135,17 +137,22 @@ class CpuSampler:
         self.thread.join()
         self.sample()
 
+    def intervals(self):
+        """Per half-second interval: its length in seconds and the CPU-seconds each key used in it,
+        for the processes alive at both of its ends."""
+        for (t0, before), (t1, after) in zip(self.samples, self.samples[1:]):
+            yield t1 - t0, {key: (ticks - before[key]) / self.clock for key, ticks in after.items() if key in before}
+
     def cores(self):
         """Median busy cores per label over the intervals: machine, postgres, and each named label."""
         rates = {}
-        for (t0, before), (t1, after) in zip(self.samples, self.samples[1:]):
+        for length, used in self.intervals():
             interval = {}
-            for key, ticks in after.items():
-                if key in before:  # a process alive at both ends of the interval
-                    label = key if key == "machine" else key[0]
-                    interval[label] = interval.get(label, 0) + ticks - before[key]
+            for key, seconds in used.items():
+                label = key if key == "machine" else key[0]
+                interval[label] = interval.get(label, 0) + seconds
             for label in ["machine", "postgres", *self.named]:
-                rates.setdefault(label, []).append(interval.get(label, 0) / self.clock / (t1 - t0))
+                rates.setdefault(label, []).append(interval.get(label, 0) / length)
         return {label: round(sorted(values)[len(values) // 2], 2) for label, values in rates.items() if values}
 
 
@@ -174,11 +181,11 @@ def run_with_backend_cpu(command, database_url, database):
         output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     namer.join()
     seconds = {}
-    for (_, before), (_, after) in zip(sampler.samples, sampler.samples[1:]):
-        for key, ticks in after.items():
-            if key != "machine" and key in before and key[0] == "postgres":
+    for _, used in sampler.intervals():
+        for key, value in used.items():
+            if key != "machine" and key[0] == "postgres":
                 name = names.get(key[1], "other")
-                seconds[name] = seconds.get(name, 0) + (ticks - before[key]) / sampler.clock
+                seconds[name] = seconds.get(name, 0) + value
     return output, {name: round(value, 2) for name, value in seconds.items()}
 
 
