@@ -27,6 +27,11 @@ public final class EventLoop: @unchecked Sendable {
     private var taskBatch: [LoopTaskQueue.Task] = []
     /// Connections that used their read budget while data was still waiting.
     var readAgain: [Connection] = []
+    /// Work for later in the pass, after the posted tasks and the read
+    /// retries (a listener's next turn of accepts, `Listener.acceptsPerTurn`);
+    /// the loop polls rather than sleeps while any is waiting.
+    private var laterInPass: [() -> Void] = []
+    private var laterInPassBatch: [() -> Void] = []
     /// One-shot work at a time (rare: accept retries, shutdown grace periods).
     private var scheduledWork: [(deadline: UInt64, work: () -> Void)] = []
 
@@ -159,7 +164,7 @@ public final class EventLoop: @unchecked Sendable {
     public func run() {
         let events = EpollEvents(capacity: 512)
         while running.load(ordering: .acquiring) {
-            let timeout = readAgain.isEmpty ? nextTimeout() : 0
+            let timeout = readAgain.isEmpty && laterInPass.isEmpty ? nextTimeout() : 0
             let n: Int
             do {
                 n = try Epoll.wait(epfd, into: events, timeoutMilliseconds: timeout)
@@ -188,6 +193,7 @@ public final class EventLoop: @unchecked Sendable {
             }
             runPostedTasks()
             retryReads()
+            runLaterInPass()
             runScheduledWork()
         }
     }
@@ -225,6 +231,20 @@ public final class EventLoop: @unchecked Sendable {
     /// Call it on the loop's thread only.
     public func afterWrites(_ work: @escaping () -> Void) {
         if holdsWrites { afterWriteWork.append(work) } else { work() }
+    }
+
+    /// Runs `work` later in this pass, after the posted tasks and the reads
+    /// that used their budget, and polls rather than sleeps until it has run.
+    func runLaterInPass(_ work: @escaping () -> Void) {
+        laterInPass.append(work)
+    }
+
+    private func runLaterInPass() {
+        guard !laterInPass.isEmpty else { return }
+        // What this work schedules again waits for the next pass.
+        swap(&laterInPass, &laterInPassBatch)
+        for work in laterInPassBatch { work() }
+        laterInPassBatch.removeAll(keepingCapacity: true)
     }
 
     private func retryReads() {

@@ -13,6 +13,15 @@ public final class Listener: EventSource {
     /// Pause after EMFILE/ENFILE: with edge-triggered epoll the pending
     /// connection would otherwise never be retried.
     private static let retryDelayMilliseconds: UInt64 = 100
+    /// Connections taken per turn. A burst of connections (a flood refused at
+    /// accept costs the loop some tens of microseconds each) is taken a turn
+    /// at a time, with the pass's fan-out and reads between turns, instead of
+    /// stalling them until the backlog is empty.
+    static let acceptsPerTurn = 16
+    private var continuationScheduled = false
+    /// Set by `close`: a turn or retry still scheduled must not call accept on
+    /// a descriptor number the process may have given to another socket since.
+    private var closed = false
 
     public init(
         address: SocketAddress, backlog: Int32, loop: EventLoop,
@@ -37,8 +46,8 @@ public final class Listener: EventSource {
     }
 
     private func acceptAll() {
-        guard !paused else { return }
-        while true {
+        guard !paused && !closed else { return }
+        for _ in 0..<Self.acceptsPerTurn {
             do {
                 switch try Socket.acceptWithPeer(fd) {
                 case .wouldBlock: return
@@ -54,9 +63,18 @@ public final class Listener: EventSource {
                 return
             }
         }
+        // More may be waiting, and edge-triggered epoll will not say so again:
+        // the next turn comes after the pass's fan-out and reads.
+        guard !continuationScheduled else { return }
+        continuationScheduled = true
+        loop.runLaterInPass { [weak self] in
+            self?.continuationScheduled = false
+            self?.acceptAll()
+        }
     }
 
     public func close() {
+        closed = true
         loop.deregister(fd: fd)
         Posix.close(fd)
     }
