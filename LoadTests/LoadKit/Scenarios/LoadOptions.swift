@@ -31,6 +31,9 @@ public struct LoadOptions: Sendable {
     public var rampMax = 10000.0
     public var stepSeconds = 5.0
     public var p99BoundMilliseconds = 25.0
+    /// 0: off. Otherwise the send-to-delivery latency is also split by
+    /// alternating wall-clock windows of this many seconds (`AlternatingWindows`).
+    public var alternateSeconds = 0.0
     /// Targets the report holds the run to (`ScenarioTargets`; overridable).
     public var targetRate = ScenarioTargets.storedPerSecond
     public var targetDeliveries = ScenarioTargets.deliveriesPerSecond
@@ -79,6 +82,10 @@ public struct LoadOptions: Sendable {
           --threads N          client loops (default 1; ramp needs 1)
           --warmup S (2)  --drain S (10)  --setup-timeout S (60)  --connect-concurrency N (256)
           --body-bytes B (64)
+          --alternate S        (conversations, fanout) also report send-to-delivery split by
+                               alternating S-second windows of the wall clock, even and odd (the
+                               first 250 ms of each left out): something switched on and off on the
+                               same clock beside the run is compared within one run
           --target-rate R (\(Int(ScenarioTargets.storedPerSecond)))  \
         --target-deliveries D (\(Int(ScenarioTargets.deliveriesPerSecond)))
           --target-p99-ms M (\(Int(ScenarioTargets.conversationsP99Milliseconds)); \
@@ -158,6 +165,7 @@ public struct LoadOptions: Sendable {
             case "--max": rampMax = try number(name)
             case "--step-seconds": stepSeconds = try number(name)
             case "--p99-bound-ms": p99BoundMilliseconds = try number(name)
+            case "--alternate": alternateSeconds = try number(name)
             case "--target-rate": targetRate = try number(name)
             case "--target-deliveries": targetDeliveries = try number(name)
             case "--target-p99-ms": targetP99Milliseconds = try number(name)
@@ -202,6 +210,15 @@ public struct LoadOptions: Sendable {
         if scenario == "ramp" && (rampStep < 1 || rampStart <= 0 || rampMax < rampStart) {
             throw UsageError(description: "ramp needs --start > 0, --step >= 1 and --max >= --start")
         }
+        if alternateSeconds > 0 {
+            guard scenario == "conversations" || scenario == "fanout" else {
+                throw UsageError(description: "--alternate applies to conversations and fanout")
+            }
+            // Shorter windows than a second are mostly settling time.
+            guard alternateSeconds >= 1, alternateSeconds * 2 <= seconds else {
+                throw UsageError(description: "--alternate needs at least 1 s, and --seconds at least twice it")
+            }
+        }
         // Every step must carry traffic, and the ramp must end.
         if scenario == "ramp" && (stepSeconds <= 0 || (rampMax - rampStart) / rampStep > 1000) {
             throw UsageError(description: "ramp needs --step-seconds > 0 and at most 1,000 steps")
@@ -234,6 +251,7 @@ public struct LoadOptions: Sendable {
         if scenario != "idle" {
             shown += [("seconds", "\(seconds)"), ("warmup", "\(warmupSeconds)"), ("body_bytes", "\(bodyBytes)")]
         }
+        if alternateSeconds > 0 { shown.append(("alternate", "\(alternateSeconds)")) }
         return shown
     }
 }

@@ -149,6 +149,15 @@ struct ReportBuilder {
         let ack = merged(\.ackLatency).summary(key: "send_to_ack", label: "send to ack")
         let delivery = merged(\.deliveryLatency).summary(key: "send_to_delivery", label: "send to delivery")
         report.latencies += [ack, delivery]
+        if options.alternateSeconds > 0 {
+            let window = ReportNumberFormat.trimmed(options.alternateSeconds, maxDecimals: 2)
+            report.latencies += [
+                merged(\.evenWindowDeliveryLatency).summary(
+                    key: "send_to_delivery_even", label: "send to delivery, even \(window)-s windows"),
+                merged(\.oddWindowDeliveryLatency).summary(
+                    key: "send_to_delivery_odd", label: "send to delivery, odd \(window)-s windows"),
+            ]
+        }
         switch options.scenario {
         case "conversations":
             report.targets += [

@@ -88,6 +88,9 @@ enum ScenarioRuns {
         let start = MonotonicClock.nanoseconds() + 50_000_000
         let warmup = min(context.options.warmupSeconds, seconds / 2)
         shard.recordFrom = start + UInt64(warmup * 1e9)
+        if context.options.alternateSeconds > 0 {
+            shard.alternation = .onWallClock(windowSeconds: context.options.alternateSeconds)
+        }
         // The harness's own share too (every shard's thread), read by the
         // shard that reads the gateway: on a machine the two share, what the
         // load generator burns is CPU the gateway and its database do not get.

@@ -17,6 +17,10 @@ final class Shard {
     var deliveryLatency = LatencyRecorder()
     var handshakeLatency = LatencyRecorder()
     var reconnectLatency = LatencyRecorder()
+    /// With `--alternate`: the delivery latencies again, by the window their send was scheduled in.
+    var alternation: AlternatingWindows?
+    var evenWindowDeliveryLatency = LatencyRecorder()
+    var oddWindowDeliveryLatency = LatencyRecorder()
     var timeline: Timeline
     /// Latencies and throughput count only sends scheduled at or after this instant (the warm-up ends).
     var recordFrom: UInt64 = .max
@@ -145,6 +149,11 @@ final class Shard {
         measuredDeliveries += 1
         lastDeliveryAt = now
         deliveryLatency.record(nanoseconds: now &- scheduled)
+        switch alternation?.side(ofMonotonic: scheduled) {
+        case .even: evenWindowDeliveryLatency.record(nanoseconds: now &- scheduled)
+        case .odd: oddWindowDeliveryLatency.record(nanoseconds: now &- scheduled)
+        case nil: break
+        }
     }
 
     func acked(by participant: Participant, frame: ServerFrame, bytes: UnsafeRawBufferPointer, at now: UInt64) {

@@ -1,0 +1,43 @@
+import SwitchboardSystem
+
+/// Wall-clock windows of a fixed length that take turns, even and odd, so
+/// that one run can compare its latency with something beside it switched on
+/// and off: `scripts/lib/abuser.py --alternate S` attacks only in the odd
+/// windows of the same clock. Two separate runs differ by more than such an
+/// effect (checkpoints, the database growing, the machine's neighbours); two
+/// sides of one run see the same conditions, a few seconds apart, all along.
+///
+/// A send counts for the window it was scheduled in. The first 250 ms of each
+/// window count for neither side, while what the previous window left queued
+/// is worked off (a p99 of tens of milliseconds drains in far less). The rest
+/// counts whole: an abuser's burst as its window opens is part of its effect.
+public struct AlternatingWindows: Sendable, Equatable {
+    public enum Side: Sendable, Equatable { case even, odd }
+
+    public let windowNanoseconds: UInt64
+    public static let settlingNanoseconds: UInt64 = 250_000_000
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC when the run began: turns the
+    /// harness's monotonic send stamps into the wall clock the other process
+    /// switches on (both read the same machine's clock).
+    let realtimeOffset: UInt64
+
+    public init(windowSeconds: Double, realtimeOffset: UInt64) {
+        windowNanoseconds = UInt64(windowSeconds * 1e9)
+        self.realtimeOffset = realtimeOffset
+    }
+
+    /// Windows on this machine's wall clock, starting now.
+    public static func onWallClock(windowSeconds: Double) -> AlternatingWindows {
+        let wall = UInt64(UnixClock.nowMicroseconds()) * 1000
+        return AlternatingWindows(windowSeconds: windowSeconds, realtimeOffset: wall &- MonotonicClock.nanoseconds())
+    }
+
+    /// The side a send scheduled at `monotonic` (nanoseconds) counts for, or
+    /// nil when it falls in the settling time at the start of a window.
+    @inline(__always)
+    public func side(ofMonotonic monotonic: UInt64) -> Side? {
+        let wall = monotonic &+ realtimeOffset
+        guard wall % windowNanoseconds >= Self.settlingNanoseconds else { return nil }
+        return (wall / windowNanoseconds) & 1 == 0 ? .even : .odd
+    }
+}
