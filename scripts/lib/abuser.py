@@ -7,13 +7,17 @@ are opened at `rate` per second, each sending a request head one byte every
 until its header timeout. Every answer is read and the socket closed when the
 gateway closes it, so the flood never runs out of descriptors on its side.
 
-    python3 abuser.py PORT SECONDS [--source 127.0.0.2] [--rate 1000] [--drip-s 5]
+    python3 abuser.py PORT SECONDS [--source 127.0.0.2] [--rate 1000] [--drip-s 5] [--alternate S]
 
-Prints one JSON line of counts when done.
+--alternate S attacks only in the odd S-second windows of the wall clock
+(floor(time / S) odd) and closes every connection it holds when one ends, so
+that `loadtest --alternate S` compares the even windows (no abuser) with the
+odd ones within one run. Prints one JSON line of counts when done.
 """
 import argparse
 import errno
 import json
+import resource
 import selectors
 import socket
 import time
@@ -28,10 +32,15 @@ class Attempt:
         self.sock, self.sent, self.next_drip, self.answer = sock, 0, now, b""
 
 
-def run(port, seconds, source, rate, drip_s, max_open=4000):
+def attacking(alternate):
+    return alternate <= 0 or int(time.time() // alternate) % 2 == 1
+
+
+def run(port, seconds, source, rate, drip_s, alternate=0, max_open=4000):
     selector = selectors.DefaultSelector()
     counts = {"attempts": 0, "connect_failed": 0, "answered_429": 0, "answered_503": 0, "answered_408": 0,
-              "answered_other": 0, "closed_unanswered": 0, "max_held": 0, "skipped_at_max_open": 0}
+              "answered_other": 0, "closed_unanswered": 0, "max_held": 0, "skipped_at_max_open": 0,
+              "closed_at_window_end": 0}
     open_attempts = {}
     start = time.monotonic()
     next_open = start
@@ -39,6 +48,16 @@ def run(port, seconds, source, rate, drip_s, max_open=4000):
         now = time.monotonic()
         if now >= start + seconds:
             break
+        if not attacking(alternate):
+            # A window without the abuser: nothing of it stays open, and nothing is owed.
+            for attempt in list(open_attempts.values()):
+                selector.unregister(attempt.sock)
+                attempt.sock.close()
+                counts["closed_at_window_end"] += 1
+            open_attempts.clear()
+            next_open = now
+            time.sleep(0.01)
+            continue
         while next_open <= now:
             next_open += 1.0 / rate
             if len(open_attempts) >= max_open:
@@ -90,6 +109,8 @@ def run(port, seconds, source, rate, drip_s, max_open=4000):
         selector.unregister(attempt.sock)
         attempt.sock.close()
     counts["seconds"] = round(time.monotonic() - start, 2)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    counts["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
     return counts
 
 
@@ -109,8 +130,9 @@ def main():
     parser.add_argument("--source", default="127.0.0.2")
     parser.add_argument("--rate", type=float, default=1000)
     parser.add_argument("--drip-s", type=float, default=5)
+    parser.add_argument("--alternate", type=float, default=0)
     args = parser.parse_args()
-    print(json.dumps(run(args.port, args.seconds, args.source, args.rate, args.drip_s)), flush=True)
+    print(json.dumps(run(args.port, args.seconds, args.source, args.rate, args.drip_s, args.alternate)), flush=True)
 
 
 if __name__ == "__main__":

@@ -189,13 +189,14 @@ def run_with_backend_cpu(command, database_url, database):
     return output, {name: round(value, 2) for name, value in seconds.items()}
 
 
-def fanout_report(bin_dir, gateway, secret, database_url, sessions, subscribers, rate, seconds, out):
-    """The harness's fanout scenario against `gateway`, pinned to core 1 at NICE; its report (fanout.json)."""
+def fanout_report(bin_dir, gateway, secret, database_url, sessions, subscribers, rate, seconds, out, extra=()):
+    """The harness's fanout scenario against `gateway`, pinned to core 1 at NICE, with `extra` options; its
+    report (fanout.json)."""
     command = NICE + ["taskset", "-c", "1", os.path.join(bin_dir, "loadtest"), "fanout", "--url", gateway.url,
                       "--jwt-secret", secret, "--database-url", database_url,
                       "--gateway-pid", str(gateway.process.pid), "--sessions", str(sessions),
                       "--subscribers", str(subscribers), "--rate", str(rate), "--seconds", str(seconds),
-                      "--out", out]
+                      "--out", out, *extra]
     subprocess.run(command, capture_output=True, text=True)
     return json.load(open(os.path.join(out, "fanout.json")))
 
