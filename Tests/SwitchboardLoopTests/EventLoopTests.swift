@@ -103,7 +103,7 @@ final class BacklogHandler: ConnectionHandler {
     }
 
     @Test func connectionEchoesLargeDataThroughBackpressure() throws {
-        let loop = try EventLoop(index: 0, maxFileDescriptors: 1024)
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 65_536)
         let (server, client) = socketPair()
         try Posix.setNonBlocking(server)
         let closed = Flag()
@@ -191,7 +191,7 @@ final class BacklogHandler: ConnectionHandler {
     ) throws -> (exceeded: Int, writes: [WriteOutcome]) {
         // The loop keeps flushing the backlog after the peer is gone, as the server does with SIGPIPE ignored.
         Posix.ignoreSIGPIPE()
-        let loop = try EventLoop(index: 0, maxFileDescriptors: 1024)
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 65_536)
         let (server, client) = socketPair()
         defer { close(client) }
         try Posix.setNonBlocking(server)
