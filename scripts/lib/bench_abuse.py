@@ -168,7 +168,8 @@ def section(results):
     lines += [
         f"Within one run: the same scenario for {meta['interleave_seconds']} s with its sends split by "
         f"alternating {WINDOW_S}-s windows of the wall clock (`loadtest --alternate {WINDOW_S}`; the first 250 ms "
-        "of each window count for neither side, the abuser's burst as its window opens counts). In the *abused* run the abuser attacks only in the odd windows "
+        "of each window count for neither side, the abuser's burst as its window opens counts). In the *abused* "
+        "run the abuser attacks only in the odd windows "
         f"(`abuser.py --alternate {WINDOW_S}`, closing what it holds as each ends); the *A/A* run has no abuser, "
         "so its two sides differ only by the method's own noise. Both sides of a run see the same database, "
         "the same checkpoints and the same machine, seconds apart.",
@@ -187,10 +188,16 @@ def section(results):
             f"{'passed' if control['passed'] and abused['passed'] else '**FAILED**'} |")
     within = [pair["abused"]["change"] for pair in results["interleaved"]]
     controls = [pair["control"]["change"] for pair in results["interleaved"]]
-    met = all(abs(c) < TARGET_CHANGE for c in within)
-    lines += ["", f"Within one run the abuser changed the p99 by {min(within):+.0%} to {max(within):+.0%} "
-              f"({'**target met**' if met else '**target missed**'}: under 20% in every repeat); the A/A runs' "
-              f"two sides differed by {min(controls):+.0%} to {max(controls):+.0%}.", ""]
+    # A change is read against the method's own noise: where the A/A halves differ by 20% or more, a
+    # change under 20% shows nothing, and neither does one above it.
+    if any(abs(c) >= TARGET_CHANGE for c in controls):
+        verdict = "**not shown**: the A/A runs differ by as much as the 20% to be resolved"
+    elif all(abs(c) < TARGET_CHANGE for c in within):
+        verdict = "**target met**: under 20% in every repeat, with the A/A runs under 20% too"
+    else:
+        verdict = "**target missed**: 20% or more in a repeat whose method resolves 20%"
+    lines += ["", f"Within one run the abuser changed the p99 by {min(within):+.0%} to {max(within):+.0%}; "
+              f"the A/A runs' two sides differed by {min(controls):+.0%} to {max(controls):+.0%} ({verdict}).", ""]
     return "\n".join(lines) + "\n"
 
 
