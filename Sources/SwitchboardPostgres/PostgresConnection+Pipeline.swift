@@ -31,9 +31,7 @@ extension PostgresConnection {
         let sent = Self.withCStrings(parameters) { values in
             PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
-        guard sent == 1, PQpipelineSync(connection) == 1 else {
-            throw PostgresError(kind: .connection, message: Self.trimmed(PQerrorMessage(connection)))
-        }
+        try syncQueued(sent)
     }
 
     /// Queues one execution of a statement prepared on this connection
@@ -44,6 +42,12 @@ extension PostgresConnection {
         let sent = Self.withCStrings(parameters) { values in
             PQsendQueryPrepared(connection, name, Int32(parameters.count), values, nil, nil, 0)
         }
+        try syncQueued(sent)
+    }
+
+    /// Ends a statement just queued (`sent`: what libpq's send call returned)
+    /// with a sync, which makes it a transaction of its own.
+    private func syncQueued(_ sent: Int32) throws(PostgresError) {
         guard sent == 1, PQpipelineSync(connection) == 1 else {
             throw PostgresError(kind: .connection, message: Self.trimmed(PQerrorMessage(connection)))
         }

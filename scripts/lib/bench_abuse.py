@@ -46,6 +46,17 @@ def refused(gateway):
     return {reason: float(value) for reason, value in REFUSED.findall(gateway.metrics())}
 
 
+def start_abuser(args, gateway, seconds, *options):
+    """abuser.py against `gateway` for the harness's `seconds` and 8 more (it starts first and outlasts the
+    run). On the harness's core as an idle-class process (SCHED_IDLE): an attacker's own CPU is not the
+    gateway's, and must not be taken from the harness that measures, which preempts it at once whenever it
+    wakes (at nice 10 it could still hold the core for a slice). Its counts show it still made its attempts
+    at the full rate."""
+    return subprocess.Popen(
+        ["chrt", "--idle", "0", "taskset", "-c", "1", sys.executable, ABUSER, str(gateway.port), str(seconds + 8),
+         "--rate", str(args.abuse_rate), *options], stdout=subprocess.PIPE, text=True)
+
+
 def fanout(args, gateway, label, shape, abuse):
     settle(args.database_url)
     sessions, subscribers, rate = shape
@@ -56,13 +67,7 @@ def fanout(args, gateway, label, shape, abuse):
     open(scrapes[0], "w").write(gateway.metrics())
     abuser = None
     if abuse:
-        # On the harness's core as an idle-class process (SCHED_IDLE): an attacker's own CPU is not
-        # the gateway's, and must not be taken from the harness that measures, which preempts it at
-        # once whenever it wakes (at nice 10 it could still hold the core for a slice). The table
-        # shows it still made its attempts at the full rate. It starts first and outlasts the run.
-        abuser = subprocess.Popen(
-            ["chrt", "--idle", "0", "taskset", "-c", "1", sys.executable, ABUSER, str(gateway.port), str(args.seconds + 8),
-             "--rate", str(args.abuse_rate)], stdout=subprocess.PIPE, text=True)
+        abuser = start_abuser(args, gateway, args.seconds)
         time.sleep(1)
     report = fanout_report(args.bin, gateway, args.secret, args.database_url, sessions, subscribers, rate,
                         args.seconds, out)
@@ -94,12 +99,7 @@ def interleaved(args, gateway, label, shape, abuse):
     sessions, subscribers, rate = shape
     out = os.path.join(args.out, label)
     os.makedirs(out, exist_ok=True)
-    abuser = None
-    if abuse:
-        abuser = subprocess.Popen(
-            ["chrt", "--idle", "0", "taskset", "-c", "1", sys.executable, ABUSER, str(gateway.port),
-             str(args.interleave_seconds + 8), "--rate", str(args.abuse_rate), "--alternate", str(WINDOW_S)],
-            stdout=subprocess.PIPE, text=True)
+    abuser = start_abuser(args, gateway, args.interleave_seconds, "--alternate", str(WINDOW_S)) if abuse else None
     report = fanout_report(args.bin, gateway, args.secret, args.database_url, sessions, subscribers, rate,
                            args.interleave_seconds, out, extra=("--alternate", str(WINDOW_S)))
     attack = json.loads(abuser.communicate(timeout=60)[0]) if abuser else None
