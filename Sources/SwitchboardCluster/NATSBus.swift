@@ -42,8 +42,11 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         encoder = Mutex(BusEncoder(node: node))
         let address = try NATSAddress(parsing: url)
         let box = WeakBus()
+        // Without echo: this node subscribes to the sessions its clients
+        // joined and publishes on the same subjects; its own notifications
+        // would come back for it to decode and drop.
         client = NATSClient(
-            address: address, name: node,
+            address: address, name: node, echo: false,
             onMessage: { subject, payload in box.bus?.received(subject, payload) },
             onState: { state in box.bus?.changed(state) })
         box.bus = self

@@ -147,7 +147,7 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         do {
             while !stopping.load(ordering: .relaxed) {
                 try send(on: connection, prepared: &prepared)
-                deliver(connection.notifications(), handlers)
+                deliver(connection.notifications(), from: connection.backendPID, handlers)
                 let ready = try fds.wait(timeoutMilliseconds: Self.peerCountMilliseconds)
                 if MonotonicClock.nanoseconds() >= nextCount {
                     // Also makes sure the server is still there.
@@ -163,8 +163,11 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         }
     }
 
-    private func deliver(_ notifications: [PostgresNotification], _ handlers: BusHandlers) {
-        for notification in notifications where notification.channel == channel {
+    /// The other nodes' notifications. PostgreSQL also hands a listening
+    /// session its own (this connection sends every NOTIFY of this node):
+    /// those are skipped by the sending backend before anything is decoded.
+    private func deliver(_ notifications: [PostgresNotification], from ownPID: Int32, _ handlers: BusHandlers) {
+        for notification in notifications where notification.channel == channel && notification.senderPID != ownPID {
             guard let decoded = try? BusDecoder.decode(notification.payload), decoded.node != node else { continue }
             handlers.received(decoded)
         }

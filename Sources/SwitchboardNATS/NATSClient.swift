@@ -22,25 +22,27 @@ public final class NATSClient: Sendable {
     private let threadName: String
     private let thread = Mutex<NamedThread?>(nil)
 
+    /// `echo` false: the server does not deliver this client's own
+    /// publications to its subscriptions.
     public convenience init(
-        address: NATSAddress, name: String, maxBufferedBytes: Int = 64 << 20,
+        address: NATSAddress, name: String, maxBufferedBytes: Int = 64 << 20, echo: Bool = true,
         onMessage: @escaping @Sendable (_ subject: String, _ payload: [UInt8]) -> Void,
         onState: @escaping @Sendable (NATSConnectionState) -> Void
     ) {
         self.init(
-            address: address, name: name, maxBufferedBytes: maxBufferedBytes, timings: .standard,
+            address: address, name: name, maxBufferedBytes: maxBufferedBytes, echo: echo, timings: .standard,
             onMessage: onMessage, onState: onState)
     }
 
     init(
-        address: NATSAddress, name: String, maxBufferedBytes: Int, timings: NATSTimings,
+        address: NATSAddress, name: String, maxBufferedBytes: Int, echo: Bool = true, timings: NATSTimings,
         onMessage: @escaping @Sendable (_ subject: String, _ payload: [UInt8]) -> Void,
         onState: @escaping @Sendable (NATSConnectionState) -> Void
     ) {
         mailbox = NATSMailbox(maxBufferedBytes: maxBufferedBytes)
         loop = NATSConnectionLoop(
-            mailbox: mailbox, address: address.socketAddress, name: name, timings: timings, onMessage: onMessage,
-            onState: onState)
+            mailbox: mailbox, address: address.socketAddress, name: name, echo: echo, timings: timings,
+            onMessage: onMessage, onState: onState)
         threadName = "nats-" + name
     }
 

@@ -161,7 +161,7 @@ extension NATSConnectionLoop {
     /// CONNECT, every subscription, then a PING whose PONG confirms them all
     /// (with verbose off the server acknowledges nothing, but answers in order).
     private func sendHandshake() {
-        NATSEncoding.appendConnect(name: name, to: &control)
+        NATSEncoding.appendConnect(name: name, echo: echo, to: &control)
         for subscription in mailbox.subscriptionsForNewConnection() {
             NATSEncoding.appendSubscribe(subscription.subject, sid: subscription.sid, to: &control)
             subjects[subscription.sid] = subscription.subject

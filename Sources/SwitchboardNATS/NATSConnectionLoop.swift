@@ -25,6 +25,7 @@ final class NATSConnectionLoop: @unchecked Sendable {
     let mailbox: NATSMailbox
     let address: SocketAddress
     let name: String
+    let echo: Bool
     let timings: NATSTimings
     let onMessage: @Sendable (String, [UInt8]) -> Void
     let onState: @Sendable (NATSConnectionState) -> Void
@@ -55,13 +56,14 @@ final class NATSConnectionLoop: @unchecked Sendable {
     var keepAlive: KeepAlive
 
     init(
-        mailbox: NATSMailbox, address: SocketAddress, name: String, timings: NATSTimings,
+        mailbox: NATSMailbox, address: SocketAddress, name: String, echo: Bool, timings: NATSTimings,
         onMessage: @escaping @Sendable (String, [UInt8]) -> Void,
         onState: @escaping @Sendable (NATSConnectionState) -> Void
     ) {
         self.mailbox = mailbox
         self.address = address
         self.name = name
+        self.echo = echo
         self.timings = timings
         self.onMessage = onMessage
         self.onState = onState

@@ -17,8 +17,12 @@ enum NATSEncoding {
 
     /// CONNECT without +OK acknowledgements (verbose) or extra checks
     /// (pedantic): the PING that follows it confirms the whole handshake.
-    static func appendConnect(name: String, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: "CONNECT {\"verbose\":false,\"pedantic\":false,\"name\":".utf8)
+    /// `echo` false asks the server not to deliver this connection's own
+    /// publications to its own subscriptions (NATS delivers them by default).
+    static func appendConnect(name: String, echo: Bool = true, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "CONNECT {\"verbose\":false,\"pedantic\":false,".utf8)
+        if !echo { bytes.append(contentsOf: "\"echo\":false,".utf8) }
+        bytes.append(contentsOf: "\"name\":".utf8)
         appendJSONString(name, to: &bytes)
         bytes.append(contentsOf: ",\"lang\":\"swift\",\"version\":\"1.0.0\"}\r\n".utf8)
     }

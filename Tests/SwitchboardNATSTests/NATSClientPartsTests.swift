@@ -25,6 +25,15 @@ private func text(_ bytes: some Sequence<UInt8>) -> String { String(decoding: Ar
                 + "\r\n")
     }
 
+    @Test func connectWithoutEchoSaysSo() {
+        var bytes: [UInt8] = []
+        NATSEncoding.appendConnect(name: "n", echo: false, to: &bytes)
+        #expect(
+            text(bytes)
+                == #"CONNECT {"verbose":false,"pedantic":false,"echo":false,"name":"n","lang":"swift","version":"1.0.0"}"#
+                + "\r\n")
+    }
+
     @Test func publicationSizeMatchesTheEncoding() {
         for count in [0, 1, 9, 10, 99, 100, 12345] {
             var bytes: [UInt8] = []

@@ -128,6 +128,40 @@ struct NATSServerTests {
         #expect(try log.wait(for: accepted + 1, on: "limited").count == accepted + 1)
     }
 
+    /// The bus's clients connect without echo: a node subscribed to the
+    /// subjects it publishes on must not be sent its own publications, while
+    /// every other subscriber still gets them.
+    @Test func withoutEchoAClientDoesNotHearItself() throws {
+        let server = try NATSServerProcess()
+        let quietLog = ClientRecorder()
+        let otherLog = ClientRecorder()
+        let quiet = NATSClient(
+            address: try NATSAddress(parsing: server.url), name: "quiet", echo: false,
+            onMessage: quietLog.onMessage, onState: quietLog.onState)
+        let other = try makeClient(server, "other", otherLog)
+        defer {
+            quiet.stop()
+            other.stop()
+        }
+        quiet.subscribe("room")
+        other.subscribe("room")
+        quiet.start()
+        other.start()
+        try quiet.wait(for: .connected)
+        try other.wait(for: .connected)
+
+        for index in 0..<100 { quiet.publish("room", payload(index)) }
+        #expect(try otherLog.wait(for: 100, on: "room") == (0..<100).map { String($0) })
+        // Published after the 100 on another connection, and delivered to the
+        // quiet client: once it is there, the 100 would have been too.
+        other.publish("room", Array("sentinel".utf8))
+        #expect(try quietLog.wait(for: 1, on: "room") == ["sentinel"])
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(quietLog.messages("room") == ["sentinel"])
+        // The client with echo hears its own publication.
+        #expect(try otherLog.wait(for: 101, on: "room").last == "sentinel")
+    }
+
     @Test func wildcardsAndUnsubscribe() throws {
         let server = try NATSServerProcess()
         let log = ClientRecorder()
