@@ -8,13 +8,20 @@ import Testing
 @Suite(.enabled(if: NATSServerProcess.executable != nil, Comment(rawValue: NATSServerProcess.missingMessage)))
 struct NATSServerTests {
     func makeClient(
-        _ server: NATSServerProcess, _ name: String, _ recorder: ClientRecorder, maxBufferedBytes: Int = 64 << 20
+        _ server: NATSServerProcess, _ name: String, _ recorder: ClientRecorder, maxBufferedBytes: Int = 64 << 20,
+        echo: Bool = true
     )
         throws -> NATSClient
     {
         NATSClient(
             address: try NATSAddress(parsing: server.url), name: name, maxBufferedBytes: maxBufferedBytes,
-            onMessage: recorder.onMessage, onState: recorder.onState)
+            echo: echo, onMessage: recorder.onMessage, onState: recorder.onState)
+    }
+
+    /// Starts every client, then waits until each is connected.
+    func startConnected(_ clients: NATSClient...) throws {
+        for client in clients { client.start() }
+        for client in clients { try client.wait(for: .connected) }
     }
 
     func payload(_ index: Int) -> [UInt8] { Array(String(index).utf8) }
@@ -40,10 +47,7 @@ struct NATSServerTests {
         // The publisher hears its own buffered publications: on one connection
         // its SUB precedes them, whichever client reconnects first.
         publisher.subscribe("buffered")
-        subscriber.start()
-        publisher.start()
-        try subscriber.wait(for: .connected)
-        try publisher.wait(for: .connected)
+        try startConnected(subscriber, publisher)
 
         // 10,000 messages, all delivered, in order.
         let refused = (0..<10_000).filter { !publisher.publish("stream", payload($0)) }
@@ -135,9 +139,7 @@ struct NATSServerTests {
         let server = try NATSServerProcess()
         let quietLog = ClientRecorder()
         let otherLog = ClientRecorder()
-        let quiet = NATSClient(
-            address: try NATSAddress(parsing: server.url), name: "quiet", echo: false,
-            onMessage: quietLog.onMessage, onState: quietLog.onState)
+        let quiet = try makeClient(server, "quiet", quietLog, echo: false)
         let other = try makeClient(server, "other", otherLog)
         defer {
             quiet.stop()
@@ -145,10 +147,7 @@ struct NATSServerTests {
         }
         quiet.subscribe("room")
         other.subscribe("room")
-        quiet.start()
-        other.start()
-        try quiet.wait(for: .connected)
-        try other.wait(for: .connected)
+        try startConnected(quiet, other)
 
         for index in 0..<100 { quiet.publish("room", payload(index)) }
         #expect(try otherLog.wait(for: 100, on: "room") == (0..<100).map { String($0) })
@@ -174,10 +173,7 @@ struct NATSServerTests {
         }
         client.subscribe("events.*")
         client.subscribe("sentinel")
-        client.start()
-        other.start()
-        try client.wait(for: .connected)
-        try other.wait(for: .connected)
+        try startConnected(client, other)
 
         other.publish("events.a", Array("1".utf8))
         #expect(try log.wait(for: 1, on: "events.a") == ["1"])
