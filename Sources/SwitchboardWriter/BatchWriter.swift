@@ -22,11 +22,19 @@ public final class BatchWriter: Sendable {
     private let queues: [SubmitQueue]
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
+    private let connectionEvents: @Sendable (WriterConnectionEvent) -> Void
     private let threads = Mutex<[NamedThread]>([])
 
-    public init(configuration: WriterConfiguration, sink: @escaping @Sendable (WriterBatchResult) -> Void) {
+    /// `connectionEvents` runs on the shards' threads (never an event loop's),
+    /// like `sink`: the place to log why a shard has no connection.
+    public init(
+        configuration: WriterConfiguration,
+        connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void = { _ in },
+        sink: @escaping @Sendable (WriterBatchResult) -> Void
+    ) {
         self.configuration = configuration
         self.sink = sink
+        self.connectionEvents = connectionEvents
         metrics = WriterMetrics(shards: configuration.connections)
         queues = (0..<configuration.connections).map { _ in
             SubmitQueue(
@@ -42,7 +50,9 @@ public final class BatchWriter: Sendable {
         threads.withLock { threads in
             guard threads.isEmpty, queues[0].status != .stopped else { return }
             for queue in queues {
-                let loop = WriterLoop(configuration: configuration, queue: queue, metrics: metrics, sink: sink)
+                let loop = WriterLoop(
+                    configuration: configuration, shard: threads.count, queue: queue, metrics: metrics,
+                    connectionEvents: connectionEvents, sink: sink)
                 threads.append(NamedThread.spawn(name: "sb-writer-\(threads.count)") { loop.run() })
             }
         }

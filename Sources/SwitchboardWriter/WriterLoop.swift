@@ -12,6 +12,8 @@ import SwitchboardSystem
 /// `metrics` (with the other shards), both thread-safe.
 final class WriterLoop: @unchecked Sendable {
     private let configuration: WriterConfiguration
+    private let shard: Int
+    private let connectionEvents: @Sendable (WriterConnectionEvent) -> Void
     private let queue: SubmitQueue
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
@@ -48,10 +50,13 @@ final class WriterLoop: @unchecked Sendable {
     private static let stopGraceNanoseconds: UInt64 = 2_000_000_000
 
     init(
-        configuration: WriterConfiguration, queue: SubmitQueue, metrics: WriterMetrics,
+        configuration: WriterConfiguration, shard: Int, queue: SubmitQueue, metrics: WriterMetrics,
+        connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void,
         sink: @escaping @Sendable (WriterBatchResult) -> Void
     ) {
         self.configuration = configuration
+        self.shard = shard
+        self.connectionEvents = connectionEvents
         self.queue = queue
         self.metrics = metrics
         self.sink = sink
@@ -65,41 +70,67 @@ final class WriterLoop: @unchecked Sendable {
     func run() {
         var backoff = configuration.reconnectBackoffMinimumMilliseconds
         var connections = 0
+        // Since the last working connection: failed attempts, the last reason
+        // reported, and whether one was lost (each says what to report next).
+        var failedAttempts = 0
+        var reportedReason: String?
+        var lost = false
         while queue.status != .stopped {
-            guard let connection = connect() else {
+            let connection: PostgresConnection
+            switch connect() {
+            case .failure(let error):
                 failUnresolved()
+                failedAttempts += 1
+                if error.message != reportedReason {
+                    reportedReason = error.message
+                    connectionEvents(.connectFailed(shard: shard, reason: error.message))
+                }
                 pause(milliseconds: backoff)
                 backoff = min(backoff * 2, configuration.reconnectBackoffMaximumMilliseconds)
                 continue
+            case .success(let made):
+                connection = made
             }
+            if failedAttempts > 0 || lost {
+                connectionEvents(.restored(shard: shard, failedAttempts: failedAttempts))
+            }
+            failedAttempts = 0
+            reportedReason = nil
             if connections > 0 { metrics.recordReconnect() }
             connections += 1
             backoff = configuration.reconnectBackoffMinimumMilliseconds
             _ = queue.setStatus(.accepting)
             metrics.connectedShards.add(1, ordering: .relaxed)
-            let stopped = serve(connection)
+            let outcome = serve(connection)
             metrics.connectedShards.subtract(1, ordering: .relaxed)
             failUnresolved()
-            if stopped { break }
+            guard case .lost(let error) = outcome else { break }
+            lost = true
+            connectionEvents(.lost(shard: shard, reason: error.message))
             pause(milliseconds: backoff)
         }
         failUnresolved()
     }
 
-    private func connect() -> PostgresConnection? {
-        do {
+    private func connect() -> Result<PostgresConnection, PostgresError> {
+        do throws(PostgresError) {
             let connection = try PostgresConnection(configuration.databaseURL)
             try connection.execute(Self.sessionSettings)
             try connection.prepare(Self.batchStatementName, BatchEncoder.statement)
             try connection.enterPipelineMode()
-            return connection
+            return .success(connection)
         } catch {
-            return nil
+            return .failure(error)
         }
     }
 
-    /// Runs one connection until it is lost (false) or the writer stops (true).
-    private func serve(_ connection: PostgresConnection) -> Bool {
+    private enum ServeOutcome {
+        case stopped
+        case lost(PostgresError)
+    }
+
+    /// Runs one connection until it is lost or the writer stops.
+    private func serve(_ connection: PostgresConnection) -> ServeOutcome {
         var fds = PollSet([queue.wakeup.fd, connection.socket])
         var wantsWrite = false
         var stopDeadline: UInt64?
@@ -113,7 +144,7 @@ final class WriterLoop: @unchecked Sendable {
                     stopDeadline = now + Self.stopGraceNanoseconds
                     failPending()
                 }
-                if let stopDeadline, inFlight.isEmpty || now >= stopDeadline { return true }
+                if let stopDeadline, inFlight.isEmpty || now >= stopDeadline { return .stopped }
 
                 var sent = false
                 while schedule.sendsNow(
@@ -139,8 +170,10 @@ final class WriterLoop: @unchecked Sendable {
                     try collectResults(from: connection)
                 }
             }
+        } catch let error as PostgresError {
+            return .lost(error)
         } catch {
-            return false
+            return .lost(PostgresError(kind: .connection, message: "\(error)"))
         }
     }
 

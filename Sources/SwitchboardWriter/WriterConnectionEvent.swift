@@ -1,0 +1,13 @@
+/// What a writer shard's connection went through, for the operator's log:
+/// without it a writer that cannot reach its database (a wrong password, a
+/// missing database, an unmigrated schema whose statement fails to prepare)
+/// only answers `unavailable` to every send, with nothing saying why.
+public enum WriterConnectionEvent: Sendable, Equatable {
+    /// Connecting failed. Reported on the first failure and again only when
+    /// the reason changes, not on every retry of the backoff.
+    case connectFailed(shard: Int, reason: String)
+    /// A working connection broke; the shard reconnects.
+    case lost(shard: Int, reason: String)
+    /// Connected again after failures or a loss (not on a first clean connect).
+    case restored(shard: Int, failedAttempts: Int)
+}
