@@ -96,6 +96,7 @@ final class WriterLoop: @unchecked Sendable {
             }
             failedAttempts = 0
             reportedReason = nil
+            lost = false
             if connections > 0 { metrics.recordReconnect() }
             connections += 1
             backoff = configuration.reconnectBackoffMinimumMilliseconds
