@@ -132,58 +132,62 @@ struct NATSServerTests {
         #expect(try log.wait(for: accepted + 1, on: "limited").count == accepted + 1)
     }
 
+    /// A fresh server and two clients of it, each subscribed to its subjects
+    /// and connected; both stop when `body` returns.
+    func withTwoClients(
+        _ first: (name: String, echo: Bool, subjects: [String]), _ second: (name: String, subjects: [String]),
+        _ body: (NATSClient, ClientRecorder, NATSClient, ClientRecorder) throws -> Void
+    ) throws {
+        let server = try NATSServerProcess()
+        let firstLog = ClientRecorder()
+        let secondLog = ClientRecorder()
+        let firstClient = try makeClient(server, first.name, firstLog, echo: first.echo)
+        let secondClient = try makeClient(server, second.name, secondLog)
+        defer {
+            firstClient.stop()
+            secondClient.stop()
+        }
+        for subject in first.subjects { firstClient.subscribe(subject) }
+        for subject in second.subjects { secondClient.subscribe(subject) }
+        try startConnected(firstClient, secondClient)
+        try body(firstClient, firstLog, secondClient, secondLog)
+    }
+
     /// The bus's clients connect without echo: a node subscribed to the
     /// subjects it publishes on must not be sent its own publications, while
     /// every other subscriber still gets them.
     @Test func withoutEchoAClientDoesNotHearItself() throws {
-        let server = try NATSServerProcess()
-        let quietLog = ClientRecorder()
-        let otherLog = ClientRecorder()
-        let quiet = try makeClient(server, "quiet", quietLog, echo: false)
-        let other = try makeClient(server, "other", otherLog)
-        defer {
-            quiet.stop()
-            other.stop()
+        try withTwoClients(("quiet", false, ["room"]), ("other", ["room"])) { quiet, quietLog, other, otherLog in
+            for index in 0..<100 { quiet.publish("room", payload(index)) }
+            let heard = try otherLog.wait(for: 100, on: "room")
+            #expect(heard == (0..<100).map { String($0) })
+            // Published after the 100 on another connection, and delivered to the
+            // quiet client: once it is there, the 100 would have been too.
+            other.publish("room", Array("sentinel".utf8))
+            let first = try quietLog.wait(for: 1, on: "room")
+            #expect(first == ["sentinel"])
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(quietLog.messages("room") == ["sentinel"])
+            // The client with echo hears its own publication.
+            let all = try otherLog.wait(for: 101, on: "room")
+            #expect(all.last == "sentinel")
         }
-        quiet.subscribe("room")
-        other.subscribe("room")
-        try startConnected(quiet, other)
-
-        for index in 0..<100 { quiet.publish("room", payload(index)) }
-        #expect(try otherLog.wait(for: 100, on: "room") == (0..<100).map { String($0) })
-        // Published after the 100 on another connection, and delivered to the
-        // quiet client: once it is there, the 100 would have been too.
-        other.publish("room", Array("sentinel".utf8))
-        #expect(try quietLog.wait(for: 1, on: "room") == ["sentinel"])
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(quietLog.messages("room") == ["sentinel"])
-        // The client with echo hears its own publication.
-        #expect(try otherLog.wait(for: 101, on: "room").last == "sentinel")
     }
 
     @Test func wildcardsAndUnsubscribe() throws {
-        let server = try NATSServerProcess()
-        let log = ClientRecorder()
-        let otherLog = ClientRecorder()
-        let client = try makeClient(server, "wildcards", log)
-        let other = try makeClient(server, "other", otherLog)
-        defer {
-            client.stop()
-            other.stop()
+        try withTwoClients(("wildcards", true, ["events.*", "sentinel"]), ("other", [])) { client, log, other, _ in
+            other.publish("events.a", Array("1".utf8))
+            let first = try log.wait(for: 1, on: "events.a")
+            #expect(first == ["1"])
+
+            client.unsubscribe("events.*")
+            // The two clients' connections are served concurrently: give the UNSUB time to land.
+            Thread.sleep(forTimeInterval: 0.2)
+            other.publish("events.b", Array("2".utf8))
+            other.publish("sentinel", Array("3".utf8))
+            let sentinel = try log.wait(for: 1, on: "sentinel")
+            #expect(sentinel == ["3"])
+            #expect(log.count("events.b") == 0)
         }
-        client.subscribe("events.*")
-        client.subscribe("sentinel")
-        try startConnected(client, other)
-
-        other.publish("events.a", Array("1".utf8))
-        #expect(try log.wait(for: 1, on: "events.a") == ["1"])
-
-        client.unsubscribe("events.*")
-        // The two clients' connections are served concurrently: give the UNSUB time to land.
-        Thread.sleep(forTimeInterval: 0.2)
-        other.publish("events.b", Array("2".utf8))
-        other.publish("sentinel", Array("3".utf8))
-        #expect(try log.wait(for: 1, on: "sentinel") == ["3"])
-        #expect(log.count("events.b") == 0)
     }
 }
