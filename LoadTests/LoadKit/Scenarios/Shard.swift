@@ -148,10 +148,11 @@ final class Shard {
         else { return }
         measuredDeliveries += 1
         lastDeliveryAt = now
-        deliveryLatency.record(nanoseconds: now &- scheduled)
+        let latency = now &- scheduled
+        deliveryLatency.record(nanoseconds: latency)
         switch alternation?.side(ofMonotonic: scheduled) {
-        case .even: evenWindowDeliveryLatency.record(nanoseconds: now &- scheduled)
-        case .odd: oddWindowDeliveryLatency.record(nanoseconds: now &- scheduled)
+        case .even: evenWindowDeliveryLatency.record(nanoseconds: latency)
+        case .odd: oddWindowDeliveryLatency.record(nanoseconds: latency)
         case nil: break
         }
     }
