@@ -177,7 +177,9 @@ let package = Package(
             dependencies: ["SwitchboardNATS", "SwitchboardSystem", "SwitchboardTestSupport"]),
         .testTarget(
             name: "SwitchboardClusterTests",
-            dependencies: ["SwitchboardCluster", "SwitchboardChat", "SwitchboardPostgres", "SwitchboardTestSupport"]),
+            dependencies: [
+                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,8 +8,13 @@ public protocol ClusterBus: AnyObject, Sendable {
     func start(_ handlers: BusHandlers)
     func stop()
     /// From any thread, never blocks: `event` for the other nodes (committed
-    /// batches after their commit, in commit order).
-    func publish(_ event: BusEvent)
+    /// batches after their commit, in commit order). False when it was not
+    /// sent: no other node is there to hear it, or it was dropped (counted
+    /// in `droppedEvents`).
+    @discardableResult func publish(_ event: BusEvent) -> Bool
+    /// Events (or their publications) lost to a full buffer or a failed send
+    /// since the start, for `switchboard_bus_dropped_total`.
+    var droppedEvents: Int { get }
     /// The gateway has read from the database what the bus may have carried
     /// while connection `generation` was being made: the bus is live again.
     func caughtUp(generation: UInt64)
@@ -65,7 +70,8 @@ public final class NoBus: ClusterBus {
     public var state: BusState { .connected }
     public func start(_ handlers: BusHandlers) {}
     public func stop() {}
-    public func publish(_ event: BusEvent) {}
+    public func publish(_ event: BusEvent) -> Bool { false }
+    public var droppedEvents: Int { 0 }
     public func caughtUp(generation: UInt64) {}
     public func watch(session: String) {}
     public func unwatch(session: String) {}

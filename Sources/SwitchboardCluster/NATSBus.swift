@@ -15,11 +15,19 @@ import Synchronization
 /// the gateway reads from the database, and a subscription made after a
 /// join's replay was read is followed, `resyncDelay` later, by a catch-up of
 /// that session (what was committed in between reached nobody here).
+///
+/// `switchboard.nodes` carries presence: each node publishes its id there as
+/// it connects and every `heartbeat` after. A node that has heard no other
+/// for `peerTimeout` is alone and publishes nothing: nats-server would read
+/// every publication only to drop it. Until its connection is a
+/// `peerTimeout` old a node publishes regardless, since it cannot have heard
+/// the others yet; they hear it from its first heartbeat.
 public final class NATSBus: ClusterBus, @unchecked Sendable {
     public let name = "nats"
     static let resyncDelayMilliseconds: UInt64 = 200
     /// Publications over this size go as a hint to read the database instead.
     static let maxPayloadBytes = 512 * 1024
+    public static let presenceSubject = "switchboard.nodes"
 
     private let client: NATSClient
     private let node: String
@@ -29,6 +37,12 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
     private let stateValue = Atomic<UInt8>(2)
     private let generation = Atomic<UInt64>(0)
     public let dropped = Atomic<Int>(0)
+    private let heartbeatMilliseconds: UInt64
+    private let peerTimeoutMilliseconds: UInt64
+    /// Coarse monotonic milliseconds; 0: never.
+    private let peerHeardAt = Atomic<UInt64>(0)
+    private let connectedAt = Atomic<UInt64>(0)
+    private let nextHeartbeatAt = Atomic<UInt64>(0)
 
     private struct Interest {
         var sessions: [String: Int] = [:]
@@ -37,8 +51,13 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         var resyncs: [(session: String, at: UInt64)] = []
     }
 
-    public init(url: String, node: String) throws(NATSError) {
+    public init(
+        url: String, node: String, heartbeatMilliseconds: UInt64 = 1000, peerTimeoutMilliseconds: UInt64 = 3500
+    ) throws(NATSError) {
+        precondition(peerTimeoutMilliseconds > heartbeatMilliseconds, "a peer must be heard between timeouts")
         self.node = node
+        self.heartbeatMilliseconds = heartbeatMilliseconds
+        self.peerTimeoutMilliseconds = peerTimeoutMilliseconds
         encoder = Mutex(BusEncoder(node: node))
         let address = try NATSAddress(parsing: url)
         let box = WeakBus()
@@ -50,6 +69,7 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
             onMessage: { subject, payload in box.bus?.received(subject, payload) },
             onState: { state in box.bus?.changed(state) })
         box.bus = self
+        client.subscribe(Self.presenceSubject)
     }
 
     public var state: BusState { [.connected, .catchingUp, .disconnected][Int(stateValue.load(ordering: .relaxed))] }
@@ -71,7 +91,8 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
 
     // MARK: Publishing
 
-    public func publish(_ event: BusEvent) {
+    @discardableResult public func publish(_ event: BusEvent) -> Bool {
+        guard !isAlone else { return false }
         switch event {
         case .committed(let messages, let sessions):
             // One publication per session (its subject) and one per changed session's workspace.
@@ -99,7 +120,11 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         case .ranges, .sessionStale:
             if let sessionID = event.sessionID { send(Self.sessionSubject(sessionID), event) }
         }
+        return true
     }
+
+    /// Publications the client refused (its buffer full while disconnected).
+    public var droppedEvents: Int { dropped.load(ordering: .relaxed) }
 
     private func send(_ subject: String, _ event: BusEvent, orHint messages: [ChatMessage] = []) {
         var payload = encoder.withLock { $0.encode(event) }
@@ -113,6 +138,16 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
             }
         }
         if !client.publish(subject, payload) { dropped.add(1, ordering: .relaxed) }
+    }
+
+    /// Connected for a `peerTimeout` and no other node heard for as long.
+    /// While disconnected publications are kept for the reconnect, as
+    /// whoever is there by then may want them.
+    public var isAlone: Bool {
+        guard state != .disconnected else { return false }
+        let now = MonotonicClock.coarseMilliseconds()
+        let since = max(peerHeardAt.load(ordering: .relaxed), connectedAt.load(ordering: .relaxed))
+        return now > since + peerTimeoutMilliseconds
     }
 
     static func sessionSubject(_ id: String) -> String { "switchboard.s." + id }
@@ -156,9 +191,14 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         if last { client.unsubscribe(Self.workspaceSubject(workspace)) }
     }
 
-    /// Catches up the sessions subscribed `resyncDelay` ago.
+    /// Says this node is there every `heartbeat`, and catches up the sessions
+    /// subscribed `resyncDelay` ago.
     public func tick() {
         let now = MonotonicClock.coarseMilliseconds()
+        if state != .disconnected && now >= nextHeartbeatAt.load(ordering: .relaxed) {
+            nextHeartbeatAt.store(now + heartbeatMilliseconds, ordering: .relaxed)
+            client.publish(Self.presenceSubject, Array(node.utf8))
+        }
         let due = interest.withLock { interest -> [String] in
             let due = interest.resyncs.filter { $0.at <= now }.map(\.session)
             interest.resyncs.removeAll { $0.at <= now }
@@ -172,6 +212,10 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
     // MARK: The client's thread
 
     private func received(_ subject: String, _ payload: [UInt8]) {
+        if subject == Self.presenceSubject {
+            peerHeardAt.store(MonotonicClock.coarseMilliseconds(), ordering: .relaxed)
+            return
+        }
         guard let handlers = handlers.withLock({ $0 }),
             let decoded = try? BusDecoder.decode(payload), decoded.node != node
         else { return }
@@ -183,7 +227,11 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         switch connection {
         case .connected:
             let current = generation.add(1, ordering: .relaxed).newValue
+            let now = MonotonicClock.coarseMilliseconds()
+            connectedAt.store(now, ordering: .relaxed)
+            nextHeartbeatAt.store(now + heartbeatMilliseconds, ordering: .relaxed)
             set(.catchingUp)
+            client.publish(Self.presenceSubject, Array(node.utf8))
             handlers.connected(current)
         case .disconnected:
             set(.disconnected)

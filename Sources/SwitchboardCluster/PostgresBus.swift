@@ -88,15 +88,18 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         }
     }
 
-    public func publish(_ event: BusEvent) {
-        guard peers.load(ordering: .relaxed) > 0 else { return }
+    @discardableResult public func publish(_ event: BusEvent) -> Bool {
+        guard peers.load(ordering: .relaxed) > 0 else { return false }
         let queued = outbox.withLock { outbox -> Bool in
             guard outbox.count < Self.outboxCapacity else { return false }
             outbox.append(event)
             return true
         }
         if queued { wakeup.signal() } else { dropped.add(1, ordering: .relaxed) }
+        return queued
     }
+
+    public var droppedEvents: Int { dropped.load(ordering: .relaxed) }
 
     public func caughtUp(generation: UInt64) {
         if generation == self.generation.load(ordering: .relaxed) && state == .catchingUp { set(.connected) }

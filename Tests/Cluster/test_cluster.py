@@ -74,6 +74,45 @@ def metric(node, series):
     raise AssertionError(f"{node.name}: no {series} in /metrics")
 
 
+def test_a_node_left_alone_publishes_nothing_until_another_is_back(cluster):
+    """Nobody to tell, nothing sent (the postgres bus counts the listeners every second, the nats bus
+    hears heartbeats); a node that comes back is told again, and its clients miss nothing."""
+    n1, n2, n3 = cluster.nodes
+    session, visitor, (op2, _) = conversation(cluster)
+
+    def published():
+        return metric(n1, 'switchboard_bus_notifications_total{direction="out"}')
+
+    def round_of(count):
+        """`count` messages from the visitor, delivered back to it; what n1 published meanwhile."""
+        before, total = published(), len(visitor.received(session)) + count
+        send_all([visitor], session, count)
+        visitor.wait_for(lambda: len(visitor.received(session)) >= total, what=f"{total} messages")
+        time.sleep(0.3)
+        return published() - before
+
+    assert round_of(20) > 0, "with other nodes listening, n1 publishes"
+    n2.kill()
+    n3.kill()
+    op2.wait_for(lambda: op2.closed is not None, what="its node to go away")
+    deadline = time.time() + 15
+    while round_of(20) > 0:
+        assert time.time() < deadline, "n1 kept publishing with no other node there"
+    assert round_of(20) == 0, "alone, n1 publishes nothing"
+
+    n2.start()
+    n2.wait_bus()
+    had = op2.received(session)
+    op2.connect(n2)
+    op2.join(session, since=had[-1])
+    deadline = time.time() + 15
+    while round_of(20) == 0:
+        assert time.time() < deadline, "n1 did not publish again once n2 was back"
+    stored = int(cluster.value(f"SELECT count(*) FROM chats WHERE session_id = '{session}'"))
+    op2.wait_for(lambda: len(op2.received(session)) >= stored, what=f"{stored} messages")
+    assert_in_order_once(op2.received(session), stored, f"{op2.sub}@{n2.name}")
+
+
 def test_a_killed_node_loses_nothing_and_its_operator_resumes_on_another(cluster):
     n1, n2, n3 = cluster.nodes
     session, visitor, (op2, op3) = conversation(cluster)

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardNATS
+import SwitchboardTestSupport
 import Testing
 
 /// Two clients against a real nats-server, which is killed (SIGKILL) and

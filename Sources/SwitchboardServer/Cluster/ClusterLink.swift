@@ -25,6 +25,8 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let polling = Atomic<Bool>(false)
     private var poller: NamedThread?
+    /// Of `bus.droppedEvents`, what `switchboard_bus_dropped_total` has; the poller's own.
+    private var droppedExported = 0
 
     init(
         bus: any ClusterBus, nodeID: String, cores: ChatCores, metrics: GatewayMetrics, logger: Logger,
@@ -121,6 +123,7 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
         while !stopping.load(ordering: .relaxed) {
             ThisProcess.sleep(milliseconds: 100)
             bus.tick()
+            exportDropped()
             slept += 100
             let state = bus.state
             let due = state == .disconnected ? pollMilliseconds : state == .connected ? sweepMilliseconds : Int.max
@@ -132,23 +135,34 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
         }
     }
 
+    /// The bus counts what it drops; the metric follows, from this thread.
+    private func exportDropped() {
+        let total = bus.droppedEvents
+        if total > droppedExported {
+            metrics.busDropped.increment(by: total - droppedExported)
+            droppedExported = total
+        }
+    }
+
     // MARK: To the other nodes
 
     func publish(_ event: ChatEvent) {
+        let published: Bool
         switch event {
         case .session(let frame):
-            bus.publish(.sessionFrame(sessionID: frame.sessionID, payload: frame.frame.payload))
+            published = bus.publish(.sessionFrame(sessionID: frame.sessionID, payload: frame.frame.payload))
         case .sessionChanged(let session, _, _):
-            bus.publish(.sessionChanged(session))
+            published = bus.publish(.sessionChanged(session))
         }
-        metrics.busNotificationsOut.increment()
+        if published { metrics.busNotificationsOut.increment() }
     }
 
     /// A batch this node committed, on the writer's thread after the commit.
     func publish(_ stored: CommittedMessages) {
         guard !stored.messages.isEmpty else { return }
-        bus.publish(.committed(messages: stored.messages, sessions: stored.sessions))
-        metrics.busNotificationsOut.increment()
+        if bus.publish(.committed(messages: stored.messages, sessions: stored.sessions)) {
+            metrics.busNotificationsOut.increment()
+        }
     }
 
     func watch(session: String) { bus.watch(session: session) }

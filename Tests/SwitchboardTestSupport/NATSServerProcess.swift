@@ -9,10 +9,10 @@ import Glibc
 /// A real nats-server (Debian's `nats-server` package) run as a child
 /// process on 127.0.0.1 and a free port, killed with SIGKILL to simulate a
 /// crash and started again on the same port.
-final class NATSServerProcess: @unchecked Sendable {
+public final class NATSServerProcess: @unchecked Sendable {
     /// The binary: $NATS_SERVER_BINARY, else `nats-server` in PATH or in the
     /// sbin directories Debian installs it to (not always in a user's PATH).
-    static let executable: String? = {
+    public static let executable: String? = {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["NATS_SERVER_BINARY"], !path.isEmpty {
             return FileManager.default.isExecutableFile(atPath: path) ? path : nil
@@ -23,17 +23,17 @@ final class NATSServerProcess: @unchecked Sendable {
         return directories.map { $0 + "/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
-    static let missingMessage =
+    public static let missingMessage =
         "nats-server is not installed (apt-get install nats-server, or set NATS_SERVER_BINARY): integration tests skipped"
 
-    let port: UInt16
-    let logPath: String
+    public let port: UInt16
+    public let logPath: String
     private var process: ChildProcess?
 
-    var url: String { "nats://127.0.0.1:\(port)" }
+    public var url: String { "nats://127.0.0.1:\(port)" }
 
     /// Starts a server on a port that was free a moment ago.
-    init() throws {
+    public init() throws {
         port = try ChildProcess.freePort()
         logPath =
             FileManager.default.temporaryDirectory
@@ -47,22 +47,22 @@ final class NATSServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server (again) and waits until it accepts connections.
-    func start() throws {
-        guard let executable = Self.executable else { throw TestFailure(Self.missingMessage) }
+    public func start() throws {
+        guard let executable = Self.executable else { throw ChildProcessError(Self.missingMessage) }
         precondition(process == nil, "the server is already running")
         process = try ChildProcess([executable, "-a", "127.0.0.1", "-p", String(port)], logPath: logPath)
         guard ChildProcess.waitForPort(port, seconds: 10) else {
             kill()
-            throw TestFailure("nats-server did not listen on \(port): \(log)")
+            throw ChildProcessError("nats-server did not listen on \(port): \(log)")
         }
     }
 
     /// SIGKILL: the server dies without closing anything politely (the
     /// kernel resets its connections), as in a crash.
-    func kill() {
+    public func kill() {
         process?.stop(signal: SIGKILL)
         process = nil
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 }
