@@ -1,6 +1,5 @@
 import Foundation
 import SwitchboardSystem
-import SwitchboardTestSupport
 
 #if canImport(Glibc)
 import Glibc
