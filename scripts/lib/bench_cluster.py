@@ -57,19 +57,22 @@ def notify_cpu_runs(args):
     return runs
 
 
-# What each run measures: (label, nodes, writer connections per node). The one-node run keeps the
-# default two writer connections; two nodes run with the default (four connections in all) and with
-# one each, which gives the database the same two concurrent writers as the one node.
-CONFIGURATIONS = [("one-node", 1, 2), ("two-nodes", 2, 2), ("two-nodes-w1", 2, 1)]
+# What each run measures: (label, nodes, writer connections per node, pipeline depth). The one-node
+# run keeps the defaults (two writer connections, depth 2); two nodes run with the defaults (four
+# connections in all), with one connection each (the same two concurrent writers as the one node),
+# and with one each at depth 1, the setting docs/cluster.md recommends for clusters.
+CONFIGURATIONS = [("one-node", 1, 2, 2), ("two-nodes", 2, 2, 2), ("two-nodes-w1", 2, 1, 2),
+                  ("two-nodes-w1-d1", 2, 1, 1)]
 
 
-def start_node(args, name, bus, nats_url, writers=2):
+def start_node(args, name, bus, nats_url, writers=2, depth=2):
     extra = f"""[cluster]
 bus = "{bus}"
 node_id = "{name}"
 nats_url = "{nats_url or 'nats://127.0.0.1:4222'}"
 [writer]
 connections = {writers}
+pipeline_depth = {depth}
 """
     return Gateway(args.bin, args.database_url, args.secret, os.path.join(args.work, f"{name}.toml"),
                    os.path.join(args.work, f"{name}-{bus}.log"), extra=extra)
@@ -83,7 +86,7 @@ def latency(report, key):
     return report.get("latencies", {}).get(key, {})
 
 
-def loadtest(args, urls, label, rate, writers=2):
+def loadtest(args, urls, label, rate, writers=2, depth=2):
     settle(args.database_url)
     out = os.path.join(args.out, label)
     sessions = "100" if args.quick else "500"
@@ -97,7 +100,7 @@ def loadtest(args, urls, label, rate, writers=2):
     with sampler:
         run = subprocess.run(command, capture_output=True, text=True)
     report = json.load(open(os.path.join(out, "conversations.json")))
-    row = row_of(report, label, len(urls), rate, writers)
+    row = row_of(report, label, len(urls), rate, writers, depth)
     row["cores"] = sampler.cores()
     log(f"{label}: {json.dumps(row)}")
     if not row["passed"]:
@@ -105,12 +108,12 @@ def loadtest(args, urls, label, rate, writers=2):
     return row, report
 
 
-def row_of(report, label, nodes, rate, writers):
+def row_of(report, label, nodes, rate, writers, depth=2):
     delivery = latency(report, "send_to_delivery")
     ack = latency(report, "send_to_ack")
     return {
         # The scenario's own targets are for one node at 50,000 msg/s; here the checks are what count.
-        "label": label, "nodes": nodes, "writers": writers, "rate": rate,
+        "label": label, "nodes": nodes, "writers": writers, "depth": depth, "rate": rate,
         "passed": report["correctness"]["failures"] == 0,
         "correctness": report["correctness"],
         "deliveries_per_s": figure(report, "delivered_per_second"),
@@ -136,15 +139,17 @@ def cluster_runs(args):
                 for repeat in range(args.repeats):
                     # Rotated, so that drift over the run favours no configuration.
                     shift = repeat % len(CONFIGURATIONS)
-                    for name, count, writers in CONFIGURATIONS[shift:] + CONFIGURATIONS[:shift]:
+                    for name, count, writers, depth in CONFIGURATIONS[shift:] + CONFIGURATIONS[:shift]:
                         # Only this run's nodes are up: a node that is not in the run would still take
                         # every notification of the PostgreSQL bus.
-                        nodes = [start_node(args, f"node{index + 1}", bus, nats_url, writers)
+                        nodes = [start_node(args, f"node{index + 1}", bus, nats_url, writers, depth)
                                  for index in range(count)]
                         try:
-                            time.sleep(1.5)
+                            # Past the NATS bus's 3.5-s grace: a lone node is measured as it runs.
+                            time.sleep(4)
                             label = f"{bus}-{name}-{rate}-{repeat + 1}"
-                            rows.append(loadtest(args, [node.url for node in nodes], label, rate, writers)[0])
+                            rows.append(loadtest(args, [node.url for node in nodes], label, rate, writers,
+                                                 depth)[0])
                         finally:
                             for node in nodes:
                                 node.stop()
@@ -193,9 +198,11 @@ def section(writer, rows, args):
               "operators, everyone sending. Two nodes: each session's visitor on one node, its operators on the "
               "other, so every delivery between the visitor and the operators crosses nodes, and both nodes "
               "write every session.", "",
-              "Three configurations, each started for its run alone: one node with the default two writer "
-              "connections; two nodes with the default two each (four concurrent writers in all); and two "
-              "nodes with one each, which gives the database the same two writers as the one node. "
+              "Four configurations, each started for its run alone: one node with the default two writer "
+              "connections; two nodes with the default two each (four concurrent writers in all); two "
+              "nodes with one each, which gives the database the same two writers as the one node; and the "
+              "same at `writer.pipeline_depth = 1` (*d1*; the default is 2), as docs/cluster.md recommends "
+              "for clusters. "
               f"Each ran {'once' if args.repeats == 1 else f'{args.repeats} times'} per bus and rate, in rotating order, each run on a vacuumed and "
               "checkpointed database. *Cores* are the medians of half-second samples during the run: the "
               "machine's, PostgreSQL's and the gateway processes'.", "",
@@ -207,7 +214,8 @@ def section(writer, rows, args):
     groups = {}
     for row in rows:
         bus = row["label"].split("-")[0]
-        groups.setdefault((bus, row["rate"], row["nodes"], row.get("writers", 2)), []).append(row)
+        groups.setdefault((bus, row["rate"], row["nodes"], row.get("writers", 2), row.get("depth", 2)),
+                          []).append(row)
 
     def spread(values):
         values = [v for v in values if v is not None]
@@ -220,11 +228,14 @@ def section(writer, rows, args):
         values = [row["cores"].get(key) for row in group if row.get("cores")]
         return spread(values) if values else "-"
 
-    for (bus, rate, nodes, writers), group in groups.items():
+    def setting(nodes, writers, depth):
+        return f"{nodes} x {writers}" + (f", d{depth}" if depth != 2 else "")
+
+    for (bus, rate, nodes, writers, depth), group in groups.items():
         passed = all(row["passed"] for row in group)
         deliveries = statistics.mean(row["deliveries_per_s"] or 0 for row in group)
         beyond = [row["p99_ms"] - row["ack_p99_ms"] for row in group if row.get("ack_p99_ms") is not None]
-        lines.append(f"| {bus} | {rate:,} | {nodes} x {writers} | {'pass' if passed else 'FAIL'} | "
+        lines.append(f"| {bus} | {rate:,} | {setting(nodes, writers, depth)} | {'pass' if passed else 'FAIL'} | "
                      f"{deliveries:,.0f} | {spread([row['p50_ms'] for row in group])} | "
                      f"{spread([row['p99_ms'] for row in group])} | "
                      f"{spread([row.get('ack_p99_ms') for row in group])} | {spread(beyond)} | "
@@ -235,11 +246,11 @@ def section(writer, rows, args):
               + (":" if target_rate == 10000 else
                  f". This run had no 10,000 msg/s step; at {target_rate:,} msg/s, for reference:"), ""]
     for bus in dict.fromkeys(key[0] for key in groups):
-        one = groups.get((bus, target_rate, 1, 2))
+        one = groups.get((bus, target_rate, 1, 2, 2))
         if not one:
             continue
         one_p99 = statistics.median(row["p99_ms"] for row in one)
-        for (other_bus, rate, nodes, writers), group in groups.items():
+        for (other_bus, rate, nodes, writers, depth), group in groups.items():
             if other_bus != bus or rate != target_rate or nodes == 1:
                 continue
             two_p99 = statistics.median(row["p99_ms"] for row in group)
@@ -248,7 +259,8 @@ def section(writer, rows, args):
                 verdict = "met" if within else "**missed**"
             else:
                 verdict = "within 5 ms" if within else "more than 5 ms"
-            lines.append(f"- {bus}, {nodes} nodes x {writers} writer{'s' if writers > 1 else ''}: median p99 "
+            lines.append(f"- {bus}, {nodes} nodes x {writers} writer{'s' if writers > 1 else ''}"
+                         + (f" at pipeline depth {depth}" if depth != 2 else "") + ": median p99 "
                          f"{two_p99:.1f} ms against {one_p99:.1f} ms on one node ({two_p99 - one_p99:+.1f} ms): "
                          f"{verdict}.")
     lines += [""]
@@ -261,7 +273,8 @@ def render(directory, args):
     rows = []
     for row in results["cluster"]:
         report = json.load(open(os.path.join(directory, row["label"], "conversations.json")))
-        rows.append(dict(row_of(report, row["label"], row["nodes"], row["rate"], row.get("writers", 2)),
+        rows.append(dict(row_of(report, row["label"], row["nodes"], row["rate"], row.get("writers", 2),
+                                row.get("depth", 2)),
                          cores=row.get("cores")))
     benchmarks_md.replace_section("bench-cluster", section(results["writer"], rows, args))
 
