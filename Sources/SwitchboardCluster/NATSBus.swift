@@ -150,6 +150,9 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         return now > since + peerTimeoutMilliseconds
     }
 
+    /// This node's heartbeat: its id on the presence subject.
+    private func announce() { client.publish(Self.presenceSubject, Array(node.utf8)) }
+
     static func sessionSubject(_ id: String) -> String { "switchboard.s." + id }
     static func workspaceSubject(_ id: String) -> String { "switchboard.w." + id }
 
@@ -197,7 +200,7 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
         let now = MonotonicClock.coarseMilliseconds()
         if state != .disconnected && now >= nextHeartbeatAt.load(ordering: .relaxed) {
             nextHeartbeatAt.store(now + heartbeatMilliseconds, ordering: .relaxed)
-            client.publish(Self.presenceSubject, Array(node.utf8))
+            announce()
         }
         let due = interest.withLock { interest -> [String] in
             let due = interest.resyncs.filter { $0.at <= now }.map(\.session)
@@ -231,7 +234,7 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
             connectedAt.store(now, ordering: .relaxed)
             nextHeartbeatAt.store(now + heartbeatMilliseconds, ordering: .relaxed)
             set(.catchingUp)
-            client.publish(Self.presenceSubject, Array(node.utf8))
+            announce()
             handlers.connected(current)
         case .disconnected:
             set(.disconnected)
