@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the results of scripts/fuzz-campaign into docs/conformance.md.
 
-    fuzz_campaign.py --command TEXT --started TEXT --minutes M --parallel P TARGET...
+    fuzz_campaign.py --command TEXT --started TEXT --minutes M --cpu-minutes C --parallel P TARGET...
 
 Reads each target's libFuzzer log (Fuzz/.out/TARGET.log), its merge log
 (Fuzz/.out/TARGET.merge) and its kept corpus (Fuzz/corpus/TARGET/).
@@ -34,12 +34,14 @@ def target_row(target):
     log = open(os.path.join(ROOT, "Fuzz", ".out", f"{target}.log"), errors="replace").read()
     merge_path = os.path.join(ROOT, "Fuzz", ".out", f"{target}.merge")
     merge = open(merge_path, errors="replace").read() if os.path.exists(merge_path) else ""
-    done = [line for line in log.splitlines() if re.match(r"^#\d+\s+DONE", line)]
-    last = done[-1] if done else ""
+    # A run stopped at its CPU budget (SIGINT) prints no DONE line: its last status line counts.
+    status = [line for line in log.splitlines() if re.match(r"^#\d+\s+\w+\s+cov:", line)]
+    last = status[-1] if status else ""
     kept = os.path.join(ROOT, "Fuzz", "corpus", target)
     files = [os.path.join(kept, name) for name in os.listdir(kept)] if os.path.isdir(kept) else []
     return {
         "target": target,
+        "cpu_minutes": int(first(r"^cpu_seconds: (\d+)", log, 0)) / 60,
         "runs": int(first(r"^stat::number_of_executed_units:\s+(\d+)", log, 0)),
         "seconds": int(first(r"^Done \d+ runs in (\d+) second", log, 0)),
         "per_second": int(first(r"^stat::average_exec_per_sec:\s+(\d+)", log, 0)),
@@ -56,19 +58,24 @@ def target_row(target):
 
 def section(args, rows):
     cores = os.cpu_count()
+    if args.cpu_minutes > 0:
+        budget = (f"each target ran until it had used {args.cpu_minutes} minutes of CPU time "
+                  "(*CPU* below: what each used)")
+    else:
+        budget = (f"each target ran {args.minutes} minutes of wall-clock time, sharing the cores "
+                  "(*CPU* below: the CPU time each got)")
     lines = ["<!-- fuzz-campaign:begin -->", "## Fuzzing campaign (scripts/fuzz-campaign)", "",
              f"Command: `{args.command}` (started {args.started}) on {cores} cores, {args.parallel} targets at once: "
-             f"each target ran {args.minutes} minutes of wall-clock time, sharing the cores, so each had about "
-             f"{min(1.0, cores / args.parallel) * args.minutes:.0f} CPU-minutes. libFuzzer with AddressSanitizer "
+             f"{budget}. libFuzzer with AddressSanitizer "
              "(debug build), starting from the kept corpus, the seeds and the working corpus. *cov*/*ft*: the "
              "code edges and features reached at the end. *Kept* is the corpus committed under `Fuzz/corpus/` "
              "after merging: the smallest set of inputs that reaches the same coverage, the start of every "
              "later run.", "",
-             "| target | parses | runs | runs/s | new inputs | cov / ft | kept corpus | peak RSS | result |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "| target | parses | CPU | runs | runs/s | new inputs | cov / ft | kept corpus | peak RSS | result |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for row in rows:
         lines.append(
-            f"| {row['target']} | {WHAT.get(row['target'], '')} | {row['runs']:,} | {row['per_second']:,} | "
+            f"| {row['target']} | {WHAT.get(row['target'], '')} | {row['cpu_minutes']:.1f} min | {row['runs']:,} | {row['per_second']:,} | "
             f"{row['new_units']:,} | {row['cov']} / {row['ft']} | {row['kept_files']:,} inputs, "
             f"{row['kept_bytes'] / 1024:,.0f} KiB | {row['rss_mb']} MB | "
             f"{'**finding: see Fuzz/.out/**' if row['finding'] else 'no finding'} |")
@@ -84,6 +91,7 @@ def main():
     parser.add_argument("--command", required=True)
     parser.add_argument("--started", required=True)
     parser.add_argument("--minutes", type=int, required=True)
+    parser.add_argument("--cpu-minutes", type=int, default=0)
     parser.add_argument("--parallel", type=int, required=True)
     parser.add_argument("targets", nargs="+")
     args = parser.parse_args()
