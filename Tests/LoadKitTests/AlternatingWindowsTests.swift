@@ -12,23 +12,47 @@ struct AlternatingWindowsTests {
         windows.side(ofMonotonic: UInt64(seconds * 1e9))
     }
 
-    @Test("a send counts for the wall-clock window it was scheduled in, even and odd in turn")
-    func sidesAlternateOnTheWallClock() {
-        // Wall clock 1,002 s: window 200 (even), 2 s into it.
-        #expect(side(atMonotonicSeconds: 2) == .even)
-        // Wall clock 1,007 s: window 201 (odd).
-        #expect(side(atMonotonicSeconds: 7) == .odd)
-        #expect(side(atMonotonicSeconds: 12) == .even)
-        #expect(side(atMonotonicSeconds: 9.999) == .odd)
+    @Test("a send counts for the wall-clock window it was scheduled in, the sides going A B B A")
+    func sidesTakeTurnsInPairsOfPairs() {
+        // Wall clock 1,002 s: window 200, 2 s into it; windows 200-203 are A B B A.
+        #expect(side(atMonotonicSeconds: 2) == .a)
+        #expect(side(atMonotonicSeconds: 7) == .b)
+        #expect(side(atMonotonicSeconds: 12) == .b)
+        #expect(side(atMonotonicSeconds: 17) == .a)
+        #expect(side(atMonotonicSeconds: 22) == .a)
+        #expect(side(atMonotonicSeconds: 27) == .b)
+        #expect(side(atMonotonicSeconds: 9.999) == .b)
+    }
+
+    @Test("a steady drift over the run, or anything with the period of two windows, favours neither side")
+    func driftAndPeriodWeighAlike() {
+        var drift: [AlternatingWindows.Side: Double] = [:]
+        var count: [AlternatingWindows.Side: Int] = [:]
+        var firstOfTwo: [AlternatingWindows.Side: Int] = [:]
+        for window in 0..<400 {
+            let seconds = Double(window) * 5 + 2.5
+            guard let side = side(atMonotonicSeconds: seconds) else {
+                Issue.record("mid-window instant counted for no side")
+                continue
+            }
+            drift[side, default: 0] += seconds
+            count[side, default: 0] += 1
+            // Something every 10 s (two windows), say the harness's own reporting.
+            if window % 2 == 0 { firstOfTwo[side, default: 0] += 1 }
+        }
+        #expect(count[.a] == 200 && count[.b] == 200)
+        #expect(drift[.a] == drift[.b])
+        #expect(firstOfTwo[.a] == 100 && firstOfTwo[.b] == 100)
     }
 
     @Test("the first 250 ms of every window count for neither side")
     func settlingTimeIsLeftOut() {
         #expect(side(atMonotonicSeconds: 5) == nil)
         #expect(side(atMonotonicSeconds: 5.249) == nil)
-        #expect(side(atMonotonicSeconds: 5.251) == .odd)
+        #expect(side(atMonotonicSeconds: 5.251) == .b)
         #expect(side(atMonotonicSeconds: 10.1) == nil)
-        #expect(side(atMonotonicSeconds: 10.251) == .even)
+        #expect(side(atMonotonicSeconds: 10.251) == .b)
+        #expect(side(atMonotonicSeconds: 15.251) == .a)
     }
 
     @Test("--alternate needs a traffic scenario, a window of a second or more, and room for both sides")

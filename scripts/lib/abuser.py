@@ -9,10 +9,11 @@ gateway closes it, so the flood never runs out of descriptors on its side.
 
     python3 abuser.py PORT SECONDS [--source 127.0.0.2] [--rate 1000] [--drip-s 5] [--alternate S]
 
---alternate S attacks only in the odd S-second windows of the wall clock
-(floor(time / S) odd) and closes every connection it holds when one ends, so
-that `loadtest --alternate S` compares the even windows (no abuser) with the
-odd ones within one run. Prints one JSON line of counts when done.
+--alternate S attacks only in the B windows of S seconds on the wall clock
+(the windows go A B B A A B B A: window w = floor(time / S) is B when
+(w + 1) // 2 is odd) and closes every connection it holds when an A window
+begins, so that `loadtest --alternate S` compares the A windows (no abuser)
+with the B ones within one run. Prints one JSON line of counts when done.
 """
 import argparse
 import errno
@@ -33,7 +34,7 @@ class Attempt:
 
 
 def attacking(alternate):
-    return alternate <= 0 or int(time.time() // alternate) % 2 == 1
+    return alternate <= 0 or (int(time.time() // alternate) + 1) // 2 % 2 == 1
 
 
 def run(port, seconds, source, rate, drip_s, alternate=0, max_open=4000):

@@ -10,8 +10,9 @@ connections at a fixed rate, each a slow-loris dripping a header byte every
 
 Two runs differ by more than the effect sought, so each repeat then measures it
 within one run too (`interleaved`): the fanout scenario for --interleave-seconds
-with the abuser attacking only in the odd windows of WINDOW_S seconds, the p99
-of sends scheduled in odd windows against that of the even ones; and the same
+with the abuser attacking only in the B windows of WINDOW_S seconds (the
+windows go A B B A A B B A), the p99 of sends scheduled in B windows against
+that of the A ones; and the same
 run with no abuser at all, whose two sides differ only by the method's own
 noise (an A/A run, its resolution).
 
@@ -94,7 +95,7 @@ def fanout(args, gateway, label, shape, abuse):
 
 def interleaved(args, gateway, label, shape, abuse):
     """One fanout run with its send-to-delivery latency split by alternating WINDOW_S windows; with `abuse`,
-    the abuser attacks in the odd windows only, and without it the two sides are an A/A comparison."""
+    the abuser attacks in the B windows only, and without it the two sides are an A/A comparison."""
     settle(args.database_url)
     sessions, subscribers, rate = shape
     out = os.path.join(args.out, label)
@@ -104,21 +105,21 @@ def interleaved(args, gateway, label, shape, abuse):
                            args.interleave_seconds, out, extra=("--alternate", str(WINDOW_S)))
     attack = json.loads(abuser.communicate(timeout=60)[0]) if abuser else None
     latencies = report.get("latencies", {})
-    even = latencies.get("send_to_delivery_even", {})
-    odd = latencies.get("send_to_delivery_odd", {})
+    side_a = latencies.get("send_to_delivery_a", {})
+    side_b = latencies.get("send_to_delivery_b", {})
     row = {
         "label": label, "abuse": abuse, "passed": report.get("passed"),
-        "even_p99_ms": even.get("p99_ms"), "odd_p99_ms": odd.get("p99_ms"),
-        "even_p50_ms": even.get("p50_ms"), "odd_p50_ms": odd.get("p50_ms"),
-        "even_count": even.get("count"), "odd_count": odd.get("count"),
+        "a_p99_ms": side_a.get("p99_ms"), "b_p99_ms": side_b.get("p99_ms"),
+        "a_p50_ms": side_a.get("p50_ms"), "b_p50_ms": side_b.get("p50_ms"),
+        "a_count": side_a.get("count"), "b_count": side_b.get("count"),
         "p99_ms": latencies.get("send_to_delivery", {}).get("p99_ms"),
         "attack": attack,
     }
-    row["change"] = (row["odd_p99_ms"] / row["even_p99_ms"] - 1
-                     if row["even_p99_ms"] and row["odd_p99_ms"] else float("nan"))
-    log(f"{label}: even windows p99 {row['even_p99_ms']} ms ({row['even_count']} deliveries), odd windows p99 "
-        f"{row['odd_p99_ms']} ms ({row['odd_count']}): {row['change']:+.0%}"
-        + (" (abuser in the odd windows)" if abuse else " (no abuser: A/A)"))
+    row["change"] = (row["b_p99_ms"] / row["a_p99_ms"] - 1
+                     if row["a_p99_ms"] and row["b_p99_ms"] else float("nan"))
+    log(f"{label}: A windows p99 {row['a_p99_ms']} ms ({row['a_count']} deliveries), B windows p99 "
+        f"{row['b_p99_ms']} ms ({row['b_count']}): {row['change']:+.0%}"
+        + (" (abuser in the B windows)" if abuse else " (no abuser: A/A)"))
     return row
 
 
@@ -167,24 +168,25 @@ def section(results):
               "(compare the *alone* column across repeats), so this comparison cannot resolve 20%.", ""]
     lines += [
         f"Within one run: the same scenario for {meta['interleave_seconds']} s with its sends split by "
-        f"alternating {WINDOW_S}-s windows of the wall clock (`loadtest --alternate {WINDOW_S}`; the first 250 ms "
-        "of each window count for neither side, the abuser's burst as its window opens counts). In the *abused* "
-        "run the abuser attacks only in the odd windows "
-        f"(`abuser.py --alternate {WINDOW_S}`, closing what it holds as each ends); the *A/A* run has no abuser, "
-        "so its two sides differ only by the method's own noise. Both sides of a run see the same database, "
+        f"{WINDOW_S}-s windows of the wall clock taken in turn, A B B A A B B A (`loadtest --alternate {WINDOW_S}`; "
+        "the first 250 ms of each window count for neither side, the abuser's burst as its windows open counts; "
+        "pairs of pairs, so that a drift over the run or anything with the period of two windows weighs on both "
+        "sides alike). In the *abused* run the abuser attacks only in the B windows "
+        f"(`abuser.py --alternate {WINDOW_S}`, closing what it holds as an A window begins); the *A/A* run has no "
+        "abuser, so its two sides differ only by the method's own noise. Both sides of a run see the same database, "
         "the same checkpoints and the same machine, seconds apart.",
         "",
-        "| repeat | A/A: even / odd windows p99 | A/A difference | abused: without / with abuser p99 | change | "
+        "| repeat | A/A: A / B windows p99 | A/A difference | abused: without / with abuser p99 | change | "
         "p50 without / with | deliveries counted (without / with) | abuser attempts | checks |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for index, pair in enumerate(results["interleaved"], 1):
         control, abused = pair["control"], pair["abused"]
         lines.append(
-            f"| {index} | {control['even_p99_ms']:.1f} / {control['odd_p99_ms']:.1f} ms | {control['change']:+.0%} | "
-            f"{abused['even_p99_ms']:.1f} / {abused['odd_p99_ms']:.1f} ms | {abused['change']:+.0%} | "
-            f"{abused['even_p50_ms']:.1f} / {abused['odd_p50_ms']:.1f} ms | "
-            f"{abused['even_count']:,} / {abused['odd_count']:,} | {(abused['attack'] or {}).get('attempts', 0):,} | "
+            f"| {index} | {control['a_p99_ms']:.1f} / {control['b_p99_ms']:.1f} ms | {control['change']:+.0%} | "
+            f"{abused['a_p99_ms']:.1f} / {abused['b_p99_ms']:.1f} ms | {abused['change']:+.0%} | "
+            f"{abused['a_p50_ms']:.1f} / {abused['b_p50_ms']:.1f} ms | "
+            f"{abused['a_count']:,} / {abused['b_count']:,} | {(abused['attack'] or {}).get('attempts', 0):,} | "
             f"{'passed' if control['passed'] and abused['passed'] else '**FAILED**'} |")
     within = [pair["abused"]["change"] for pair in results["interleaved"]]
     controls = [pair["control"]["change"] for pair in results["interleaved"]]

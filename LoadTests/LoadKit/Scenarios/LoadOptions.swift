@@ -83,8 +83,8 @@ public struct LoadOptions: Sendable {
           --warmup S (2)  --drain S (10)  --setup-timeout S (60)  --connect-concurrency N (256)
           --body-bytes B (64)
           --alternate S        (conversations, fanout) also report send-to-delivery split by
-                               alternating S-second windows of the wall clock, even and odd (the
-                               first 250 ms of each left out): something switched on and off on the
+                               S-second windows of the wall clock, A B B A A B B A (the first
+                               250 ms of each left out): something switched on and off on the
                                same clock beside the run is compared within one run
           --target-rate R (\(Int(ScenarioTargets.storedPerSecond)))  \
         --target-deliveries D (\(Int(ScenarioTargets.deliveriesPerSecond)))

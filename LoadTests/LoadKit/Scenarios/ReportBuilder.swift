@@ -152,10 +152,10 @@ struct ReportBuilder {
         if options.alternateSeconds > 0 {
             let window = ReportNumberFormat.trimmed(options.alternateSeconds, maxDecimals: 2)
             report.latencies += [
-                merged(\.evenWindowDeliveryLatency).summary(
-                    key: "send_to_delivery_even", label: "send to delivery, even \(window)-s windows"),
-                merged(\.oddWindowDeliveryLatency).summary(
-                    key: "send_to_delivery_odd", label: "send to delivery, odd \(window)-s windows"),
+                merged(\.sideADeliveryLatency).summary(
+                    key: "send_to_delivery_a", label: "send to delivery, \(window)-s windows A"),
+                merged(\.sideBDeliveryLatency).summary(
+                    key: "send_to_delivery_b", label: "send to delivery, \(window)-s windows B"),
             ]
         }
         switch options.scenario {

@@ -19,8 +19,8 @@ final class Shard {
     var reconnectLatency = LatencyRecorder()
     /// With `--alternate`: the delivery latencies again, by the window their send was scheduled in.
     var alternation: AlternatingWindows?
-    var evenWindowDeliveryLatency = LatencyRecorder()
-    var oddWindowDeliveryLatency = LatencyRecorder()
+    var sideADeliveryLatency = LatencyRecorder()
+    var sideBDeliveryLatency = LatencyRecorder()
     var timeline: Timeline
     /// Latencies and throughput count only sends scheduled at or after this instant (the warm-up ends).
     var recordFrom: UInt64 = .max
@@ -151,8 +151,8 @@ final class Shard {
         let latency = now &- scheduled
         deliveryLatency.record(nanoseconds: latency)
         switch alternation?.side(ofMonotonic: scheduled) {
-        case .even: evenWindowDeliveryLatency.record(nanoseconds: latency)
-        case .odd: oddWindowDeliveryLatency.record(nanoseconds: latency)
+        case .a: sideADeliveryLatency.record(nanoseconds: latency)
+        case .b: sideBDeliveryLatency.record(nanoseconds: latency)
         case nil: break
         }
     }
