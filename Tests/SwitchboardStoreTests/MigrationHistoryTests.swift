@@ -14,6 +14,22 @@ import Testing
         #expect(migration.checksum == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    /// Databases in the field recorded these: a released migration's SQL
+    /// never changes (a later version changes the schema), or every such
+    /// database would refuse this build as diverged.
+    @Test func releasedMigrationsKeepTheirChecksums() {
+        let released = [
+            "5b82bb81f013b7ce5e2a3e30da0b34103857ff785362cabdf1999d1fb9ab51eb",
+            "3ffb259e00d3415e357a7465165fd65aa20892a8f2a820c9bc6707d1b76d1588",
+            "e2c65ea96510820337cf8dd85c202acded410ac794b872c040e67ab152e6a64a",
+            "b920ebc273e8e487dfc4f7025ff425bc7964afde2dbabdac3083c68d4a0119a8",
+            "eecf1c06b17c9c1cad1f457d23d69ade3fa6944b59b05c3818c583622434dddc",
+            "389c3ff8e24acd1bf2edb200c542cea566b9a22109f5279d8301e18bd618e73e",
+            "b209d2d02f3a5e6ff78b09c8f67aa3d49154e8210857975933197dd4dce2af6f",
+        ]
+        #expect(Array(Migrations.all.prefix(released.count).map(\.checksum)) == released)
+    }
+
     @Test func matchingHistoryHasNoDivergenceAndListsPending() {
         let history = MigrationHistory(known: Migrations.all, recorded: Migrations.all.prefix(3).map { applied($0) })
         #expect(history.divergences.isEmpty)
