@@ -3,8 +3,8 @@
 
     fuzz_campaign.py --command TEXT --started TEXT --minutes M --cpu-minutes C --parallel P TARGET...
 
-Reads each target's libFuzzer log (Fuzz/.out/TARGET.log), its merge log
-(Fuzz/.out/TARGET.merge) and its kept corpus (Fuzz/corpus/TARGET/).
+Reads each target's libFuzzer log (Fuzz/.out/TARGET.log) and its kept corpus
+(Fuzz/corpus/TARGET/, after the merge).
 """
 import argparse
 import os
@@ -32,8 +32,6 @@ def first(pattern, text, default=None):
 
 def target_row(target):
     log = open(os.path.join(ROOT, "Fuzz", ".out", f"{target}.log"), errors="replace").read()
-    merge_path = os.path.join(ROOT, "Fuzz", ".out", f"{target}.merge")
-    merge = open(merge_path, errors="replace").read() if os.path.exists(merge_path) else ""
     # A run stopped at its CPU budget (SIGINT) prints no DONE line: its last status line counts.
     status = [line for line in log.splitlines() if re.match(r"^#\d+\s+\w+\s+cov:", line)]
     last = status[-1] if status else ""
@@ -43,13 +41,11 @@ def target_row(target):
         "target": target,
         "cpu_minutes": int(first(r"^cpu_seconds: (\d+)", log, 0)) / 60,
         "runs": int(first(r"^stat::number_of_executed_units:\s+(\d+)", log, 0)),
-        "seconds": int(first(r"^Done \d+ runs in (\d+) second", log, 0)),
         "per_second": int(first(r"^stat::average_exec_per_sec:\s+(\d+)", log, 0)),
         "new_units": int(first(r"^stat::new_units_added:\s+(\d+)", log, 0)),
         "rss_mb": int(first(r"^stat::peak_rss_mb:\s+(\d+)", log, 0)),
         "cov": first(r"cov: (\d+)", last, "?"),
         "ft": first(r"ft: (\d+)", last, "?"),
-        "merged": first(r"MERGE-OUTER: (\d+) new files", merge, "?"),
         "kept_files": len(files),
         "kept_bytes": sum(os.path.getsize(path) for path in files),
         "finding": bool(re.search(r"^(==\d+==ERROR|SUMMARY:|.*Test unit written)", log, re.M)),

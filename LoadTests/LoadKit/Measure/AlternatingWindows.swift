@@ -10,7 +10,7 @@ import SwitchboardSystem
 ///
 /// The sides go A B B A A B B A (window w is B when (w + 1) / 2 is odd), not
 /// A B A B: with plain turns, A always came first in each pair, and A/A runs
-/// at 3,000 msg/s gave A a p99 5-12% above B's in every repeat (a drift
+/// at 3,000 msg/s gave B a p99 5-12% below A's in every repeat (a drift
 /// over the run, or anything with the two windows' period, favoured one
 /// side). In pairs of pairs a linear drift and such a period weigh on both
 /// sides alike.
