@@ -12,6 +12,7 @@ class Participant:
         self.node, self.role, self.sub = node, role, sub
         self.lock = threading.Condition()
         self.seqs = {}          # session id -> [seq, ...] in arrival order (replay and live)
+        self.messages = []      # every message frame, in arrival order
         self.acks = {}          # client_msg_id -> seq
         self.errors = []        # error frames
         self.events = []        # every other frame
@@ -37,6 +38,7 @@ class Participant:
                     kind = frame.get("type")
                     if kind == "message":
                         self.seqs.setdefault(frame["session_id"], []).append(frame["seq"])
+                        self.messages.append(frame)
                     elif kind == "ack":
                         self.acks[frame["client_msg_id"]] = frame["seq"]
                     elif kind == "error":
