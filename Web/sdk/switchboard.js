@@ -73,6 +73,8 @@ export class Switchboard extends EventTarget {
     this.user = null;
     this.workspaceId = null;
     this.heartbeatSeconds = 25;
+    /** The gateway's `welcome.limits` (`max_body_bytes`: a message body's most UTF-8 bytes), null before it. */
+    this.limits = null;
     this.ws = null;
     this.token = null;
     this.attempt = 0;
@@ -246,6 +248,7 @@ export class Switchboard extends EventTarget {
     this.user = frame.user;
     this.workspaceId = frame.workspace_id;
     this.heartbeatSeconds = frame.heartbeat_s || 25;
+    this.limits = frame.limits ?? this.limits;
     this.wasOpen = true;
     this.setState('open');
     this.armHeartbeat(ws);
@@ -556,6 +559,13 @@ export class Switchboard extends EventTarget {
   async closeSession(sessionId) {
     const frame = await this.retrying({ type: 'session.close', session_id: sessionId });
     return frame.session;
+  }
+
+  /** Operators: changes a session over HTTP (`title`, `status`, `assigned_operator`); resolves with it. */
+  async updateSession(sessionId, fields) {
+    const { session } = await this.api(`/api/v1/sessions/${sessionId}`, { method: 'PATCH', body: fields });
+    this.onSession(session);
+    return session;
   }
 
   /** The HTTP API, with this client's token; resolves with the JSON body. */
