@@ -262,17 +262,3 @@ test('event messages are delivered in seq among the others and settle no outbox 
   assert.deepEqual(delivered, [[1, 'text'], [2, 'event'], [3, 'text']]);
   assert.equal(client.lastSeq('s1'), 3);
 });
-
-test('updateSession sends a PATCH and emits the changed session', async () => {
-  const { client, events } = await connected();
-  clients.push(client);
-  const calls = [];
-  globalThis.fetch = async (url, init) => {
-    calls.push({ url, method: init.method, body: JSON.parse(init.body) });
-    return { ok: true, status: 200, json: async () => ({ session: { id: 's1', status: 'open', version: 7, assigned_operator: null } }) };
-  };
-  const session = await client.updateSession('s1', { status: 'open' });
-  assert.equal(session.version, 7);
-  assert.deepEqual(calls, [{ url: 'http://gateway.test/api/v1/sessions/s1', method: 'PATCH', body: { status: 'open' } }]);
-  assert.deepEqual(events.filter((e) => e.type === 'session').map((e) => e.session.version), [7]);
-});

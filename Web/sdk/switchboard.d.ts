@@ -139,11 +139,6 @@ export class Switchboard extends EventTarget {
   subscribeInbox(): Promise<{ sessions: Session[]; next_cursor: string | null }>;
   assign(sessionId: string, operatorId?: string): Promise<Session>;
   closeSession(sessionId: string): Promise<Session>;
-  /** PATCH /api/v1/sessions/{id}: `status` 'open' reopens, `assigned_operator` {id} assigns, null unassigns. */
-  updateSession(
-    sessionId: string,
-    fields: { title?: string; status?: 'open' | 'closed'; assigned_operator?: { id: string; name?: string } | null },
-  ): Promise<Session>;
 
   api<T = unknown>(path: string, options?: { method?: string; body?: unknown }): Promise<T>;
   history(
