@@ -117,7 +117,7 @@ class SwitchboardWidget extends HTMLElement {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(CSS);
     shadow.adoptedStyleSheets = [sheet];
-    const root = el('div', { class: 'root' });
+    const root = el('div', { class: 'root', role: 'complementary', 'aria-label': options.title });
     const launcher = el('button', {
       class: 'launcher', 'data-sb': 'launcher', 'aria-expanded': 'false', 'aria-controls': 'sb-panel',
       'aria-label': `Open chat: ${options.title}`,
