@@ -73,12 +73,17 @@ export class Switchboard extends EventTarget {
     this.wasOpen = false;
     this.closed = true;
     this.nextRef = 1;
-    this.requests = new Map(); // ref -> { resolve, reject, timer }
-    this.sessions = new Map(); // id -> { lastSeq, joined, buffer, fetching }
-    this.versions = new Map(); // session id -> newest version seen
-    this.outbox = new Map(); // client_msg_id -> entry
+    // ref -> { resolve, reject, timer }
+    this.requests = new Map();
+    // id -> { lastSeq, joined, buffer, fetching }
+    this.sessions = new Map();
+    // session id -> newest version seen
+    this.versions = new Map();
+    // client_msg_id -> entry
+    this.outbox = new Map();
     this.inboxWanted = false;
-    this.typingState = new Map(); // session id -> { sent, at, timer }
+    // session id -> { sent, at, timer }
+    this.typingState = new Map();
     this.readSent = new Map();
     this.reconnectTimer = null;
     this.onOnline = () => this.state === 'offline' && !this.closed && this.reconnectNow();
@@ -91,7 +96,8 @@ export class Switchboard extends EventTarget {
   connect() {
     if (!this.closed) return this.ready;
     this.closed = false;
-    globalThis.addEventListener?.('online', this.onOnline); // a browser's; absent in workers and Node
+    // a browser's; absent in workers and Node
+    globalThis.addEventListener?.('online', this.onOnline);
     globalThis.addEventListener?.('offline', this.onOffline);
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
@@ -246,7 +252,8 @@ export class Switchboard extends EventTarget {
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
     this.stableTimer = setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
-    for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {}); // refusals are reported as events
+    // refusals are reported as events
+    for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {});
   }
 
   // Sends a frame with a fresh ref; resolves with its answer, rejects with a SwitchboardError.
@@ -379,7 +386,8 @@ export class Switchboard extends EventTarget {
 
   // Hands one message to the app, unless seen before; returns false at a gap (nothing after it is delivered).
   deliver(sessionId, session, message) {
-    if (message.seq <= session.lastSeq) return true; // replayed twice, or already paged
+    // replayed twice, or already paged
+    if (message.seq <= session.lastSeq) return true;
     if (message.seq > session.lastSeq + 1) {
       // A gap: nothing after it reaches the app until the join from the last delivered seq fills it.
       if (session.joined) {
@@ -430,7 +438,8 @@ export class Switchboard extends EventTarget {
     const known = this.versions.get(session.id) ?? 0;
     // A client never applies an older state over a newer one (the protocol's "Message semantics").
     if ((session.version ?? 0) < known) return;
-    this.versions.delete(session.id); // re-inserted last: the oldest-touched entry goes first
+    // re-inserted last: the oldest-touched entry goes first
+    this.versions.delete(session.id);
     this.versions.set(session.id, session.version ?? 0);
     if (this.versions.size > 20000) this.versions.delete(this.versions.keys().next().value);
     if (emit) this.emit('session', { session });
@@ -455,11 +464,13 @@ export class Switchboard extends EventTarget {
 
   transmit(entry) {
     const session = this.sessions.get(entry.sessionId);
-    if (this.state !== 'open' || !session?.joined || entry.ref) return; // sent when joined again
+    // sent when joined again
+    if (this.state !== 'open' || !session?.joined || entry.ref) return;
     const frame = {
       type: 'send', session_id: entry.sessionId, client_msg_id: entry.clientMsgId, body: entry.body, kind: entry.kind,
     };
-    entry.ref = true; // in flight
+    // in flight
+    entry.ref = true;
     this.request(frame).then(
       (ack) => this.settle(entry, ack),
       (error) => {

@@ -122,7 +122,8 @@ class SwitchboardWidget extends HTMLElement {
       class: 'launcher', 'data-sb': 'launcher', 'aria-expanded': 'false', 'aria-controls': 'sb-panel',
       'aria-label': `Open chat: ${options.title}`,
     });
-    launcher.innerHTML = ICON; // a constant, not user input
+    // a constant, not user input
+    launcher.innerHTML = ICON;
     this.badge = el('span', { class: 'badge', hidden: '', 'aria-hidden': 'true' });
     launcher.append(this.badge);
     const panel = el('section', { id: 'sb-panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'sb-title', hidden: '' });
@@ -329,7 +330,8 @@ class SwitchboardWidget extends HTMLElement {
     this.status.dataset.state = state;
     this.status.textContent = LABELS[state] ?? state;
     this.banner.hidden = !(state === 'reconnecting' || state === 'offline') || !this.client?.wasOpen;
-    if (state === 'open') this.count(); // the limits come with the welcome
+    // the limits come with the welcome
+    if (state === 'open') this.count();
   }
 
   hideEmpty() {
