@@ -104,6 +104,10 @@ public struct ServerFrameEncoder: Sendable {
         participant(message.sender)
         writer.key("created_at")
         writer.string(message.createdAt)
+        if let meta = message.meta {
+            writer.key("meta")
+            writer.trustedJSON(meta)
+        }
     }
 
     public mutating func typing(sessionID: String, sender: Participant, state: Bool) -> [UInt8] {

@@ -44,14 +44,14 @@ public enum BusDecoder {
         return BusNotification(node: node, sentAtMicroseconds: sentAt, event: event)
     }
 
-    /// `[[id, session, seq, client_msg_id, kind, body, role, sender_id, sender_name, created_at, state], ...]`,
+    /// `[[id, session, seq, client_msg_id, kind, body, role, sender_id, sender_name, created_at, state, meta?], ...]`,
     /// state `[version, workspace, status, title, visitor, operator_id, operator_name, created_at, updated_at]`
     /// on a session's last message of the batch, else null.
     private static func committed(_ value: JSONValue?) throws(BusDecodeError) -> BusEvent {
         var messages: [ChatMessage] = []
         var sessions: [SessionInfo] = []
         for row in try array(value, "m") {
-            let fields = try array(row, "message", count: 11)
+            let fields = try array(row, "message", counts: 11...12)
             let message = ChatMessage(
                 id: try string(fields[0], "id"), sessionID: try string(fields[1], "session"),
                 seq: try int(fields[2], "seq"), clientMessageID: try string(fields[3], "client_msg_id"),
@@ -59,7 +59,8 @@ public enum BusDecoder {
                 sender: Participant(
                     id: try string(fields[7], "sender_id"), role: try string(fields[6], "role"),
                     name: fields[8].stringValue),
-                createdAt: try string(fields[9], "created_at"))
+                createdAt: try string(fields[9], "created_at"),
+                meta: fields.count > 11 ? try string(fields[11], "meta") : nil)
             messages.append(message)
             guard !fields[10].isNull else { continue }
             let state = try array(fields[10], "state", count: 9)
@@ -127,6 +128,18 @@ public enum BusDecoder {
         guard let elements = value?.arrayValue else { throw BusDecodeError("\(name) is not an array") }
         if let count, elements.count != count {
             throw BusDecodeError("\(name) has \(elements.count) fields, not \(count)")
+        }
+        return elements
+    }
+
+    private static func array(
+        _ value: JSONValue?, _ name: String, counts: ClosedRange<Int>
+    ) throws(BusDecodeError)
+        -> [JSONValue]
+    {
+        let elements = try array(value, name)
+        guard counts.contains(elements.count) else {
+            throw BusDecodeError("\(name) has \(elements.count) fields, not \(counts.lowerBound)-\(counts.upperBound)")
         }
         return elements
     }

@@ -189,6 +189,8 @@ public struct BusEncoder: Sendable {
         } else {
             writer.null()
         }
+        // An event's meta, a 12th field; a message of a client has 11.
+        if let meta = message.meta { writer.string(meta) }
         writer.endArray()
     }
 

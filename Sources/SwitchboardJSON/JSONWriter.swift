@@ -107,6 +107,12 @@ public struct JSONWriter: Sendable {
         raw(value.raw)
     }
 
+    /// One value given as JSON text that its source guarantees valid (a
+    /// `jsonb` column PostgreSQL wrote): copied, not parsed again.
+    public mutating func trustedJSON(_ text: String) {
+        raw(text)
+    }
+
     /// Text that is already valid JSON for one value.
     private mutating func raw(_ text: String) {
         separate()

@@ -34,6 +34,7 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case sessionPatch = "session_patch"
     case sessionDelete = "session_delete"
     case analytics
+    case operators
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -59,6 +60,7 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .devToken: 11
         case .preflight: 12
         case .other: 13
+        case .operators: 14
         }
     }
 }

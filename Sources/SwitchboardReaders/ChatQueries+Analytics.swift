@@ -39,6 +39,8 @@ extension ChatQueries {
                 SELECT c.role, count(*) AS messages
                   FROM chats c JOIN live l ON l.id = c.session_id
                  WHERE c.created_at >= $2::timestamptz AND c.created_at < $3::timestamptz
+                   -- System lines are not messages anybody wrote.
+                   AND c.kind <> 'event'
                  GROUP BY c.role
             )
             SELECT 0 AS part, role, messages, opened, closed, responses, median, p90 FROM summary

@@ -1,7 +1,7 @@
 import SwitchboardChat
 import SwitchboardPostgres
 
-/// Session lifecycle: create, look up, assign, close. Each write is one
+/// Session lifecycle: create and look up (changes: `changeSession`). A write is one
 /// statement whose RETURNING row is joined to the last message, so the caller
 /// gets the session exactly as the write left it (updated_at included: the
 /// trigger runs before RETURNING) without a second round trip.
@@ -43,48 +43,5 @@ extension ChatQueries {
              WHERE s.id = $1::uuid AND s.deleted_at IS NULL
             """, [id], retryable: true)
         return result.rowCount == 0 ? nil : try RowDecoding.session(result, 0)
-    }
-
-    /// Sets status 'assigned' and the operator; nil when missing/deleted. Re-opens a closed session
-    /// (closed_at is cleared: the session is no longer closed).
-    ///
-    /// Retryable: repeating it leaves the same state.
-    public func assign(
-        sessionID: String, operatorID: String, operatorName: String?
-    ) throws(QueryError)
-        -> SessionInfo?
-    {
-        let result = try run(
-            """
-            WITH s AS (
-                UPDATE chat_sessions
-                   SET status = 'assigned', assigned_operator_id = $2, assigned_operator_name = $3, closed_at = NULL,
-                       version = version + 1
-                 WHERE id = $1::uuid AND deleted_at IS NULL
-                RETURNING *
-            )
-            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
-            """, [sessionID, operatorID, operatorName], retryable: true)
-        return result.rowCount == 0 ? nil : try RowDecoding.session(result, 0)
-    }
-
-    /// Sets status 'closed' and closed_at = now(); nil when missing/deleted. Closing a closed session is a no-op
-    /// returning it.
-    ///
-    /// The update skips closed sessions, so a repeated close keeps the first
-    /// closed_at and updated_at; when it changed nothing, the session is read as
-    /// it stands (the rare second round trip, only for a repeated close).
-    public func close(sessionID: String) throws(QueryError) -> SessionInfo? {
-        let result = try run(
-            """
-            WITH s AS (
-                UPDATE chat_sessions SET status = 'closed', closed_at = now(), version = version + 1
-                 WHERE id = $1::uuid AND deleted_at IS NULL AND status <> 'closed'
-                RETURNING *
-            )
-            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
-            """, [sessionID], retryable: true)
-        if result.rowCount == 0 { return try session(id: sessionID) }
-        return try RowDecoding.session(result, 0)
     }
 }

@@ -12,7 +12,7 @@ enum RowDecoding {
     }
 
     /// A session row `s` with its last message `m` joined by
-    /// `LEFT JOIN chats m ON m.session_id = s.id AND m.seq = s.last_seq`, and
+    /// `lastMessageJoin`, and
     /// the inbox cursor's key (created_at in microseconds since the epoch).
     static let sessionColumns = """
         s.id::text, s.workspace_id::text, s.user_id, s.title, s.status, s.assigned_operator_id,
@@ -21,8 +21,16 @@ enum RowDecoding {
         (extract(epoch FROM s.created_at) * 1000000)::bigint
         """
 
-    /// The join that finds a session's last message (unique index on (session_id, seq)).
-    static let lastMessageJoin = "LEFT JOIN chats m ON m.session_id = s.id AND m.seq = s.last_seq"
+    /// The join that finds a session's last message: the newest that is not
+    /// an event (a system line is no preview of what was said). Walks the
+    /// unique index on (session_id, seq) backwards from the newest row, which
+    /// is almost always the one.
+    static let lastMessageJoin = """
+        LEFT JOIN LATERAL (
+            SELECT l.seq, l.content, l.role, l.created_at FROM chats l
+             WHERE l.session_id = s.id AND l.kind <> 'event'
+             ORDER BY l.seq DESC LIMIT 1) m ON true
+        """
 
     static let sessionCursorColumn = 16
 
@@ -50,7 +58,8 @@ enum RowDecoding {
     /// `user_id` for rows adopted from before sessions existed.
     static let messageColumns = """
         c.id::text, c.session_id::text, c.seq, c.client_msg_id, c.kind, c.content,
-        coalesce(c.sender_id, c.user_id::text, ''), c.role, c.sender_name, \(timestamp("c.created_at"))
+        coalesce(c.sender_id, c.user_id::text, ''), c.role, c.sender_name, \(timestamp("c.created_at")),
+        c.meta::text
         """
 
     /// `messageColumns` starting at column `at` of the row.
@@ -62,7 +71,7 @@ enum RowDecoding {
             sender: Participant(
                 id: try required(result, row, first + 6), role: try required(result, row, first + 7),
                 name: result.string(row, first + 8)),
-            createdAt: try required(result, row, first + 9))
+            createdAt: try required(result, row, first + 9), meta: result.string(row, first + 10))
     }
 
     /// A NOT NULL column; NULL means the schema is not the one this build expects.

@@ -15,17 +15,18 @@ struct InFlightBatch {
 
     struct Decoded {
         var results: [WriteResult]
+        var events: [StoredMessage] = []
         var stored = 0
         var duplicates = 0
         var noSession = 0
     }
 
-    /// Turns the function's rows (one per command, in command order) into
-    /// results. A stored row equals its command apart from id, seq and
-    /// created_at, so only those are read back; a duplicate's original row may
-    /// differ and is read in full.
+    /// Turns the function's rows (one per command, in command order, then
+    /// the events it stored) into results. A stored row equals its command
+    /// apart from id, seq and created_at, so only those are read back; a
+    /// duplicate's original row may differ and is read in full.
     static func decode(_ result: PostgresResult, commands: [QueuedCommand]) -> Decoded {
-        guard result.rowCount == commands.count else {
+        guard result.rowCount >= commands.count else {
             let message = "the writer's statement returned \(result.rowCount) rows for \(commands.count) messages"
             return Decoded(results: results(commands, .failed(message)))
         }
@@ -68,7 +69,24 @@ struct InFlightBatch {
             }
             decoded.results.append(queued.result(outcome))
         }
+        for row in commands.count..<result.rowCount {
+            guard result.string(row, 1) == "event", let event = event(result, row) else { continue }
+            decoded.events.append(event)
+        }
         return decoded
+    }
+
+    /// An event row: read in full, its session and meta in the last two columns.
+    private static func event(_ result: PostgresResult, _ row: Int) -> StoredMessage? {
+        guard let sessionID = result.string(row, 19), let seq = result.string(row, 3).flatMap({ Int64($0) }) else {
+            return nil
+        }
+        return StoredMessage(
+            id: result.string(row, 2) ?? "", sessionID: sessionID, seq: seq, createdAt: result.string(row, 4) ?? "",
+            clientMessageID: "event:" + (result.string(row, 2) ?? ""), senderRole: result.string(row, 5) ?? "",
+            senderID: result.string(row, 6) ?? "",
+            senderName: result.string(row, 7), kind: result.string(row, 8) ?? "", body: result.string(row, 9) ?? "",
+            meta: result.string(row, 20))
     }
 
     /// The session state columns of `row`, when the row carries them.

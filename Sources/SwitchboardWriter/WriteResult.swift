@@ -18,10 +18,13 @@ public struct StoredMessage: Sendable, Equatable {
     /// The session as the batch left it, on the batch's last stored message
     /// of the session (nil on the others, and on duplicates).
     public var session: StoredSession?
+    /// An event's structured change (JSON text); nil for what clients send.
+    public var meta: String?
 
     public init(
         id: String, sessionID: String, seq: Int64, createdAt: String, clientMessageID: String, senderRole: String,
-        senderID: String, senderName: String?, kind: String, body: String, session: StoredSession? = nil
+        senderID: String, senderName: String?, kind: String, body: String, session: StoredSession? = nil,
+        meta: String? = nil
     ) {
         self.id = id
         self.sessionID = sessionID
@@ -34,6 +37,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.kind = kind
         self.body = body
         self.session = session
+        self.meta = meta
     }
 }
 
@@ -108,6 +112,10 @@ public struct WriteResult: Sendable, Equatable {
 /// gateway can group results per loop instead of waking loops per message.
 public struct WriterBatchResult: Sendable {
     public var results: [WriteResult]
+    /// Events the batch stored besides its commands' messages (a closed
+    /// session reopened by a visitor's message), each at the seq just before
+    /// the message that caused it.
+    public var events: [StoredMessage]
     /// From sending the batch to its commit, for a batch that committed.
     public var commitLatencyMicroseconds: Int?
     /// When the batch was sent and when its commit (or failure) returned,
@@ -116,9 +124,11 @@ public struct WriterBatchResult: Sendable {
     public var finishedAt: UInt64
 
     public init(
-        results: [WriteResult], commitLatencyMicroseconds: Int? = nil, sentAt: UInt64 = 0, finishedAt: UInt64 = 0
+        results: [WriteResult], events: [StoredMessage] = [], commitLatencyMicroseconds: Int? = nil,
+        sentAt: UInt64 = 0, finishedAt: UInt64 = 0
     ) {
         self.results = results
+        self.events = events
         self.commitLatencyMicroseconds = commitLatencyMicroseconds
         self.sentAt = sentAt
         self.finishedAt = finishedAt

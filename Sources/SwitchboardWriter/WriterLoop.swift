@@ -221,6 +221,7 @@ final class WriterLoop: @unchecked Sendable {
 
     private func complete(_ batch: InFlightBatch) {
         let results: [WriteResult]
+        var events: [StoredMessage] = []
         var committedAfter: Int?
         let finishedAt = MonotonicClock.nanoseconds()
         if let error = batch.error {
@@ -236,13 +237,14 @@ final class WriterLoop: @unchecked Sendable {
             let failed = batch.commands.count - decoded.stored - decoded.duplicates - decoded.noSession
             if failed > 0 { metrics.recordFailed(failed) }
             results = decoded.results
+            events = decoded.events
         } else {
             results = InFlightBatch.results(batch.commands, .failed("the server sent no result for the batch"))
             metrics.recordFailed(batch.commands.count)
         }
         sink(
             WriterBatchResult(
-                results: results, commitLatencyMicroseconds: committedAfter, sentAt: batch.sentAt,
+                results: results, events: events, commitLatencyMicroseconds: committedAfter, sentAt: batch.sentAt,
                 finishedAt: finishedAt
             ))
     }

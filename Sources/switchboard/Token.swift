@@ -12,8 +12,8 @@ struct Token: ParsableCommand {
     @Option(help: "visitor, operator or admin.")
     var role: String
 
-    @Option(help: "The workspace the user acts in (UUID).")
-    var workspace: String
+    @Option(help: "The workspace the user acts in (UUID; default: the configuration's auth.dev_workspace_id).")
+    var workspace: String?
 
     @Option(help: "The user's id (the `sub` claim, at most 128 bytes).")
     var sub: String
@@ -53,7 +53,9 @@ struct Token: ParsableCommand {
         }
         let now = UnixClock.nowSeconds()
         let claims = TokenClaims(
-            subject: sub, role: Role(rawValue: role)!, workspaceID: workspace.lowercased(), name: name,
+            subject: sub, role: Role(rawValue: role)!,
+            // The console and the widget demo act in the development workspace: so do tokens minted for them.
+            workspaceID: (workspace ?? configuration.devWorkspaceID).lowercased(), name: name,
             issuedAt: now, expiresAt: now + Int64(ttl))
         let token = TokenMinter.mint(claims, secret: configuration.jwtSecret)
         // Refuse to print what the gateway would refuse (a bad workspace id, say).

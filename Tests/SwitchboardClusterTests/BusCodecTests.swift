@@ -21,6 +21,16 @@ import Testing
             createdAt: "2026-11-23T08:00:00.000Z")
     }
 
+    /// A system line the gateway stored, with its structured change.
+    private func event(_ seq: Int64) -> ChatMessage {
+        ChatMessage(
+            id: "01a2075b-fde4-7715-a317-70e0e101cf6\(seq)", sessionID: session.id, seq: seq,
+            clientMessageID: "event:01a2075b-fde4-7715-a317-70e0e101cf6\(seq)", kind: ChatMessage.eventKind,
+            body: "Olga took over the conversation from Ben",
+            sender: Participant(id: "op-olga", role: "operator", name: "Olga"), createdAt: "2026-11-23T08:00:01.000Z",
+            meta: #"{"action": "assigned", "previous": {"id": "op-ben", "name": "Ben"}}"#)
+    }
+
     private func roundTrip(_ event: BusEvent) throws -> BusNotification {
         var encoder = BusEncoder(node: "node-a")
         return try BusDecoder.decode(encoder.encode(event))
@@ -30,6 +40,7 @@ import Testing
         let events: [BusEvent] = [
             .committed(messages: [message(1, name: nil), message(2, name: "Vera")], sessions: [session]),
             .committed(messages: [], sessions: [session]),
+            .committed(messages: [event(3)], sessions: []),
             .ranges([CommittedRange(sessionID: session.id, workspaceID: nil, firstSeq: 3, lastSeq: 90)]),
             .sessionFrame(sessionID: session.id, payload: Array(#"{"type":"typing","a":"\n"}"#.utf8)),
             .sessionChanged(session),

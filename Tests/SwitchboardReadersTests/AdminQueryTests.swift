@@ -91,29 +91,20 @@ import Testing
         let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
         try fixture.append(session: session.id, body: "hello")
 
-        guard
-            case .updated(let renamed) = try fixture.queries.updateSession(
-                sessionID: session.id, title: "Billing question", status: nil)
-        else {
-            Issue.record("rename was not applied")
-            return
-        }
+        let renamed = try #require(try fixture.queries.update(sessionID: session.id, title: "Billing question"))
         #expect(renamed.title == "Billing question")
         #expect(renamed.status == .open)
         #expect(renamed.lastMessage?.body == "hello")
-        #expect(renamed.lastSeq == 1)
+        #expect(renamed.lastSeq == 1, "a new title is no system line")
         #expect(isProtocolTimestamp(renamed.updatedAt))
         #expect(try fixture.queries.session(id: session.id) == renamed)
 
-        // Nothing to change: the session comes back as it is.
-        guard
-            case .updated(let same) = try fixture.queries.updateSession(sessionID: session.id, title: nil, status: nil)
-        else {
-            Issue.record("empty update was refused")
-            return
-        }
-        #expect(same.title == "Billing question")
-        #expect(same.status == .open)
+        // Nothing to change: the session comes back as it is, not written.
+        let same = try #require(
+            try fixture.queries.changeSession(
+                sessionID: session.id, SessionChangeRequest(title: "Billing question"), by: .closer))
+        #expect(!same.changed && same.event == nil)
+        #expect(same.session == renamed)
     }
 
     @Test func statusTransitions() throws {
@@ -124,49 +115,31 @@ import Testing
             try fixture.admin.query("SELECT closed_at::text FROM chat_sessions WHERE id = $1::uuid", [id]).string(0, 0)
         }
 
-        // assigned without an operator: refused, nothing changes.
-        #expect(
-            try fixture.queries.updateSession(sessionID: id, title: "ignored", status: .assigned)
-                == .conflict("the session has no assigned operator"))
-        #expect(try fixture.queries.session(id: id)?.title == "New chat")
-        #expect(try fixture.queries.session(id: id)?.status == .open)
+        // assigned without an operator: the one asking takes it.
+        let taken = try #require(try fixture.queries.update(sessionID: id, status: .assigned))
+        #expect(taken.status == .assigned)
+        #expect(taken.assignedOperator == AssignedOperator(id: "op-closer", name: "Cleo"))
 
         // closed: closed_at set; a second close keeps it.
-        guard case .updated(let closed) = try fixture.queries.updateSession(sessionID: id, title: nil, status: .closed)
-        else {
-            Issue.record("close was not applied")
-            return
-        }
+        let closed = try #require(try fixture.queries.update(sessionID: id, status: .closed))
         #expect(closed.status == .closed)
         let firstClosedAt = try closedAt()
         #expect(firstClosedAt != nil)
-        _ = try fixture.queries.updateSession(sessionID: id, title: nil, status: .closed)
+        _ = try fixture.queries.update(sessionID: id, status: .closed)
         #expect(try closedAt() == firstClosedAt)
 
         // assigned with an operator (kept through the close): re-opened as assigned, closed_at cleared.
         _ = try fixture.queries.assign(sessionID: id, operatorID: "op-1", operatorName: "Ann")
         _ = try fixture.queries.close(sessionID: id)
         #expect(try closedAt() != nil)
-        guard
-            case .updated(let assigned) = try fixture.queries.updateSession(
-                sessionID: id, title: nil, status: .assigned)
-        else {
-            Issue.record("assigned was refused")
-            return
-        }
+        let assigned = try #require(try fixture.queries.update(sessionID: id, status: .assigned))
         #expect(assigned.status == .assigned)
         #expect(assigned.assignedOperator == AssignedOperator(id: "op-1", name: "Ann"))
         #expect(try closedAt() == nil)
 
         // open from closed: operator and closed_at cleared.
         _ = try fixture.queries.close(sessionID: id)
-        guard
-            case .updated(let reopened) = try fixture.queries.updateSession(
-                sessionID: id, title: "Again", status: .open)
-        else {
-            Issue.record("open was refused")
-            return
-        }
+        let reopened = try #require(try fixture.queries.update(sessionID: id, title: "Again", status: .open))
         #expect(reopened.status == .open)
         #expect(reopened.title == "Again")
         #expect(reopened.assignedOperator == nil)
@@ -174,26 +147,20 @@ import Testing
         let operatorColumns = try fixture.admin.query(
             "SELECT assigned_operator_id, assigned_operator_name FROM chat_sessions WHERE id = $1::uuid", [id])
         #expect(operatorColumns.rows == [[nil, nil]])
-
-        // And again assigned: the operator is gone now.
-        if case .conflict = try fixture.queries.updateSession(sessionID: id, title: nil, status: .assigned) {
-        } else {
-            Issue.record("assigned without an operator after open was not a conflict")
-        }
     }
 
     @Test func updateOfMissingOrDeletedSessionIsNotFound() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         let missing = UUID().uuidString.lowercased()
-        #expect(try fixture.queries.updateSession(sessionID: missing, title: "x", status: nil) == .notFound)
-        #expect(try fixture.queries.updateSession(sessionID: missing, title: nil, status: .assigned) == .notFound)
+        #expect(try fixture.queries.update(sessionID: missing, title: "x") == nil)
+        #expect(try fixture.queries.update(sessionID: missing, status: .assigned) == nil)
         let id = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil).id
         _ = try fixture.queries.assign(sessionID: id, operatorID: "op-1", operatorName: nil)
         try fixture.softDelete(session: id)
-        #expect(try fixture.queries.updateSession(sessionID: id, title: "x", status: nil) == .notFound)
-        #expect(try fixture.queries.updateSession(sessionID: id, title: nil, status: .closed) == .notFound)
-        #expect(try fixture.queries.updateSession(sessionID: id, title: nil, status: .assigned) == .notFound)
+        #expect(try fixture.queries.update(sessionID: id, title: "x") == nil)
+        #expect(try fixture.queries.update(sessionID: id, status: .closed) == nil)
+        #expect(try fixture.queries.update(sessionID: id, status: .assigned) == nil)
         let title = try fixture.admin.query("SELECT title, status FROM chat_sessions WHERE id = $1::uuid", [id])
         #expect(title.rows == [["New chat", "assigned"]])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardChat
 import SwitchboardPostgres
 import SwitchboardReaders
 import SwitchboardTestSupport
@@ -74,4 +75,32 @@ func capture<T>(_ body: () throws(QueryError) -> T) -> Result<T, QueryError> {
 func isUnavailable<T>(_ result: Result<T, QueryError>) -> Bool {
     if case .failure(.unavailable) = result { return true }
     return false
+}
+
+extension ChatQueries {
+    /// The operator takes the session: `changeSession` as a command of the operator itself.
+    func assign(sessionID: String, operatorID: String, operatorName: String?) throws(QueryError) -> SessionInfo? {
+        try changeSession(
+            sessionID: sessionID, SessionChangeRequest(assignment: .to(id: operatorID, name: operatorName)),
+            by: Participant(id: operatorID, role: "operator", name: operatorName))?.session
+    }
+
+    /// An operator closes the session.
+    func close(sessionID: String) throws(QueryError) -> SessionInfo? {
+        try changeSession(sessionID: sessionID, SessionChangeRequest(status: .closed), by: .closer)?.session
+    }
+
+    /// A change by an operator that holds no session (a colleague).
+    func update(
+        sessionID: String, title: String? = nil, status: SessionStatus? = nil
+    ) throws(QueryError)
+        -> SessionInfo?
+    {
+        try changeSession(sessionID: sessionID, SessionChangeRequest(title: title, status: status), by: .closer)?
+            .session
+    }
+}
+
+extension Participant {
+    static let closer = Participant(id: "op-closer", role: "operator", name: "Cleo")
 }

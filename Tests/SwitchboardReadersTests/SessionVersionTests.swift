@@ -19,13 +19,7 @@ import Testing
         let closed = try #require(try fixture.queries.close(sessionID: created.id))
         #expect(closed.version == 4)
         #expect(try fixture.queries.close(sessionID: created.id)?.version == 4, "closing again changes nothing")
-        guard
-            case .updated(let renamed) = try fixture.queries.updateSession(
-                sessionID: created.id, title: "Renamed", status: nil)
-        else {
-            Issue.record("the update did not apply")
-            return
-        }
+        let renamed = try #require(try fixture.queries.update(sessionID: created.id, title: "Renamed"))
         #expect(renamed.version == 5)
         let deleted = try #require(try fixture.queries.softDeleteSession(sessionID: created.id))
         #expect(deleted.version == 6 && deleted.deleted)

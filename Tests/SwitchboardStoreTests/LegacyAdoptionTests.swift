@@ -84,7 +84,7 @@ import Testing
             sessionOf[sessions.string(row, 1)!] = sessions.string(row, 0)
         }
         #expect(counts == [seed.busy: 5, seed.quiet: 3])
-        // Guide query 4: the six indexes.
+        // Guide query 4: the six indexes (and ours: open assignments per operator, migration 8).
         let indexes = try db.column(
             """
             SELECT indexname FROM pg_indexes
@@ -94,7 +94,8 @@ import Testing
         ).compactMap { $0 }
         #expect(
             indexes.filter { $0.hasPrefix("idx_") } == [
-                "idx_chat_sessions_active", "idx_chat_sessions_created_at", "idx_chat_sessions_user_id",
+                "idx_chat_sessions_active", "idx_chat_sessions_assigned", "idx_chat_sessions_created_at",
+                "idx_chat_sessions_user_id",
                 "idx_chat_sessions_workspace_id", "idx_chats_session_created", "idx_chats_session_id",
             ])
         // Guide query 5: four policies, one per command.

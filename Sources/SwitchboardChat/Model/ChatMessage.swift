@@ -10,10 +10,14 @@ public struct ChatMessage: Sendable, Equatable {
     public var sender: Participant
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-22T08:00:01.234Z`.
     public var createdAt: String
+    /// For `kind` `event` (a system line the gateway stores: assigned,
+    /// closed, reopened, ...), the structured change as JSON text, written
+    /// by the database and sent as it is. Nil for what people send.
+    public var meta: String?
 
     public init(
         id: String, sessionID: String, seq: Int64, clientMessageID: String, kind: String, body: String,
-        sender: Participant, createdAt: String
+        sender: Participant, createdAt: String, meta: String? = nil
     ) {
         self.id = id
         self.sessionID = sessionID
@@ -23,5 +27,9 @@ public struct ChatMessage: Sendable, Equatable {
         self.body = body
         self.sender = sender
         self.createdAt = createdAt
+        self.meta = meta
     }
+
+    /// The kind of the system lines only the gateway writes (`meta` says what changed).
+    public static let eventKind = "event"
 }

@@ -32,6 +32,7 @@ struct AdminAPI {
             case .sessionPatch: return try patch(request, sessionID: parameters["id"], as: identity)
             case .sessionDelete: return try delete(sessionID: parameters["id"], as: identity)
             case .analytics: return try analytics(request, as: identity)
+            case .operators: return operators(as: identity)
             default: return .now(.api(ChatError(.notFound, "no such path")))
             }
         } catch {
@@ -115,33 +116,21 @@ struct AdminAPI {
         -> HTTPAnswer
     {
         let sessionID = try sessionID(raw)
-        let change = try SessionPatch(request)
+        let change = try SessionPatch(request).change
         let chat = self.chat
+        let actor = identity.participant
         return .later { queries in
             respond {
                 () throws(QueryError) in
-                let session: SessionInfo
-                switch try visibleSession(sessionID, to: identity, in: queries) {
-                case .refused(let refusal): return refusal
-                case .visible(let found): session = found
+                if case .refused(let refusal) = try visibleSession(sessionID, to: identity, in: queries) {
+                    return refusal
                 }
-                if change.status == .assigned && session.assignedOperator == nil {
-                    // "assigned" needs an operator: with none yet, the caller takes the session.
-                    guard
-                        try queries.assign(sessionID: sessionID, operatorID: identity.id, operatorName: identity.name)
-                            != nil
-                    else { return .api(ChatError(.notFound, "no session \(sessionID)")) }
-                }
-                switch try queries.updateSession(sessionID: sessionID, title: change.title, status: change.status) {
-                case .notFound:
+                guard let result = try queries.changeSession(sessionID: sessionID, change, by: actor) else {
                     return .api(ChatError(.notFound, "no session \(sessionID)"))
-                case .conflict(let reason):
-                    return .api(.badRequest(reason))
-                case .updated(let updated):
-                    chat.announce(updated)
-                    var encoder = ServerFrameEncoder()
-                    return .apiJSON(.ok, encoder.sessionBody(updated))
                 }
+                if result.changed { chat.announce(result.session, event: result.event) }
+                var encoder = ServerFrameEncoder()
+                return .apiJSON(.ok, encoder.sessionBody(result.session))
             }
         }
     }
@@ -163,6 +152,20 @@ struct AdminAPI {
                 // Consoles and joined clients hear of it once, as session.updated with "deleted": true.
                 chat.announce(deleted)
                 return HTTPResponse(status: .noContent)
+            }
+        }
+    }
+
+    // MARK: GET /api/v1/operators
+
+    private func operators(as identity: Identity) -> HTTPAnswer {
+        let workspace = identity.workspaceID
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                let operators = try queries.operators(workspaceID: workspace, limit: 1000)
+                var encoder = ServerFrameEncoder()
+                return .apiJSON(.ok, encoder.operatorsPage(operators))
             }
         }
     }

@@ -126,6 +126,7 @@ final class ChatConnection: WebSocketApplication {
             core.encoder.welcome(
                 connectionID: Self.connectionID(id), identity: verified, heartbeatSeconds: settings.heartbeatSeconds,
                 maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes))
+        core.recordStaff(verified)
     }
 
     /// An authentication failure: say why, then close with 4001.

@@ -48,6 +48,8 @@ extension ChatCore {
                 CollectionOfOne(
                     SessionFrame(sessionID: session.id, seq: nil, excludedConnection: excluded, frame: frame)))
             delivered += tellInbox(session.workspaceID, frame, excluding: excluded)
+        case .stored(let message):
+            deliverCommitted([message], sessions: [])
         }
         if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
     }

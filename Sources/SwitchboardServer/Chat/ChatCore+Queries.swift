@@ -69,42 +69,59 @@ extension ChatCore {
     // MARK: session.assign, session.close
 
     func assign(_ id: UInt64, _ sessionID: String, to operatorID: String, ref: String?, as identity: Identity) {
-        // The operator's name is known only when operators assign themselves.
+        // Operators assigning themselves name themselves; another's name is the one it was last seen with.
         let operatorName = operatorID == identity.id ? identity.name : nil
-        changeSession(id, sessionID, ref: ref, as: identity, check: Access.checkAssign) { queries throws(QueryError) in
-            try queries.assign(sessionID: sessionID, operatorID: operatorID, operatorName: operatorName)
-        }
+        let change = SessionChangeRequest(assignment: .to(id: operatorID, name: operatorName))
+        changeSession(id, sessionID, change, ref: ref, as: identity, check: Access.checkAssign)
     }
 
     func closeSession(_ id: UInt64, _ sessionID: String, ref: String?, as identity: Identity) {
-        changeSession(id, sessionID, ref: ref, as: identity, check: Access.checkClose) { queries throws(QueryError) in
-            try queries.close(sessionID: sessionID)
-        }
+        changeSession(
+            id, sessionID, SessionChangeRequest(status: .closed), ref: ref, as: identity, check: Access.checkClose)
     }
 
-    /// Looks the session up, checks the caller may change it, changes it, and
-    /// announces the result to the session and the workspace's inbox.
+    /// Looks the session up, checks the caller may change it, changes it
+    /// (storing its event), and announces the event to the session and the
+    /// new state to the session and the workspace's inbox.
     private func changeSession(
-        _ id: UInt64, _ sessionID: String, ref: String?, as identity: Identity,
-        check: @escaping @Sendable (Identity, SessionInfo, String?) -> ChatError?,
-        change: @escaping @Sendable (any SessionQueries) throws(QueryError) -> SessionInfo?
+        _ id: UInt64, _ sessionID: String, _ change: SessionChangeRequest, ref: String?, as identity: Identity,
+        check: @escaping @Sendable (Identity, SessionInfo, String?) -> ChatError?
     ) {
-        withDatabase(id, ref: ref) { queries throws(QueryError) -> Result<SessionInfo, ChatError> in
+        let actor = identity.participant
+        withDatabase(id, ref: ref) { queries throws(QueryError) -> Result<SessionChange, ChatError> in
             guard let session = try queries.session(id: sessionID) else {
                 return .failure(ChatError(.notFound, "no session \(sessionID)", ref: ref))
             }
             if let denied = check(identity, session, ref) { return .failure(denied) }
-            guard let changed = try change(queries) else {
+            guard let changed = try queries.changeSession(sessionID: sessionID, change, by: actor) else {
                 return .failure(ChatError(.notFound, "no session \(sessionID)", ref: ref))
             }
             return .success(changed)
         } then: { core, _, result in
             switch result.flatMap({ $0 }) {
             case .failure(let error): core.fail(id, error)
-            case .success(let session):
-                core.reply(id, core.encoder.sessionUpdated(ref: ref, core.directory.freshest(session)))
-                core.announce(session, excluding: id)
+            case .success(let change):
+                if let event = change.event { core.broadcast(.stored(event)) }
+                core.reply(id, core.encoder.sessionUpdated(ref: ref, core.directory.freshest(change.session)))
+                core.announce(change.session, excluding: id)
             }
+        }
+    }
+
+    // MARK: operators
+
+    /// An operator or admin said hello: remembered with its name, so that
+    /// others can assign sessions to it by id. Best effort: with the readers
+    /// busy or the database away, the next hello records it.
+    func recordStaff(_ identity: Identity) {
+        guard identity.role != .visitor else { return }
+        let workspace = identity.workspaceID
+        let staff = identity.participant
+        let logger = logger
+        _ = reader.read({ queries throws(QueryError) in
+            try queries.recordOperator(workspaceID: workspace, staff)
+        }) { result in
+            if case .failure(let error) = result { logger.debug("could not record operator \(staff.id): \(error)") }
         }
     }
 

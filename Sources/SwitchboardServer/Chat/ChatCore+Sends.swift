@@ -97,8 +97,15 @@ struct CommittedMessages: Sendable {
     let messages: [ChatMessage]
     let sessions: [SessionInfo]
 
+    init(messages: [ChatMessage], sessions: [SessionInfo]) {
+        self.messages = messages
+        self.sessions = sessions
+    }
+
     init(_ batch: WriterBatchResult) {
-        var messages: [ChatMessage] = []
+        // An event precedes the message that caused it: first, so that every
+        // session's messages stay in seq order.
+        var messages: [ChatMessage] = batch.events.map { ChatMessage($0) }
         var sessions: [SessionInfo] = []
         for result in batch.results {
             guard case .stored(let row) = result.outcome else { continue }
@@ -118,7 +125,7 @@ extension ChatMessage {
             id: stored.id, sessionID: stored.sessionID, seq: stored.seq, clientMessageID: stored.clientMessageID,
             kind: stored.kind, body: stored.body,
             sender: Participant(id: stored.senderID, role: stored.senderRole, name: stored.senderName),
-            createdAt: stored.createdAt)
+            createdAt: stored.createdAt, meta: stored.meta)
     }
 }
 

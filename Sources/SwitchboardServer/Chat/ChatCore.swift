@@ -106,6 +106,9 @@ final class ChatCore: @unchecked Sendable {
             reply(id, encoder.left(ref: ref, sessionID: sessionID))
         case .send(let sessionID, let clientMessageID, let body, let kind):
             guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            if kind == ChatMessage.eventKind {
+                return fail(id, ChatError(.forbidden, "kind \"event\" is the gateway's own: it stores those", ref: ref))
+            }
             send(
                 id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, ref: ref, as: identity,
                 receivedAt: receivedAt)

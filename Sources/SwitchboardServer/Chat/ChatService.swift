@@ -104,12 +104,17 @@ final class ChatService: Sendable {
 
     /// `session.updated` for a session changed outside the socket protocol
     /// (the HTTP API), from a reader thread: to its subscribers and its
-    /// workspace's inbox on every loop.
-    func announce(_ session: SessionInfo) {
+    /// workspace's inbox on every loop, after the change's event (if any)
+    /// to the session's subscribers.
+    func announce(_ session: SessionInfo, event message: ChatMessage? = nil) {
         var encoder = ServerFrameEncoder()
         let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
-        let event = ChatEvent.sessionChanged(session, frame: frame, excludedConnection: nil)
-        cores.everyCore(fromDatabaseThread: { $0.apply(event) })
-        cores.cluster?.publish(event)
+        var events: [ChatEvent] = []
+        if let message { events.append(.stored(message)) }
+        events.append(.sessionChanged(session, frame: frame, excludedConnection: nil))
+        for event in events {
+            cores.everyCore(fromDatabaseThread: { $0.apply(event) })
+            cores.cluster?.publish(event)
+        }
     }
 }

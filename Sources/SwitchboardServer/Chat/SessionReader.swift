@@ -11,8 +11,12 @@ protocol SessionQueries {
     func inbox(
         workspaceID: String, statuses: [SessionStatus], limit: Int, cursor: String?
     ) throws(QueryError) -> InboxPage
-    func assign(sessionID: String, operatorID: String, operatorName: String?) throws(QueryError) -> SessionInfo?
-    func close(sessionID: String) throws(QueryError) -> SessionInfo?
+    /// A change by `actor`, with the event it stored; nil: no such live session.
+    func changeSession(
+        sessionID: String, _ change: SessionChangeRequest, by actor: Participant
+    ) throws(QueryError) -> SessionChange?
+    /// An operator or admin connected (its name, for assignments by others).
+    func recordOperator(workspaceID: String, _ staff: Participant) throws(QueryError)
     /// Sessions brought up to date from the database (gaps, hints, the bus's absences).
     func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer]
     /// Each live session's last_seq (the sweep for lost hints).

@@ -42,4 +42,7 @@ enum ChatEvent: Sendable {
     /// subscribers and the workspace's inbox, except `excludedConnection`,
     /// which got it as the answer to its own request.
     case sessionChanged(SessionInfo, frame: SharedFrame, excludedConnection: UInt64?)
+    /// A message stored outside the writer's batches (an event of a session
+    /// change): for the session's subscribers, in seq order with the rest.
+    case stored(ChatMessage)
 }

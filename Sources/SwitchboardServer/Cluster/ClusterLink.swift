@@ -153,6 +153,8 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
             published = bus.publish(.sessionFrame(sessionID: frame.sessionID, payload: frame.frame.payload))
         case .sessionChanged(let session, _, _):
             published = bus.publish(.sessionChanged(session))
+        case .stored(let message):
+            published = bus.publish(.committed(messages: [message], sessions: []))
         }
         if published { metrics.busNotificationsOut.increment() }
     }

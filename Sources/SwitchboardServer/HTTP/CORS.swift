@@ -36,7 +36,7 @@ extension HTTPRoute {
     /// The JSON API under /api/v1, which browsers on other origins may call.
     var isAPI: Bool {
         switch self {
-        case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics: true
+        case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators: true
         default: false
         }
     }

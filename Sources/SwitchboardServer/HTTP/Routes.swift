@@ -37,6 +37,7 @@ enum Routes {
         (.patch, "/api/v1/sessions/{id}", .sessionPatch),
         (.delete, "/api/v1/sessions/{id}", .sessionDelete),
         (.get, "/api/v1/admin/live-chat/analytics", .analytics),
+        (.get, "/api/v1/operators", .operators),
     ]
 
     /// What `route` answers to `request` on a connection of `loop`.
@@ -62,7 +63,7 @@ enum Routes {
             return .now(CORS.preflight(request, allowedOrigins: context.allowedOrigins))
         case .other:
             return .now(.error(.notFound, code: "not_found", message: "no such path"))
-        case .readyz, .ws, .conversations, .messages, .sessionPatch, .sessionDelete, .analytics:
+        case .readyz, .ws, .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators:
             // The router has these routes only with a database (ServerContext).
             guard let chat = context.chat else { return .now(.noDatabase) }
             switch route {

@@ -34,6 +34,7 @@ public enum Migrations {
         Migration0005.migration,
         Migration0006.migration,
         Migration0007.migration,
+        Migration0008.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

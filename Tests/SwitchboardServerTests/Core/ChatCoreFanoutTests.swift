@@ -93,14 +93,17 @@ import Testing
         let frames = ken.peer.take()
         #expect(frames.types == ["session.updated", "session.updated", "session.updated"])
         let sessions = frames.map { $0["session"] as? [String: Any] ?? [:] }
-        #expect(sessions.map { $0["last_seq"] as? Int } == [0, 1, 1])
+        // The assignment is a system line at seq 2; the preview stays what the visitor wrote.
+        #expect(sessions.map { $0["last_seq"] as? Int } == [0, 1, 2])
         #expect(((sessions[1]["last_message"] as? [String: Any])?["body"] as? String) == "need help")
         #expect(frames.map { $0["ref"] as? String } == [nil, nil, "a"], "the assigner gets its answer once")
         #expect(sessions[2]["status"] as? String == "assigned")
+        #expect(((sessions[2]["last_message"] as? [String: Any])?["body"] as? String) == "need help")
         #expect(stranger.peer.take().isEmpty, "another workspace's inbox hears nothing")
-        #expect(
-            vera.peer.take().ofType("session.updated").count == 1,
-            "the session's own subscriber hears of the assignment")
+        let heard = vera.peer.take()
+        #expect(heard.ofType("session.updated").count == 1, "the session's own subscriber hears of the assignment")
+        let events = heard.ofType("message").filter { $0["kind"] as? String == "event" }
+        #expect(events.map { $0["seq"] as? Int } == [2], "and gets its system line, in the session's sequence")
     }
 
     @Test func theInboxGetsTheWritersStateOfTheSessionWithoutAQuery() {
@@ -146,6 +149,7 @@ import Testing
         #expect(versions == versions.sorted(), "versions only grow: \(versions)")
         let answer = updates.first { $0["ref"] as? String == "a" }?["session"] as? [String: Any]
         #expect(answer?["status"] as? String == "assigned")
-        #expect(answer?["last_seq"] as? Int == 1, "the answer is the newest state, the message included")
+        // The assignment's event took seq 1, the message seq 2.
+        #expect(answer?["last_seq"] as? Int == 2, "the answer is the newest state, the message included")
     }
 }

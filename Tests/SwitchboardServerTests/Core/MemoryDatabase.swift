@@ -19,6 +19,10 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     /// What `submit` answers instead of queueing, when set.
     var refuseSubmits: SubmitOutcome?
     private var clock = 0
+    /// Operators seen (`recordOperator`): id -> name.
+    private(set) var operators: [String: String?] = [:]
+    /// Events stored by the batch being committed (a visitor reopening a closed session).
+    private var batchEvents: [StoredMessage] = []
 
     // MARK: MessageStore
 
@@ -54,14 +58,32 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
                 updatedAt: session.updatedAt)
             results[index].outcome = .stored(row)
         }
+        defer { batchEvents = [] }
         return WriterBatchResult(
-            results: results, commitLatencyMicroseconds: 0, sentAt: sentAt, finishedAt: MonotonicClock.nanoseconds())
+            results: results, events: batchEvents, commitLatencyMicroseconds: 0, sentAt: sentAt,
+            finishedAt: MonotonicClock.nanoseconds())
     }
 
     private func store(_ command: WriteCommand) -> WriteOutcome {
         guard var session = sessions[command.sessionID] else { return .noSession }
         if let earlier = messages[command.sessionID]?.first(where: { $0.clientMessageID == command.clientMessageID }) {
             return .duplicate(Self.row(earlier))
+        }
+        if session.status == .closed && command.senderRole == "visitor" {
+            // As migration 8's writer: reopened, unassigned, the event just before the message.
+            session.status = .open
+            session.assignedOperator = nil
+            session.lastSeq += 1
+            let event = ChatMessage(
+                id: UUID().uuidString.lowercased(), sessionID: command.sessionID, seq: session.lastSeq,
+                clientMessageID: "event:\(session.lastSeq)", kind: ChatMessage.eventKind,
+                body: "The conversation was reopened",
+                sender: Participant(id: command.senderID, role: "visitor", name: command.senderName),
+                createdAt: timestamp(), meta: #"{"action":"reopened","reason":"visitor_message"}"#)
+            messages[command.sessionID, default: []].append(event)
+            var row = Self.row(event)
+            row.meta = event.meta
+            batchEvents.append(row)
         }
         session.lastSeq += 1
         let message = ChatMessage(
@@ -130,23 +152,59 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         return InboxPage(sessions: Array(listed.sorted { $0.createdAt > $1.createdAt }.prefix(limit)), nextCursor: nil)
     }
 
-    func assign(sessionID: String, operatorID: String, operatorName: String?) throws(QueryError) -> SessionInfo? {
-        change(sessionID) {
-            $0.status = .assigned
-            $0.assignedOperator = AssignedOperator(id: operatorID, name: operatorName)
-        }
-    }
-
-    func close(sessionID: String) throws(QueryError) -> SessionInfo? {
-        change(sessionID) { $0.status = .closed }
-    }
-
-    private func change(_ sessionID: String, _ body: (inout SessionInfo) -> Void) -> SessionInfo? {
+    /// As `switchboard_change_session` (migration 8), with the action as the event's body.
+    func changeSession(
+        sessionID: String, _ change: SessionChangeRequest, by actor: Participant
+    ) throws(QueryError) -> SessionChange? {
         guard var session = sessions[sessionID] else { return nil }
-        body(&session)
+        let before = session
+        switch (change.assignment, change.status) {
+        case (.to(let id, let name)?, _):
+            let known = before.assignedOperator?.id == id ? before.assignedOperator?.name : operators[id] ?? nil
+            session.assignedOperator = AssignedOperator(id: id, name: name ?? known)
+            session.status = .assigned
+        case (.nobody?, _):
+            session.assignedOperator = nil
+            if session.status == .assigned { session.status = .open }
+        case (nil, .open?):
+            session.status = .open
+            session.assignedOperator = nil
+        case (nil, .closed?):
+            session.status = .closed
+        case (nil, .assigned?):
+            session.assignedOperator = session.assignedOperator ?? AssignedOperator(id: actor.id, name: actor.name)
+            session.status = .assigned
+        case (nil, nil):
+            break
+        }
+        if let title = change.title { session.title = title }
+        guard session != before else { return SessionChange(session: before, event: nil, changed: false) }
+        let action: String? =
+            if before.status == .closed && session.status == .open {
+                "reopened"
+            } else if before.status != .closed && session.status == .closed {
+                "closed"
+            } else if before.assignedOperator?.id != session.assignedOperator?.id {
+                session.assignedOperator == nil ? "unassigned" : "assigned"
+            } else {
+                nil
+            }
         session.version += 1
         session.updatedAt = timestamp()
+        var event: ChatMessage?
+        if let action {
+            session.lastSeq += 1
+            event = ChatMessage(
+                id: UUID().uuidString.lowercased(), sessionID: sessionID, seq: session.lastSeq,
+                clientMessageID: "event:\(session.lastSeq)", kind: ChatMessage.eventKind, body: action, sender: actor,
+                createdAt: session.updatedAt, meta: #"{"action":"\#(action)"}"#)
+            messages[sessionID, default: []].append(event!)
+        }
         sessions[sessionID] = session
-        return session
+        return SessionChange(session: session, event: event, changed: true)
+    }
+
+    func recordOperator(workspaceID: String, _ staff: Participant) throws(QueryError) {
+        operators[staff.id] = staff.name
     }
 }

@@ -1,0 +1,124 @@
+import SwitchboardChat
+import SwitchboardPostgres
+
+/// One change of a session, as a command or `PATCH` asks for it; nil fields stay as they are.
+public struct SessionChangeRequest: Sendable, Equatable {
+    /// What happens to the assignment.
+    public enum Assignment: Sendable, Equatable {
+        /// To this operator (its name, when nil, is the one the gateway last saw it use).
+        case to(id: String, name: String?)
+        /// Nobody: the session is open again (a closed one stays closed).
+        case nobody
+    }
+
+    public var title: String?
+    /// `open` reopens a closed session or releases an assigned one; `closed`
+    /// closes; `assigned` gives a session nobody holds to the actor.
+    public var status: SessionStatus?
+    public var assignment: Assignment?
+
+    public init(title: String? = nil, status: SessionStatus? = nil, assignment: Assignment? = nil) {
+        self.title = title
+        self.status = status
+        self.assignment = assignment
+    }
+}
+
+/// A session after a change, and the system line the change stored.
+public struct SessionChange: Sendable, Equatable {
+    public let session: SessionInfo
+    /// The `event` message (assigned, unassigned, closed, reopened), nil
+    /// when the change is none a participant sees again (a title) or when
+    /// nothing changed.
+    public let event: ChatMessage?
+    /// False when the session already was as asked (nothing was written).
+    public let changed: Bool
+
+    public init(session: SessionInfo, event: ChatMessage?, changed: Bool) {
+        self.session = session
+        self.event = event
+        self.changed = changed
+    }
+}
+
+/// Session changes and the operators a workspace has seen.
+extension ChatQueries {
+    /// Applies `change` by `actor` under the session's row lock and stores its
+    /// event in the same transaction (`switchboard_change_session`, migration
+    /// 8); then reads the session as it stands. Nil: no such live session.
+    ///
+    /// Not retried after a lost connection: a change that took effect would
+    /// store its event twice.
+    public func changeSession(
+        sessionID: String, _ change: SessionChangeRequest, by actor: Participant
+    ) throws(QueryError) -> SessionChange? {
+        var operatorID: String?
+        var operatorName: String?
+        if case .to(let id, let name) = change.assignment {
+            operatorID = id
+            operatorName = name
+        }
+        let result = try run(
+            """
+            SELECT changed, event_id::text, event_seq, event_client_msg_id, event_body, event_meta,
+                   \(RowDecoding.timestamp("event_created_at"))
+              FROM switchboard_change_session($1::uuid, $2, $3, $4::boolean, $5, $6, $7, $8, $9)
+            """,
+            [
+                sessionID, change.title, change.status?.rawValue, change.assignment == nil ? "false" : "true",
+                operatorID, operatorName, actor.role, actor.id, actor.name,
+            ], retryable: false)
+        guard result.rowCount == 1, let session = try session(id: sessionID) else { return nil }
+        var event: ChatMessage?
+        if !result.isNull(0, 1) {
+            event = ChatMessage(
+                id: try RowDecoding.required(result, 0, 1), sessionID: sessionID,
+                seq: try RowDecoding.int64(result, 0, 2), clientMessageID: try RowDecoding.required(result, 0, 3),
+                kind: ChatMessage.eventKind, body: try RowDecoding.required(result, 0, 4), sender: actor,
+                createdAt: try RowDecoding.required(result, 0, 6), meta: result.string(0, 5))
+        }
+        return SessionChange(session: session, event: event, changed: result.bool(0, 0) == true)
+    }
+
+    /// Records that an operator or admin connected to a workspace (creating
+    /// the workspace row if needed, as `createSession` does), with the name
+    /// its token carries. Retryable: repeating it leaves the same row.
+    public func recordOperator(workspaceID: String, _ staff: Participant) throws(QueryError) {
+        _ = try run(
+            """
+            WITH workspace AS (
+                INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'Workspace ' || $1::uuid::text)
+                ON CONFLICT (id) DO NOTHING
+            )
+            INSERT INTO operators (workspace_id, id, name, role) VALUES ($1::uuid, $2, $3, $4)
+            ON CONFLICT (workspace_id, id) DO UPDATE
+               SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now()
+            """, [workspaceID, staff.id, staff.name, staff.role], retryable: true)
+    }
+
+    /// Every operator and admin seen in the workspace, by name, with its open
+    /// assigned sessions (`idx_chat_sessions_assigned`); at most `limit`.
+    public func operators(workspaceID: String, limit: Int) throws(QueryError) -> [OperatorInfo] {
+        let result = try run(
+            """
+            SELECT o.id, o.name, o.role, \(RowDecoding.timestamp("o.last_seen_at")),
+                   (SELECT count(*) FROM chat_sessions s
+                     WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
+                       AND s.status = 'assigned' AND s.deleted_at IS NULL)
+              FROM operators o
+             WHERE o.workspace_id = $1::uuid
+             ORDER BY lower(coalesce(o.name, o.id)), o.id
+             LIMIT $2::int
+            """, [workspaceID, String(limit)], retryable: true)
+        var operators: [OperatorInfo] = []
+        for row in 0..<result.rowCount {
+            operators.append(
+                OperatorInfo(
+                    id: try RowDecoding.required(result, row, 0), name: result.string(row, 1),
+                    role: try RowDecoding.required(result, row, 2),
+                    lastSeenAt: try RowDecoding.required(result, row, 3),
+                    activeSessions: try RowDecoding.int64(result, row, 4)))
+        }
+        return operators
+    }
+}
