@@ -115,6 +115,7 @@ def test_a_reply_after_a_failed_message_goes_above_it_in_the_widget(gateway, bro
     assert bodies(shown) == ["First", "Second", "Third", "A reply", "x" * 9000], "stored ones in seq order, failed last"
     assert widget.states() == ["sent", "sent", "sent", "sent", "failed"]
     assert in_order(widget)
+    screenshot(widget.driver, "widget-failed.png")
 
     # Retry sends it again (the gateway refuses it again: it stays failed, text and all); Delete removes it.
     failed = widget.find_all("[data-sb=message]")[-1]
@@ -240,6 +241,7 @@ def test_taking_over_asks_first_and_tells_the_previous_operator(gateway, browser
     dialog = wait_for(lambda: olga.find("[data-sb=takeover]"), message="the dialog")
     wait_for(dialog.is_displayed, message="the take-over dialog")
     assert "Ben" in dialog.text
+    screenshot(olga.driver, "console-takeover.png")
     olga.find("[data-sb=takeover-cancel]").click()
     wait_for(lambda: not dialog.is_displayed(), message="cancelled")
     assert "assigned to Ben" in olga.find("#conv-meta").text
