@@ -180,6 +180,11 @@ def test_typing_session_updates_and_http_changes_cross_nodes(cluster):
     for p in (visitor, console):
         p.wait_for(lambda p=p: any(e.get("type") == "session.updated" and e["session"]["status"] == "assigned"
                                    for e in p.events), timeout=10, what="session.updated (assigned)")
+    # The assignment's system line is a stored message: every node delivers it, in the session's sequence.
+    for p in (visitor, op3):
+        p.wait_for(lambda p=p: any(e.get("type") == "message" and e.get("kind") == "event"
+                                   and (e.get("meta") or {}).get("action") == "assigned" for e in p.events),
+                   timeout=10, what="the assignment's event")
 
     visitor.send(session, "hello from node 1")
     console.wait_for(lambda: any(e.get("type") == "session.updated" and (e["session"].get("last_message") or {}).get("body") == "hello from node 1"
