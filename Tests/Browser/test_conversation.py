@@ -67,7 +67,7 @@ def test_a_visitor_and_an_operator_chat(gateway, browsers):
     wait_for(lambda: operator.find("#conv-status").get_attribute("data-status") == "closed", message="the close")
     wait_for(lambda: listed_under("closed"), message="the session under closed")
     assert not listed_under("active")
-    wait_for(lambda: "closed" in widget.find("[role=dialog]").text, message="the widget told of the close")
+    wait_for(lambda: "closed" in widget.find("[data-sb=log]").text, message="the widget told of the close")
 
     # The filters are a tab list by keyboard too: one tab stop, arrows and End move the selection.
     operator.find("[data-filter=active]").click()
