@@ -20,10 +20,16 @@ def wait_for(condition, timeout=10.0, message="condition"):
     raise AssertionError(f"timed out after {timeout} s waiting for {message} (last: {last!r})")
 
 
+class Shown(list):
+    """The messages shown, with `timeline`: the seqs of every stored line (messages and events) in page order."""
+    timeline = None
+
+
 class ChatView:
     """What the widget and the console share: a composer, the messages shown, a typing line."""
 
     MESSAGES = "[data-sb=message]"
+    EVENTS = "[data-sb=event]"
 
     def write(self, text):
         composer = self.find("[data-sb=composer]")
@@ -32,13 +38,23 @@ class ChatView:
 
     def messages(self):
         """(seq or None, state, sender, body) of every message shown, in order."""
-        result = []
+        result = Shown()
+        result.timeline = [int(node.get_attribute("data-seq")) for node in self.find_all(f"{self.MESSAGES}, {self.EVENTS}")
+                           if node.get_attribute("data-seq")]
         for node in self.find_all(self.MESSAGES):
             seq = node.get_attribute("data-seq")
             result.append((int(seq) if seq else None, node.get_attribute("data-state"),
                            node.find_element(By.CSS_SELECTOR, "[data-sb=sender]").text,
                            node.find_element(By.CSS_SELECTOR, "[data-sb=body]").text))
         return result
+
+    def events(self):
+        """(seq, text) of every stored system line shown (joined, closed, reopened...), in order."""
+        return [(int(node.get_attribute("data-seq")), node.text) for node in self.find_all(self.EVENTS)]
+
+    def states(self):
+        """data-state of every message shown, in order."""
+        return [state for _, state, _, _ in self.messages()]
 
     def typing_visible(self):
         node = self.find("[data-sb=typing]")
@@ -88,6 +104,7 @@ class Console(ChatView):
     """The operator console, signed in by name through development tokens (or with a given token)."""
 
     MESSAGES = "[data-sb=conversation] [data-sb=message]"
+    EVENTS = "[data-sb=conversation] [data-sb=event]"
 
     def __init__(self, driver, base, name="Ken", token=None):
         self.driver = driver
@@ -137,9 +154,12 @@ def bodies(messages):
 
 
 def stored_in_order(messages):
-    """The messages all stored, each once, seqs 1..n with no gap."""
+    """The messages all stored, each once, seqs 1..n with no gap (events, stored in the same sequence, fill
+    their own seqs: with `messages.timeline`, every stored line shown must be 1..n in page order)."""
     seqs = [seq for seq, state, _, _ in messages]
-    return all(state == "sent" for _, state, _, _ in messages) and seqs == list(range(1, len(seqs) + 1))
+    timeline = messages.timeline if getattr(messages, "timeline", None) is not None else seqs
+    return (all(state == "sent" for _, state, _, _ in messages) and timeline == list(range(1, len(timeline) + 1))
+            and seqs == sorted(seqs) and set(seqs) <= set(timeline))
 
 
 def start_conversation(base, browsers, operator_name, first):

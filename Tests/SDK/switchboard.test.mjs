@@ -67,13 +67,13 @@ async function until(condition, what, ms = 3000) {
 }
 
 /** A client connected through a scripted socket whose server answers hello and join by `onframe`. */
-async function connected({ onframe = () => {}, ...options } = {}) {
+async function connected({ onframe = () => {}, welcome = {}, ...options } = {}) {
   const client = new Switchboard({ url: 'ws://gateway.test/v1/ws', token: async () => 'token', minDelayMs: 20, maxDelayMs: 200, ...options });
   const events = [];
   for (const type of ['message', 'session', 'error', 'state']) client.addEventListener(type, (e) => events.push({ type, ...e.detail }));
   ScriptedSocket.serve = (socket) => {
     socket.onframe = (frame) => {
-      if (frame.type === 'hello') socket.reply({ type: 'welcome', user, workspace_id: 'w', heartbeat_s: 60 });
+      if (frame.type === 'hello') socket.reply({ type: 'welcome', user, workspace_id: 'w', heartbeat_s: 60, ...welcome });
       else onframe(socket, frame);
     };
   };
@@ -229,4 +229,36 @@ test('typing is throttled to one frame per interval, and its end is sent once', 
   client.typing('s1', false);
   client.typing('s1', false);
   assert.deepEqual(socket().sent.filter((f) => f.type === 'typing').map((f) => f.state), [true, true, false]);
+});
+
+test('the welcome\'s limits are kept on the client, renewed by each welcome', async () => {
+  const fresh = new Switchboard({ url: 'ws://gateway.test/v1/ws', token: async () => 'token' });
+  assert.equal(fresh.limits, null, 'unknown before the first welcome');
+  const limits = { max_body_bytes: 8192, max_message_bytes: 65536 };
+  const { client, socket } = await connected({ welcome: { limits } });
+  clients.push(client);
+  assert.deepEqual(client.limits, limits);
+  // A welcome without limits (an older gateway) keeps what the client knew.
+  socket().reply({ type: 'welcome', user, workspace_id: 'w', heartbeat_s: 60 });
+  await sleep(5);
+  assert.deepEqual(client.limits, limits);
+});
+
+test('event messages are delivered in seq among the others and settle no outbox entry', async () => {
+  const { client, events, socket } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type === 'join') s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 0, truncated: false });
+    },
+  });
+  clients.push(client);
+  await client.join('s1');
+  socket().reply(message(1));
+  socket().reply({
+    ...message(2), kind: 'event', client_msg_id: 'event:x', body: 'Ken joined the conversation',
+    meta: { action: 'assigned', operator: { id: 'op', name: 'Ken' }, previous: null },
+  });
+  socket().reply(message(3));
+  const delivered = events.filter((e) => e.type === 'message').map((e) => [e.message.seq, e.message.kind]);
+  assert.deepEqual(delivered, [[1, 'text'], [2, 'event'], [3, 'text']]);
+  assert.equal(client.lastSeq('s1'), 3);
 });

@@ -3,18 +3,52 @@
 // join), replies, assignment, closing, typing and read markers, and the
 // workspace's analytics. A thin view over the SDK; every text a person typed
 // is set with textContent.
-import { Switchboard } from '/sdk/switchboard.js';
+import { Switchboard, newClientMessageId } from '/sdk/switchboard.js';
 
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 100; // inbox rows per HTTP page
 const WINDOW = 300; // messages kept in the open conversation; older ones are paged back on demand
-const LABELS = { connecting: 'Connecting…', open: 'Online', reconnecting: 'Reconnecting…', offline: 'Offline' };
+const LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
+// Errors in plain words: what the operator can do about them, never the gateway's field names.
+const REASONS = {
+  too_large: 'it is too long', rate_limited: 'too many messages at once, try again in a moment',
+  forbidden: 'you may not do that in this conversation', not_found: 'this conversation no longer exists',
+  unavailable: 'the gateway cannot store it right now, try again', overloaded: 'the gateway is busy, try again',
+  disconnected: 'the connection was lost, try again', timeout: 'the gateway did not answer, try again',
+};
+const plain = (error) => REASONS[error?.code] ?? 'something went wrong';
+const bytes = (text) => new TextEncoder().encode(text).length;
+const number = (n) => n?.toLocaleString('en-US');
 const FILTERS = { active: ['open', 'assigned'], open: ['open'], assigned: ['assigned'], closed: ['closed'], all: [] };
 
 function el(tag, attributes = {}, text) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
   if (text != null) node.textContent = text;
+  return node;
+}
+
+/** The characters to take off the end of `text` for it to fit in `max` UTF-8 bytes. */
+function excess(text, max) {
+  let over = bytes(text) - max;
+  let n = 0;
+  for (const ch of [...text].reverse()) {
+    if (over <= 0) break;
+    over -= bytes(ch);
+    n++;
+  }
+  return n;
+}
+
+/** Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML. */
+function linked(node, text) {
+  let at = 0;
+  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
+    const url = match[0].replace(/[.,;:!?)\]'"]+$/, '');
+    node.append(text.slice(at, match.index), el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, url));
+    at = match.index + url.length;
+  }
+  node.append(text.slice(at));
   return node;
 }
 
@@ -128,15 +162,33 @@ class Console {
       }
     });
     composer.addEventListener('input', () => this.openId && client.typing(this.openId, composer.value !== ''));
-    $('[data-sb=assign]').addEventListener('click', () => this.act(() => client.assign(this.openId)));
+    composer.addEventListener('input', () => this.count());
+    $('[data-sb=assign]').addEventListener('click', () => this.assignToMe());
     $('[data-sb=close]').addEventListener('click', () => this.act(() => client.closeSession(this.openId)));
+    $('[data-sb=reopen]').addEventListener('click', () => this.patch({ status: 'open' }));
+    $('[data-sb=unassign]').addEventListener('click', () => this.patch({ assigned_operator: null }));
+    const assignTo = $('[data-sb=assign-to]');
+    assignTo.addEventListener('change', () => {
+      const option = assignTo.selectedOptions[0];
+      assignTo.value = '';
+      if (option?.value) this.patch({ assigned_operator: { id: option.value, name: option.dataset.name } });
+    });
+    assignTo.addEventListener('focus', () => this.loadOperators());
+    $('[data-sb=back]').addEventListener('click', () => (location.hash = ''));
+    $('#analytics-back').addEventListener('click', () => {
+      $('[data-sb=analytics]').hidden = true;
+      $('#placeholder').hidden = false;
+      $('#app').dataset.view = 'list';
+    });
+    $('[data-sb=signout]').addEventListener('click', () => this.signOut());
     $('#earlier').addEventListener('click', () => this.loadEarlier());
     $('#analytics-open').addEventListener('click', () => this.showAnalytics());
     $('#analytics-days').addEventListener('change', () => this.showAnalytics());
     document.addEventListener('visibilitychange', () => this.markRead());
     addEventListener('hashchange', () => this.route());
     $('#me').textContent = `Signed in as ${client.user?.name || client.user?.id}`;
-    client.subscribeInbox().catch((error) => this.flash(error.message));
+    this.loadOperators();
+    client.subscribeInbox().catch((error) => this.flash(`Could not follow the inbox: ${plain(error)}.`));
     this.reload();
     this.route();
   }
@@ -148,6 +200,82 @@ class Console {
     $('#banner').hidden = state === 'open' || !this.client.wasOpen;
     if (state === 'open' && this.wasDown) this.reload(); // catch up on what changed meanwhile
     this.wasDown = state !== 'open';
+    if (state === 'open') this.count(); // the limits come with the welcome
+  }
+
+  /** Forgets the token and the name, closes the connection, and asks who is there again. */
+  signOut() {
+    sessionStorage.removeItem('switchboard-console:token');
+    localStorage.removeItem('switchboard-console:name');
+    this.client.close();
+    location.replace(location.pathname);
+  }
+
+  /** The one polite live region: the newest message, said once (the log itself is not live). */
+  say(text) {
+    $('#live').textContent = text;
+  }
+
+  /** Shows how close the reply is to the gateway's limit; returns the characters over it (0: it fits). */
+  count() {
+    const composer = $('[data-sb=composer]');
+    const counter = $('#counter');
+    const max = this.client.limits?.max_body_bytes;
+    const text = composer.value.trim();
+    const used = max ? bytes(text) : 0;
+    const over = used > max ? excess(text, max) : 0;
+    counter.hidden = !max || used < 0.8 * max;
+    counter.dataset.state = over ? 'over' : 'near';
+    counter.textContent = over
+      ? `This reply is too long: shorten it by ${number(over)} character${over > 1 ? 's' : ''}.`
+      : `${number(used)} / ${number(max)}`;
+    $('[data-sb=send]').disabled = over > 0;
+    return over;
+  }
+
+  /** The operators of the workspace, for "Assign to…" (GET /api/v1/operators). */
+  async loadOperators() {
+    if (this.operatorsAt > Date.now() - 30000) return;
+    this.operatorsAt = Date.now();
+    const select = $('[data-sb=assign-to]');
+    try {
+      const { operators } = await this.client.api('/api/v1/operators');
+      const options = operators
+        .filter((operator) => operator.id !== this.client.user?.id)
+        .map((operator) => {
+          const option = el('option', { value: operator.id, 'data-name': operator.name || operator.id }, operator.name || operator.id);
+          return option;
+        });
+      select.replaceChildren(el('option', { value: '' }, 'Assign to…'), ...options);
+      this.hasOperators = options.length > 0;
+    } catch {
+      this.hasOperators = false; // a gateway without the endpoint: no menu
+    }
+    const session = this.sessions.get(this.openId);
+    if (session) this.showHeader(session);
+  }
+
+  /** "Assign to me"; a conversation another operator holds is taken over only once confirmed. */
+  assignToMe() {
+    const id = this.openId;
+    const session = this.sessions.get(id);
+    const holder = session?.assigned_operator;
+    if (!holder || holder.id === this.client.user?.id || session.status === 'closed') {
+      return this.act(() => this.client.assign(id));
+    }
+    const dialog = $('[data-sb=takeover]');
+    $('#takeover-text').textContent =
+      `${holder.name || holder.id} is handling “${session.title}”. Take it over? They will be told.`;
+    dialog.returnValue = '';
+    dialog.onclose = () => dialog.returnValue === 'confirm' && id === this.openId && this.act(() => this.client.assign(id));
+    dialog.showModal();
+    $('[data-sb=takeover-cancel]').focus();
+  }
+
+  /** PATCH /api/v1/sessions/{id}: reopen, unassign, assign to a named operator. */
+  patch(fields) {
+    const id = this.openId;
+    return this.act(async () => (await this.client.api(`/api/v1/sessions/${id}`, { method: 'PATCH', body: fields })).session);
   }
 
   /** A message for the operator that goes away by itself; the reconnect banner stays its own. */
@@ -216,7 +344,7 @@ class Console {
     } catch (error) {
       if (generation !== this.generation) return; // a page of a filter no longer shown
       this.loading = false;
-      this.flash(`Could not load the inbox: ${error.message}`);
+      this.flash(`Could not load the inbox: ${plain(error)}.`);
       // Tried again after a growing wait, not at once: every open console would hammer a gateway in trouble.
       const wait = Math.min(30000, 1000 * 2 ** this.pageFailures++) * (0.5 + Math.random() / 2);
       this.pageRetry = setTimeout(() => {
@@ -244,7 +372,17 @@ class Console {
   upsert(session, { append = false } = {}) {
     const known = this.sessions.get(session.id);
     if (known && (known.version ?? 0) > (session.version ?? 0)) return;
+    session = { ...known, ...session };
     this.sessions.set(session.id, session);
+    const me = this.client.user?.id;
+    // Taken over (or unassigned) by someone else: the operator who had it is told, not left guessing.
+    if (!append && known?.assigned_operator?.id === me && session.assigned_operator?.id !== me
+        && !session.deleted && session.status !== 'closed' && this.acting !== session.id) {
+      const holder = session.assigned_operator;
+      this.flash(holder
+        ? `${holder.name || holder.id} took over “${session.title}”`
+        : `“${session.title}” is no longer assigned to you`);
+    }
     if (session.id === this.openId) this.showHeader(session);
     const existing = this.rows.get(session.id);
     if (!this.matches(session)) {
@@ -273,6 +411,7 @@ class Console {
     const unread = Math.max(0, session.last_seq - (this.read[session.id] ?? 0));
     const who = session.assigned_operator ? session.assigned_operator.name || session.assigned_operator.id : 'unassigned';
     const preview = session.last_message ? session.last_message.body : 'No messages yet';
+    row.dir = 'auto';
     row.replaceChildren(
       el('div', { class: 'row-top' }),
       el('div', { class: 'row-preview' }, preview),
@@ -295,6 +434,18 @@ class Console {
   route() {
     const match = location.hash.match(/^#\/s\/([0-9a-f-]{36})$/i);
     if (match) this.openConversation(match[1]);
+    else if (this.openId) this.closeConversation();
+  }
+
+  /** Back to the list (on a phone, the list and the conversation are two screens). */
+  closeConversation() {
+    this.client.leave(this.openId);
+    this.openId = null;
+    $('[data-sb=conversation]').hidden = true;
+    $('#placeholder').hidden = false;
+    $('#app').dataset.view = 'list';
+    for (const row of this.rows.values()) row.setAttribute('aria-selected', 'false');
+    $(`[data-sb=inbox-item]`)?.focus();
   }
 
   // MARK: conversation
@@ -310,6 +461,7 @@ class Console {
     $('[data-sb=analytics]').hidden = true;
     $('#placeholder').hidden = true;
     $('[data-sb=conversation]').hidden = false;
+    $('#app').dataset.view = 'conversation';
     $('[data-sb=typing]').hidden = true;
     for (const [rowId, row] of this.rows) row.setAttribute('aria-selected', String(rowId === id));
     let session = this.sessions.get(id);
@@ -322,17 +474,17 @@ class Console {
     try {
       const page = await this.client.history(id, { afterSeq: since, limit: 100 });
       if (this.openId !== id) return;
-      for (const message of page.messages) this.showMessage(id, message);
+      for (const message of page.messages) this.showMessage(id, message, { quiet: true });
       $('#earlier').hidden = (page.messages[0]?.seq ?? 1) <= 1;
       since = page.messages.at(-1)?.seq ?? lastSeq;
     } catch (error) {
       if (this.openId !== id) return;
-      this.flash(`Could not load the history: ${error.message}`);
+      this.flash(`Could not load the history: ${plain(error)}.`);
     }
     try {
       await this.client.join(id, { sinceSeq: since });
     } catch (error) {
-      if (this.openId === id) this.flash(`Could not open the conversation: ${error.message}`);
+      if (this.openId === id) this.flash(`Could not open the conversation: ${plain(error)}.`);
     }
     if (this.openId !== id) return;
     session = this.sessions.get(id);
@@ -350,11 +502,20 @@ class Console {
     const chip = $('#conv-status');
     chip.textContent = session.status;
     chip.dataset.status = session.status;
+    const closed = session.status === 'closed';
     $('[data-sb=assign]').disabled = session.assigned_operator?.id === this.client.user?.id;
-    $('[data-sb=close]').disabled = session.status === 'closed';
+    $('[data-sb=close]').disabled = closed;
+    $('[data-sb=reopen]').hidden = !closed;
+    $('[data-sb=unassign]').hidden = closed || !session.assigned_operator;
+    $('[data-sb=assign-to]').hidden = closed || !this.hasOperators;
   }
 
   messageNode(message) {
+    if (message.kind === 'event') {
+      const line = el('li', { class: 'event', 'data-sb': 'event', dir: 'auto' }, message.body);
+      line.dataset.seq = String(message.seq);
+      return line;
+    }
     const mine = message.sender.id === this.client.user?.id;
     const item = el('li', { class: `msg${mine ? ' mine' : ''} ${message.sender.role}`, 'data-sb': 'message' });
     item.dataset.seq = String(message.seq);
@@ -362,13 +523,14 @@ class Console {
     const name = mine ? 'You' : message.sender.name || message.sender.id;
     const meta = el('span', { class: 'meta' }, time(message.created_at));
     if (mine) meta.append(el('span', { class: 'tick' }, message.seq <= this.visitorRead ? ' · Seen' : ''));
-    item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, name), el('p', { class: 'body', 'data-sb': 'body' }, message.body), meta);
+    item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, name), linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), message.body), meta);
     return item;
   }
 
-  showMessage(sessionId, message) {
+  showMessage(sessionId, message, { quiet = false } = {}) {
     if (sessionId !== this.openId || this.messages.has(message.seq)) return;
-    if (message.sender.role === 'visitor' && message.sender.name && !this.visitorName) {
+    const event = message.kind === 'event';
+    if (!event && message.sender.role === 'visitor' && message.sender.name && !this.visitorName) {
       this.visitorName = message.sender.name;
       const session = this.sessions.get(sessionId);
       if (session) this.showHeader(session);
@@ -376,18 +538,19 @@ class Console {
     const log = $('#log');
     // Read before the message is added: an operator reading further up is not pulled down, nor trimmed.
     const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-    const mine = message.sender.id === this.client.user?.id;
+    const mine = !event && message.sender.id === this.client.user?.id;
     const pending = mine ? this.replies.get(message.client_msg_id) : null;
     const item = this.messageNode(message);
     if (pending) {
-      pending.replaceWith(item);
+      pending.remove();
       this.replies.delete(message.client_msg_id);
-    } else {
-      const next = [...log.children].find((node) => node.dataset.state === 'pending' || Number(node.dataset.seq) > message.seq);
-      log.insertBefore(item, next ?? null);
     }
+    // Stored messages and events in seq order, then the replies not stored yet (pending, failed).
+    const next = [...log.children].find((node) => /pending|failed/.test(node.dataset.state) || Number(node.dataset.seq) > message.seq);
+    log.insertBefore(item, next ?? null);
     this.messages.set(message.seq, item);
-    if (message.sender.role === 'visitor') $('[data-sb=typing]').hidden = true;
+    if (!mine && !quiet) this.say(event ? message.body : `${message.sender.name || message.sender.role}: ${message.body}`);
+    if (!event && message.sender.role === 'visitor') $('[data-sb=typing]').hidden = true;
     // A window, not everything: the oldest leave the page and stay pageable. Earlier messages
     // loaded by hand stay while the operator reads them, up to three windows.
     while (this.messages.size > (atBottom ? WINDOW : 3 * WINDOW)) {
@@ -417,23 +580,47 @@ class Console {
     $('#earlier').hidden = (page.messages[0]?.seq ?? 1) <= 1;
   }
 
-  async reply() {
+  reply() {
     const composer = $('[data-sb=composer]');
     const body = composer.value.trim();
     if (!body || !this.openId) return;
+    // Refused here, not by the gateway: the text stays in the composer to be shortened.
+    if (this.count()) return this.say($('#counter').textContent);
     composer.value = '';
+    this.count();
     this.client.typing(this.openId, false);
-    const sent = this.client.send(this.openId, body);
-    const entry = this.client.pending(this.openId).at(-1);
-    if (entry) {
-      const item = el('li', { class: 'msg mine', 'data-sb': 'message' });
-      this.replies.set(entry.clientMsgId, item);
-      item.dataset.state = 'pending';
-      item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, 'You'), el('p', { class: 'body', 'data-sb': 'body' }, body), el('span', { class: 'meta' }, 'Sending…'));
-      $('#log').append(item);
-      $('#log').scrollTop = $('#log').scrollHeight;
-    }
-    sent.catch((error) => this.flash(`Not sent: ${error.message}`));
+    const id = newClientMessageId();
+    const item = el('li', { class: 'msg mine', 'data-sb': 'message', 'data-client-id': id });
+    item.append(
+      el('span', { class: 'sender', 'data-sb': 'sender' }, 'You'),
+      linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), body),
+      el('span', { class: 'meta' }),
+    );
+    this.replies.set(id, item);
+    this.transmit(this.openId, id, body, item);
+  }
+
+  /** A reply goes (again): pending and last until stored; refused, a failed bubble with Retry and Delete. */
+  transmit(sessionId, id, body, item) {
+    item.dataset.state = 'pending';
+    const meta = item.querySelector('.meta');
+    meta.textContent = 'Sending…';
+    $('#log').append(item);
+    $('#log').scrollTop = $('#log').scrollHeight;
+    this.client.send(sessionId, body, { clientMsgId: id }).catch((error) => {
+      if (this.replies.get(id) !== item) return;
+      item.dataset.state = 'failed';
+      meta.textContent = `Not sent: ${plain(error)}.`;
+      const retry = el('button', { type: 'button', class: 'link', 'data-sb': 'retry' }, 'Retry');
+      const drop = el('button', { type: 'button', class: 'link', 'data-sb': 'delete' }, 'Delete');
+      retry.onclick = () => this.openId === sessionId && this.transmit(sessionId, id, body, item);
+      drop.onclick = () => {
+        this.replies.delete(id);
+        item.remove();
+        $('[data-sb=composer]').focus();
+      };
+      meta.append(' ', retry, ' ', drop);
+    });
   }
 
   acked({ clientMsgId, seq }) {
@@ -442,10 +629,14 @@ class Console {
   }
 
   async act(action) {
+    // A change this operator makes is not news to them (see upsert's take-over notice).
+    this.acting = this.openId;
     try {
       this.upsert(await action());
     } catch (error) {
-      this.flash(error.message);
+      this.flash(`That did not work: ${plain(error)}.`);
+    } finally {
+      setTimeout(() => this.acting === this.openId && (this.acting = null), 1000);
     }
   }
 
@@ -491,6 +682,7 @@ class Console {
     $('[data-sb=conversation]').hidden = true;
     $('#placeholder').hidden = true;
     $('[data-sb=analytics]').hidden = false;
+    $('#app').dataset.view = 'conversation';
     const days = Number($('#analytics-days').value);
     const to = new Date();
     const from = new Date(to.getTime() - days * 86400000);
@@ -500,7 +692,7 @@ class Console {
       );
       this.renderAnalytics(figures);
     } catch (error) {
-      this.flash(`Could not load the analytics: ${error.message}`);
+      this.flash(`Could not load the analytics: ${plain(error)}.`);
     }
   }
 

@@ -16,10 +16,19 @@ export interface Message {
   seq: number;
   id: string;
   client_msg_id: string;
-  kind: string;
+  /** `text`, or `event`: a stored system line ("Olga joined the conversation") with `meta`. */
+  kind: 'text' | 'event' | string;
   body: string;
+  /** Events: `{action: 'assigned'|'unassigned'|'closed'|'reopened', operator?, previous?, reason?}`. */
+  meta?: { action: string; [key: string]: unknown };
   sender: Participant;
   created_at: string;
+}
+
+export interface Limits {
+  /** The most UTF-8 bytes a message body may have (8192 by default). */
+  max_body_bytes: number;
+  max_message_bytes: number;
 }
 
 export interface Ack {
@@ -101,6 +110,8 @@ export class Switchboard extends EventTarget {
   readonly state: ConnectionState;
   readonly user: Participant | null;
   readonly workspaceId: string | null;
+  /** The `welcome`'s limits; null before the first one. */
+  readonly limits: Limits | null;
 
   addEventListener<K extends keyof SwitchboardEvents>(
     type: K,

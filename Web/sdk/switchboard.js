@@ -48,15 +48,7 @@ export function tokenExpiry(token) {
 }
 
 export class Switchboard extends EventTarget {
-  /**
-   * @param {object} options
-   * @param {string} options.url WebSocket URL of the gateway, e.g. `wss://chat.example.com/v1/ws`.
-   * @param {() => Promise<string>} options.token Returns a token; called again when it expires or is refused.
-   * @param {string} [options.apiUrl] HTTP base of the gateway (default: derived from `url`).
-   * @param {number} [options.minDelayMs] First reconnect delay bound (default 500).
-   * @param {number} [options.maxDelayMs] Reconnect delay cap (default 30000).
-   * @param {number} [options.typingIntervalMs] At most one typing frame per interval (default 3000).
-   */
+  // The options (url, token, apiUrl, minDelayMs, maxDelayMs, typingIntervalMs): SwitchboardOptions in switchboard.d.ts.
   constructor(options) {
     super();
     if (!options?.url || typeof options.token !== 'function') {
@@ -73,18 +65,25 @@ export class Switchboard extends EventTarget {
     this.user = null;
     this.workspaceId = null;
     this.heartbeatSeconds = 25;
+    // The gateway's `welcome.limits` (`max_body_bytes`: a message body's most UTF-8 bytes), null before it.
+    this.limits = null;
     this.ws = null;
     this.token = null;
     this.attempt = 0;
     this.wasOpen = false;
     this.closed = true;
     this.nextRef = 1;
-    this.requests = new Map(); // ref -> { resolve, reject, timer }
-    this.sessions = new Map(); // id -> { lastSeq, joined, buffer, fetching }
-    this.versions = new Map(); // session id -> newest version seen
-    this.outbox = new Map(); // client_msg_id -> entry
+    // ref -> { resolve, reject, timer }
+    this.requests = new Map();
+    // id -> { lastSeq, joined, buffer, fetching }
+    this.sessions = new Map();
+    // session id -> newest version seen
+    this.versions = new Map();
+    // client_msg_id -> entry
+    this.outbox = new Map();
     this.inboxWanted = false;
-    this.typingState = new Map(); // session id -> { sent, at, timer }
+    // session id -> { sent, at, timer }
+    this.typingState = new Map();
     this.readSent = new Map();
     this.reconnectTimer = null;
     this.onOnline = () => this.state === 'offline' && !this.closed && this.reconnectNow();
@@ -97,7 +96,8 @@ export class Switchboard extends EventTarget {
   connect() {
     if (!this.closed) return this.ready;
     this.closed = false;
-    globalThis.addEventListener?.('online', this.onOnline); // a browser's; absent in workers and Node
+    // a browser's; absent in workers and Node
+    globalThis.addEventListener?.('online', this.onOnline);
     globalThis.addEventListener?.('offline', this.onOffline);
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
@@ -107,10 +107,7 @@ export class Switchboard extends EventTarget {
     return this.ready;
   }
 
-  /**
-   * Closes for good: no reconnect; pending sends stay in the outbox for a later `connect()`, and
-   * calls waiting for the connection reject with code `closed`.
-   */
+  /** Closes for good: unsent messages stay in the outbox (for a later `connect()`); waiters reject with `closed`. */
   close() {
     this.closed = true;
     globalThis.removeEventListener?.('online', this.onOnline);
@@ -157,7 +154,7 @@ export class Switchboard extends EventTarget {
     ws.onclose = (event) => this.closedBy(ws, event);
   }
 
-  /** Reconnects after a jittered delay (so thousands of clients do not return at once). */
+  // Reconnects after a jittered delay (so thousands of clients do not return at once).
   retry() {
     if (this.closed) return;
     const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
@@ -166,7 +163,7 @@ export class Switchboard extends EventTarget {
     this.reconnectTimer = setTimeout(() => this.open(), backoff(this.attempt++, this.minDelay, this.maxDelay));
   }
 
-  /** The browser is back online: try at once instead of waiting out the back-off. */
+  // The browser is back online: try at once instead of waiting out the back-off.
   reconnectNow() {
     clearTimeout(this.reconnectTimer);
     this.open();
@@ -193,7 +190,7 @@ export class Switchboard extends EventTarget {
     this.retry();
   }
 
-  /** Detects a dead connection (browsers hide WebSocket pings): a pong is due after every ping. */
+  // Detects a dead connection (browsers hide WebSocket pings): a pong is due after every ping.
   armHeartbeat(ws) {
     clearTimeout(this.heartbeat);
     this.heartbeat = setTimeout(() => {
@@ -246,6 +243,7 @@ export class Switchboard extends EventTarget {
     this.user = frame.user;
     this.workspaceId = frame.workspace_id;
     this.heartbeatSeconds = frame.heartbeat_s || 25;
+    this.limits = frame.limits ?? this.limits;
     this.wasOpen = true;
     this.setState('open');
     this.armHeartbeat(ws);
@@ -254,10 +252,11 @@ export class Switchboard extends EventTarget {
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
     this.stableTimer = setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
-    for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {}); // refusals are reported as events
+    // refusals are reported as events
+    for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {});
   }
 
-  /** Sends a frame with a fresh ref; resolves with its answer, rejects with a SwitchboardError. */
+  // Sends a frame with a fresh ref; resolves with its answer, rejects with a SwitchboardError.
   request(frame) {
     return new Promise((resolve, reject) => {
       if (!this.ws || this.state !== 'open') return reject(new SwitchboardError('disconnected', 'not connected'));
@@ -271,11 +270,9 @@ export class Switchboard extends EventTarget {
     });
   }
 
-  /**
-   * `request`, repeated with jittered back-off while the gateway answers overloaded or
-   * unavailable. After no answer (`repeatUnanswered`: a lost connection, a time-out) only what
-   * is safe to do twice is repeated, since the first try may have been carried out.
-   */
+  // `request`, repeated with jittered back-off while the gateway answers overloaded or
+  // unavailable. After no answer (`repeatUnanswered`: a lost connection, a time-out) only what
+  // is safe to do twice is repeated, since the first try may have been carried out.
   async retrying(frame, { repeatUnanswered = UNANSWERED, tries = 6 } = {}) {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -318,10 +315,7 @@ export class Switchboard extends EventTarget {
     return frame.session;
   }
 
-  /**
-   * Joins a session: every message after `sinceSeq` (default 0: all of them) is delivered as a
-   * `message` event, once and in order, now and after every reconnect.
-   */
+  /** Joins a session: each message after `sinceSeq` (default 0) comes as a `message` event, once, in order. */
   async join(sessionId, { sinceSeq = 0 } = {}) {
     const known = this.sessions.get(sessionId);
     if (known) known.leaving = false;
@@ -361,7 +355,7 @@ export class Switchboard extends EventTarget {
     return frame;
   }
 
-  /** Pages history over HTTP from the last delivered seq up to what the socket replays. */
+  // Pages history over HTTP from the last delivered seq up to what the socket replays.
   async fillGap(sessionId, session) {
     for (let tries = 0; tries < 5; tries++) {
       try {
@@ -390,9 +384,10 @@ export class Switchboard extends EventTarget {
     // Not joined (a gap waits for its join): the join's replay brings this message again.
   }
 
-  /** Hands one message to the app, unless seen before; returns false at a gap (nothing after it is delivered). */
+  // Hands one message to the app, unless seen before; returns false at a gap (nothing after it is delivered).
   deliver(sessionId, session, message) {
-    if (message.seq <= session.lastSeq) return true; // replayed twice, or already paged
+    // replayed twice, or already paged
+    if (message.seq <= session.lastSeq) return true;
     if (message.seq > session.lastSeq + 1) {
       // A gap: nothing after it reaches the app until the join from the last delivered seq fills it.
       if (session.joined) {
@@ -408,10 +403,7 @@ export class Switchboard extends EventTarget {
     return true;
   }
 
-  /**
-   * Stops receiving a session. Messages of it still in the outbox are sent first: the session
-   * stays joined (and is joined again after a reconnect) until the last of them is stored.
-   */
+  /** Stops receiving a session, once its messages still in the outbox are stored. */
   async leave(sessionId) {
     const session = this.sessions.get(sessionId);
     if (!session) return;
@@ -423,7 +415,7 @@ export class Switchboard extends EventTarget {
     if (this.state === 'open') await this.request({ type: 'leave', session_id: sessionId }).catch(() => {});
   }
 
-  /** Drops a session's state; with `error`, its unsent messages are refused with it. */
+  // Drops a session's state; with `error`, its unsent messages are refused with it.
   forget(sessionId, error) {
     this.sessions.delete(sessionId);
     this.typingState.delete(sessionId);
@@ -446,7 +438,8 @@ export class Switchboard extends EventTarget {
     const known = this.versions.get(session.id) ?? 0;
     // A client never applies an older state over a newer one (the protocol's "Message semantics").
     if ((session.version ?? 0) < known) return;
-    this.versions.delete(session.id); // re-inserted last: the oldest-touched entry goes first
+    // re-inserted last: the oldest-touched entry goes first
+    this.versions.delete(session.id);
     this.versions.set(session.id, session.version ?? 0);
     if (this.versions.size > 20000) this.versions.delete(this.versions.keys().next().value);
     if (emit) this.emit('session', { session });
@@ -454,11 +447,7 @@ export class Switchboard extends EventTarget {
 
   // MARK: outbox
 
-  /**
-   * Sends a message; resolves with its `ack` once it is stored. Sent while offline (or
-   * unacknowledged when the connection drops), it is re-sent with the same client_msg_id
-   * after the session is joined again, so it is stored and shown once.
-   */
+  /** Sends a message; resolves with its `ack` once stored. Unacknowledged, it goes again (same client_msg_id). */
   send(sessionId, body, { kind = 'text', clientMsgId = newClientMessageId() } = {}) {
     return new Promise((resolve, reject) => {
       const entry = { sessionId, body, kind, clientMsgId, resolve, reject, ref: null, attempt: 0 };
@@ -475,11 +464,13 @@ export class Switchboard extends EventTarget {
 
   transmit(entry) {
     const session = this.sessions.get(entry.sessionId);
-    if (this.state !== 'open' || !session?.joined || entry.ref) return; // sent when joined again
+    // sent when joined again
+    if (this.state !== 'open' || !session?.joined || entry.ref) return;
     const frame = {
       type: 'send', session_id: entry.sessionId, client_msg_id: entry.clientMsgId, body: entry.body, kind: entry.kind,
     };
-    entry.ref = true; // in flight
+    // in flight
+    entry.ref = true;
     this.request(frame).then(
       (ack) => this.settle(entry, ack),
       (error) => {

@@ -79,7 +79,7 @@ ensure_packages() {
 
 SB_VENV=${SB_VENV:-$SB_ROOT/.build-venv}
 # Python packages the test suite and the peer checks need.
-SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9")
+SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9" "axe-selenium-python>=2.1,<3")
 
 # ensure_venv: create $SB_VENV (if needed) with SB_VENV_PACKAGES and export
 # SWITCHBOARD_TEST_PYTHON=$SB_VENV/bin/python.
