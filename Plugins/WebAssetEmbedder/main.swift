@@ -34,21 +34,24 @@ while let file = enumerator?.nextObject() as? URL {
         exit(1)
     }
     let path = relative.hasSuffix("/index.html") ? String(relative.dropLast("index.html".count)) : relative
-    files.append((path, type, file.pathExtension == "js" ? withoutLineComments(text) : text))
+    files.append((path, type, file.pathExtension == "js" ? served(text) : text))
 }
 files.sort { $0.path < $1.path }
 
 /// Scripts are served without their whole-line `//` comments, which are
-/// notes for the people who change them and weigh on every page that loads
-/// the widget; JSDoc (`/** */`), which documents the SDK for those who call
-/// it, stays. A line inside a multi-line template literal is text, never a
-/// comment.
-func withoutLineComments(_ text: String) -> String {
+/// notes for the people who change them, and without the indentation that
+/// lays them out for those people: both weigh on every page that loads the
+/// widget (`Tests/Browser/test_budgets.py`), and neither means anything to
+/// JavaScript. JSDoc (`/** */`), which documents the SDK for those who call
+/// it, stays. A line inside a multi-line template literal is text, kept as
+/// it is.
+func served(_ script: String) -> String {
     var inTemplate = false
     var kept: [Substring] = []
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        if !inTemplate && line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("//") { continue }
-        kept.append(line)
+    for line in script.split(separator: "\n", omittingEmptySubsequences: false) {
+        let code = inTemplate ? line : line.drop(while: { $0 == " " || $0 == "\t" })
+        if !inTemplate && code.hasPrefix("//") { continue }
+        kept.append(code)
         var escaped = false
         for character in line {
             if character == "`" && !escaped { inTemplate.toggle() }

@@ -278,9 +278,11 @@ class Console {
     return this.act(async () => (await this.client.api(`/api/v1/sessions/${id}`, { method: 'PATCH', body: fields })).session);
   }
 
-  /** A message for the operator that goes away by itself; the reconnect banner stays its own. */
-  flash(text) {
+  /** A message for the operator that goes away by itself; the reconnect banner stays its own. News
+   * (`tone` `info`) is not painted as a failure. */
+  flash(text, { tone = 'error' } = {}) {
     const notice = $('#notice');
+    notice.dataset.tone = tone;
     notice.textContent = text;
     notice.hidden = false;
     clearTimeout(this.noticeTimer);
@@ -381,7 +383,7 @@ class Console {
       const holder = session.assigned_operator;
       this.flash(holder
         ? `${holder.name || holder.id} took over “${session.title}”`
-        : `“${session.title}” is no longer assigned to you`);
+        : `“${session.title}” is no longer assigned to you`, { tone: 'info' });
     }
     if (session.id === this.openId) this.showHeader(session);
     const existing = this.rows.get(session.id);

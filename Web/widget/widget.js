@@ -5,20 +5,19 @@
 // data-color. Everything renders in a shadow root, so the host page's CSS and
 // the widget's cannot reach each other; every text a person typed is set with
 // textContent, never parsed as HTML.
-// The body is not indented: every byte served counts (Tests/Browser/test_budgets.py).
 (() => {
-const script = document.currentScript;
-if (!script || customElements.get('switchboard-widget')) return;
-const origin = new URL(script.src, location.href);
-const options = {
-  gateway: script.dataset.gateway || `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}/v1/ws`,
-  tokenUrl: script.dataset.tokenUrl,
-  title: script.dataset.title || 'Chat with us',
-  color: script.dataset.color || '#2456d6',
-  sdk: new URL('/sdk/switchboard.js', origin).href,
-};
+  const script = document.currentScript;
+  if (!script || customElements.get('switchboard-widget')) return;
+  const origin = new URL(script.src, location.href);
+  const options = {
+    gateway: script.dataset.gateway || `${origin.protocol === 'https:' ? 'wss' : 'ws'}://${origin.host}/v1/ws`,
+    tokenUrl: script.dataset.tokenUrl,
+    title: script.dataset.title || 'Chat with us',
+    color: script.dataset.color || '#2456d6',
+    sdk: new URL('/sdk/switchboard.js', origin).href,
+  };
 
-const CSS = `
+  const CSS = `
 :host{all:initial!important;display:contents!important}
 .root{all:initial;font:15px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#18202c;--accent:${options.color}}
 :where(.root *){box-sizing:border-box;font:inherit;color:inherit;margin:0;padding:0;border:0;background:none;letter-spacing:normal;text-transform:none;text-align:left}
@@ -65,431 +64,431 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
 @media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.launcher{right:14px;bottom:14px}.open .launcher{display:none}}
 @media (prefers-reduced-motion:reduce){.launcher{transition:none}}`;
 
-const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
-const LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
-const REASONS = { too_large: 'too long', rate_limited: 'too many at once, try again soon', not_found: 'this conversation is gone' };
-const number = (n) => n?.toLocaleString('en-US');
-const bytes = (text) => new TextEncoder().encode(text).length;
+  const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
+  const LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
+  const REASONS = { too_large: 'too long', rate_limited: 'too many at once, try again soon', not_found: 'this conversation is gone' };
+  const number = (n) => n?.toLocaleString('en-US');
+  const bytes = (text) => new TextEncoder().encode(text).length;
 
-// The characters to take off the end of `text` for it to fit in `max` UTF-8 bytes.
-function excess(text, max) {
-  let over = bytes(text) - max;
-  let n = 0;
-  for (const ch of [...text].reverse()) {
-    if (over <= 0) break;
-    over -= bytes(ch);
-    n++;
+  // The characters to take off the end of `text` for it to fit in `max` UTF-8 bytes.
+  function excess(text, max) {
+    let over = bytes(text) - max;
+    let n = 0;
+    for (const ch of [...text].reverse()) {
+      if (over <= 0) break;
+      over -= bytes(ch);
+      n++;
+    }
+    return n;
   }
-  return n;
-}
 
-// Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML.
-function linked(node, text) {
-  let at = 0;
-  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
-    const url = match[0].replace(/[.,;:!?)\]'"]+$/, '');
-    node.append(text.slice(at, match.index), el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, url));
-    at = match.index + url.length;
+  // Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML.
+  function linked(node, text) {
+    let at = 0;
+    for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
+      const url = match[0].replace(/[.,;:!?)\]'"]+$/, '');
+      node.append(text.slice(at, match.index), el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, url));
+      at = match.index + url.length;
+    }
+    node.append(text.slice(at));
+    return node;
   }
-  node.append(text.slice(at));
-  return node;
-}
 
-async function fetchToken() {
-  if (window.SwitchboardWidget?.getToken) return window.SwitchboardWidget.getToken();
-  if (!options.tokenUrl) throw new Error('the widget needs data-token-url or window.SwitchboardWidget.getToken');
-  const response = await fetch(options.tokenUrl, { method: 'POST', credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`token endpoint answered ${response.status}`);
-  return (await response.json()).token;
-}
+  async function fetchToken() {
+    if (window.SwitchboardWidget?.getToken) return window.SwitchboardWidget.getToken();
+    if (!options.tokenUrl) throw new Error('the widget needs data-token-url or window.SwitchboardWidget.getToken');
+    const response = await fetch(options.tokenUrl, { method: 'POST', credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`token endpoint answered ${response.status}`);
+    return (await response.json()).token;
+  }
 
-function el(tag, attributes = {}, text) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  if (text != null) node.textContent = text;
-  return node;
-}
+  function el(tag, attributes = {}, text) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text != null) node.textContent = text;
+    return node;
+  }
 
-class SwitchboardWidget extends HTMLElement {
-  connectedCallback() {
-    if (this.shadowRoot) return;
-    const shadow = this.attachShadow({ mode: 'open' });
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(CSS);
-    shadow.adoptedStyleSheets = [sheet];
-    const root = el('div', { class: 'root', role: 'complementary', 'aria-label': options.title });
-    const launcher = el('button', {
-      class: 'launcher', 'data-sb': 'launcher', 'aria-expanded': 'false', 'aria-controls': 'sb-panel',
-      'aria-label': `Open chat: ${options.title}`,
-    });
-    // a constant, not user input
-    launcher.innerHTML = ICON;
-    this.badge = el('span', { class: 'badge', hidden: '', 'aria-hidden': 'true' });
-    launcher.append(this.badge);
-    const panel = el('section', { id: 'sb-panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'sb-title', hidden: '' });
-    const header = el('header');
-    this.status = el('span', { class: 'status', 'data-sb': 'status', 'data-state': 'connecting', role: 'status' }, LABELS.connecting);
-    const close = el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat' }, '×');
-    header.append(el('h2', { id: 'sb-title' }, options.title), this.status, close);
-    this.banner = el('div', { class: 'banner', role: 'alert', hidden: '' },
-      'Reconnecting… Messages you send now are delivered once you are back.');
-    // A plain list: one polite region (`live`) says each new message once, the list itself is not live.
-    this.log = el('ol', { class: 'log', 'data-sb': 'log', 'aria-label': 'Conversation', tabindex: '0' });
-    this.empty = el('li', { class: 'empty' }, 'Hi! Ask us anything, we answer here.');
-    this.log.append(this.empty);
-    this.live = el('div', { class: 'sr', 'data-sb': 'live', 'aria-live': 'polite' });
-    this.typingLine = el('div', { class: 'typing', 'data-sb': 'typing', hidden: '', 'aria-live': 'polite' });
-    this.hint = el('p', { class: 'hint', 'data-sb': 'closed-hint', hidden: '' }, 'This conversation was closed. Write again any time.');
-    this.counter = el('p', { class: 'counter', id: 'sb-counter', 'data-sb': 'counter', hidden: '' });
-    const form = el('form');
-    this.composer = el('textarea', {
-      'data-sb': 'composer', rows: '1', dir: 'auto', placeholder: 'Type a message…', 'aria-label': 'Message', 'aria-describedby': 'sb-counter',
-    });
-    this.sendButton = el('button', { class: 'send', 'data-sb': 'send', type: 'submit' }, 'Send');
-    form.append(this.composer, this.sendButton);
-    panel.append(header, this.banner, this.log, this.typingLine, this.hint, this.counter, form, this.live);
-    root.append(panel, launcher);
-    shadow.append(root);
-    Object.assign(this, { root, launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0, seen: 0 });
+  class SwitchboardWidget extends HTMLElement {
+    connectedCallback() {
+      if (this.shadowRoot) return;
+      const shadow = this.attachShadow({ mode: 'open' });
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+      shadow.adoptedStyleSheets = [sheet];
+      const root = el('div', { class: 'root', role: 'complementary', 'aria-label': options.title });
+      const launcher = el('button', {
+        class: 'launcher', 'data-sb': 'launcher', 'aria-expanded': 'false', 'aria-controls': 'sb-panel',
+        'aria-label': `Open chat: ${options.title}`,
+      });
+      // a constant, not user input
+      launcher.innerHTML = ICON;
+      this.badge = el('span', { class: 'badge', hidden: '', 'aria-hidden': 'true' });
+      launcher.append(this.badge);
+      const panel = el('section', { id: 'sb-panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'sb-title', hidden: '' });
+      const header = el('header');
+      this.status = el('span', { class: 'status', 'data-sb': 'status', 'data-state': 'connecting', role: 'status' }, LABELS.connecting);
+      const close = el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat' }, '×');
+      header.append(el('h2', { id: 'sb-title' }, options.title), this.status, close);
+      this.banner = el('div', { class: 'banner', role: 'alert', hidden: '' },
+        'Reconnecting… Messages you send now are delivered once you are back.');
+      // A plain list: one polite region (`live`) says each new message once, the list itself is not live.
+      this.log = el('ol', { class: 'log', 'data-sb': 'log', 'aria-label': 'Conversation', tabindex: '0' });
+      this.empty = el('li', { class: 'empty' }, 'Hi! Ask us anything, we answer here.');
+      this.log.append(this.empty);
+      this.live = el('div', { class: 'sr', 'data-sb': 'live', 'aria-live': 'polite' });
+      this.typingLine = el('div', { class: 'typing', 'data-sb': 'typing', hidden: '', 'aria-live': 'polite' });
+      this.hint = el('p', { class: 'hint', 'data-sb': 'closed-hint', hidden: '' }, 'This conversation was closed. Write again any time.');
+      this.counter = el('p', { class: 'counter', id: 'sb-counter', 'data-sb': 'counter', hidden: '' });
+      const form = el('form');
+      this.composer = el('textarea', {
+        'data-sb': 'composer', rows: '1', dir: 'auto', placeholder: 'Type a message…', 'aria-label': 'Message', 'aria-describedby': 'sb-counter',
+      });
+      this.sendButton = el('button', { class: 'send', 'data-sb': 'send', type: 'submit' }, 'Send');
+      form.append(this.composer, this.sendButton);
+      panel.append(header, this.banner, this.log, this.typingLine, this.hint, this.counter, form, this.live);
+      root.append(panel, launcher);
+      shadow.append(root);
+      Object.assign(this, { root, launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0, seen: 0 });
 
-    launcher.addEventListener('click', () => this.toggle(panel.hidden));
-    close.addEventListener('click', () => this.toggle(false));
-    panel.addEventListener('keydown', (event) => event.key === 'Escape' && this.toggle(false));
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.submit();
-    });
-    this.composer.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      launcher.addEventListener('click', () => this.toggle(panel.hidden));
+      close.addEventListener('click', () => this.toggle(false));
+      panel.addEventListener('keydown', (event) => event.key === 'Escape' && this.toggle(false));
+      form.addEventListener('submit', (event) => {
         event.preventDefault();
         this.submit();
+      });
+      this.composer.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          this.submit();
+        }
+      });
+      this.composer.addEventListener('input', () => {
+        this.count();
+        if (this.sessionId) this.client?.typing(this.sessionId, this.composer.value !== '');
+      });
+      document.addEventListener('visibilitychange', () => this.markRead());
+      this.start();
+    }
+
+    get storageKey() {
+      return `switchboard:${options.gateway}:session`;
+    }
+
+    async start() {
+      const sdk = await import(options.sdk);
+      const client = new sdk.Switchboard({ url: options.gateway, token: fetchToken });
+      this.client = client;
+      this.newId = sdk.newClientMessageId;
+      client.addEventListener('state', (e) => this.showState(e.detail.state));
+      client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
+      client.addEventListener('typing', (e) => this.showTyping(e.detail));
+      client.addEventListener('read', (e) => this.showRead(e.detail));
+      client.addEventListener('session', (e) => e.detail.session.id === this.sessionId && this.showSession(e.detail.session));
+      client.addEventListener('outbox', (e) => e.detail.error && this.failed(e.detail.entry.clientMsgId, e.detail.error.code));
+      client.addEventListener('error', (e) => this.showError(e.detail));
+      this.showState(client.state);
+      // Known before the connection is: a message written meanwhile joins this conversation.
+      const stored = localStorage.getItem(this.storageKey);
+      if (stored) this.adopt(stored);
+      // Messages not yet stored when the page was left: pending ones go again (same id), failed ones wait.
+      for (const { id, body, failed } of this.outbox()) {
+        this.showPending(id, body);
+        if (failed) this.failed(id, failed);
+        else this.dispatch(id, body);
       }
-    });
-    this.composer.addEventListener('input', () => {
-      this.count();
-      if (this.sessionId) this.client?.typing(this.sessionId, this.composer.value !== '');
-    });
-    document.addEventListener('visibilitychange', () => this.markRead());
-    this.start();
-  }
-
-  get storageKey() {
-    return `switchboard:${options.gateway}:session`;
-  }
-
-  async start() {
-    const sdk = await import(options.sdk);
-    const client = new sdk.Switchboard({ url: options.gateway, token: fetchToken });
-    this.client = client;
-    this.newId = sdk.newClientMessageId;
-    client.addEventListener('state', (e) => this.showState(e.detail.state));
-    client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
-    client.addEventListener('typing', (e) => this.showTyping(e.detail));
-    client.addEventListener('read', (e) => this.showRead(e.detail));
-    client.addEventListener('session', (e) => e.detail.session.id === this.sessionId && this.showSession(e.detail.session));
-    client.addEventListener('outbox', (e) => e.detail.error && this.failed(e.detail.entry.clientMsgId, e.detail.error.code));
-    client.addEventListener('error', (e) => this.showError(e.detail));
-    this.showState(client.state);
-    // Known before the connection is: a message written meanwhile joins this conversation.
-    const stored = localStorage.getItem(this.storageKey);
-    if (stored) this.adopt(stored);
-    // Messages not yet stored when the page was left: pending ones go again (same id), failed ones wait.
-    for (const { id, body, failed } of this.outbox()) {
-      this.showPending(id, body);
-      if (failed) this.failed(id, failed);
-      else this.dispatch(id, body);
+      if (sessionStorage.getItem(`${this.storageKey}:open`)) this.toggle(true);
+      await client.connect();
+      // Deleted, or another visitor's: the SDK reports it as an error event (showError).
+      if (stored) client.join(stored).then(() => (this.joinedAt ??= performance.now()), () => {});
     }
-    if (sessionStorage.getItem(`${this.storageKey}:open`)) this.toggle(true);
-    await client.connect();
-    // Deleted, or another visitor's: the SDK reports it as an error event (showError).
-    if (stored) client.join(stored).then(() => (this.joinedAt ??= performance.now()), () => {});
-  }
 
-  // The conversation this widget shows, and what it last saw of it (for the unread badge).
-  adopt(sessionId) {
-    this.sessionId = sessionId;
-    this.seen = Number(localStorage.getItem(`${this.storageKey}:${sessionId}:seen`)) || 0;
-  }
-
-  // The outbox of this tab (sessionStorage): [{id, body, failed?}] of messages not stored yet.
-  outbox(entries) {
-    const key = `${this.storageKey}:outbox`;
-    if (entries) sessionStorage.setItem(key, JSON.stringify(entries));
-    return entries ?? JSON.parse(sessionStorage.getItem(key) || '[]');
-  }
-
-  keep(id, change) {
-    const entries = this.outbox().filter((entry) => entry.id !== id);
-    this.outbox(change ? [...entries, change] : entries);
-  }
-
-  // Starts afresh with the next message: the old conversation's bubbles go, its notes too.
-  forgetSession() {
-    localStorage.removeItem(this.storageKey);
-    sessionStorage.removeItem(`${this.storageKey}:outbox`);
-    this.sessionId = null;
-    this.sessionReady = null;
-    this.nodes.clear();
-    this.pendingNodes.clear();
-    this.readBy = 0;
-    this.hint.hidden = true;
-    this.log.replaceChildren();
-  }
-
-  showError({ code, sessionId }) {
-    if (sessionId && sessionId === this.sessionId && (code === 'not_found' || code === 'forbidden')) {
-      this.forgetSession();
-      this.note('This conversation is no longer available. Write to start a new one.');
-    } else if (code === 'token') {
-      this.status.textContent = 'Cannot sign in';
+    // The conversation this widget shows, and what it last saw of it (for the unread badge).
+    adopt(sessionId) {
+      this.sessionId = sessionId;
+      this.seen = Number(localStorage.getItem(`${this.storageKey}:${sessionId}:seen`)) || 0;
     }
-  }
 
-  toggle(open) {
-    this.panel.hidden = !open;
-    // On a phone the panel covers the page, the launcher included: its own close button closes it.
-    this.root.classList.toggle('open', open);
-    this.launcher.setAttribute('aria-expanded', String(open));
-    this.labelLauncher(open);
-    sessionStorage[open ? 'setItem' : 'removeItem'](`${this.storageKey}:open`, '1');
-    if (open) {
-      this.unread = 0;
-      this.badge.hidden = true;
-      this.composer.focus();
-      this.scrollDown();
-      this.markRead();
-    } else {
-      this.launcher.focus();
+    // The outbox of this tab (sessionStorage): [{id, body, failed?}] of messages not stored yet.
+    outbox(entries) {
+      const key = `${this.storageKey}:outbox`;
+      if (entries) sessionStorage.setItem(key, JSON.stringify(entries));
+      return entries ?? JSON.parse(sessionStorage.getItem(key) || '[]');
     }
-  }
 
-  labelLauncher(open) {
-    const unread = !open && this.unread > 0 ? ` (${this.unread} unread)` : '';
-    this.launcher.setAttribute('aria-label', `${open ? 'Close' : 'Open'} chat: ${options.title}${unread}`);
-  }
+    keep(id, change) {
+      const entries = this.outbox().filter((entry) => entry.id !== id);
+      this.outbox(change ? [...entries, change] : entries);
+    }
 
-  // Shows how close the text is to the gateway's limit; returns the characters over it (0: it fits).
-  count() {
-    const max = this.client?.limits?.max_body_bytes;
-    const text = this.composer.value.trim();
-    const used = max ? bytes(text) : 0;
-    const over = used > max ? excess(text, max) : 0;
-    this.counter.hidden = !max || used < 0.8 * max;
-    this.counter.dataset.state = over ? 'over' : 'near';
-    this.counter.textContent = over
-      ? `This message is too long: shorten it by ${number(over)} character${over > 1 ? 's' : ''}.`
-      : `${number(used)} / ${number(max)}`;
-    this.sendButton.disabled = over > 0 || this.creating;
-    return over;
-  }
-
-  submit() {
-    const body = this.composer.value.trim();
-    if (!body || !this.client) return;
-    // Refused here, not by the gateway: the text stays where the visitor can shorten it.
-    if (this.count()) return this.say(this.counter.textContent);
-    this.composer.value = '';
-    this.count();
-    this.composer.focus();
-    const id = this.newId();
-    this.keep(id, { id, body });
-    this.showPending(id, body);
-    this.dispatch(id, body);
-  }
-
-  async dispatch(id, body) {
-    try {
-      // Every message written before the conversation exists waits for the one creation.
-      if (!this.sessionId) await (this.sessionReady ??= this.createSession(body));
-    } catch (error) {
+    // Starts afresh with the next message: the old conversation's bubbles go, its notes too.
+    forgetSession() {
+      localStorage.removeItem(this.storageKey);
+      sessionStorage.removeItem(`${this.storageKey}:outbox`);
+      this.sessionId = null;
       this.sessionReady = null;
-      return this.failed(id, error.code);
+      this.nodes.clear();
+      this.pendingNodes.clear();
+      this.readBy = 0;
+      this.hint.hidden = true;
+      this.log.replaceChildren();
     }
-    this.client.typing(this.sessionId, false);
-    this.client.send(this.sessionId, body, { clientMsgId: id }).catch(() => {});
-  }
 
-  async createSession(firstWords) {
-    this.creating = true;
-    this.count();
-    try {
-      await this.client.whenOpen();
-      // The first words make the conversation's title in the operators' inbox.
-      const title = firstWords.length > 60 ? `${firstWords.slice(0, 57)}…` : firstWords;
-      const session = await this.client.createSession(title);
-      localStorage.setItem(this.storageKey, session.id);
-      this.adopt(session.id);
-      this.joinedAt ??= performance.now();
-    } finally {
-      this.creating = false;
-      this.count();
-    }
-  }
-
-  showState(state) {
-    this.status.dataset.state = state;
-    this.status.textContent = LABELS[state] ?? state;
-    this.banner.hidden = !(state === 'reconnecting' || state === 'offline') || !this.client?.wasOpen;
-    // the limits come with the welcome
-    if (state === 'open') this.count();
-  }
-
-  hideEmpty() {
-    this.empty?.remove();
-    this.empty = null;
-  }
-
-  bubble(mine, senderName, body) {
-    this.hideEmpty();
-    const item = el('li', { class: `msg${mine ? ' mine' : ''}`, 'data-sb': 'message' });
-    const meta = el('span', { class: 'meta' });
-    item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, senderName), linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), body), meta);
-    return { item, meta };
-  }
-
-  showPending(id, body) {
-    const { item, meta } = this.bubble(true, 'You', body);
-    item.dataset.state = 'pending';
-    meta.textContent = 'Sending…';
-    this.pendingNodes.set(id, item);
-    this.log.append(item);
-    this.scrollDown();
-  }
-
-  showMessage(sessionId, message) {
-    if (sessionId !== this.sessionId || this.nodes.has(message.seq)) return;
-    const event = message.kind === 'event';
-    const mine = !event && message.sender.role === 'visitor';
-    let item = mine ? this.pendingNodes.get(message.client_msg_id) : null;
-    if (item) {
-      this.pendingNodes.delete(message.client_msg_id);
-      this.keep(message.client_msg_id);
-    } else if (event) {
-      this.hideEmpty();
-      item = el('li', { class: 'note', 'data-sb': 'event', dir: 'auto' }, message.body);
-      const action = message.meta?.action;
-      if (action === 'closed' || action === 'reopened') this.hint.hidden = action !== 'closed';
-    } else {
-      item = this.bubble(mine, mine ? 'You' : message.sender.name || 'Support', message.body).item;
-    }
-    item.dataset.seq = String(message.seq);
-    // Stored messages in seq order, then what is not stored yet: a bubble that gets its seq moves there.
-    this.place(item, message.seq);
-    this.nodes.set(message.seq, item);
-    if (!event) {
-      item.dataset.state = 'sent';
-      const meta = item.querySelector('.meta');
-      meta.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-      if (mine) meta.append(el('span', { class: 'tick', role: 'img', 'aria-label': 'Delivered' }, '✓'));
-    }
-    if (mine) this.applyRead(item);
-    else {
-      if (message.seq > this.seen) this.say(event ? message.body : `${message.sender.name || 'Support'}: ${message.body}`);
-      if (!event) this.typingLine.hidden = true;
-      // Unread: a reply the visitor has not seen, live or replayed since the last visit.
-      if (!event && this.panel.hidden && message.seq > this.seen) {
-        this.badge.hidden = false;
-        this.badge.textContent = String(++this.unread);
-        this.labelLauncher(false);
+    showError({ code, sessionId }) {
+      if (sessionId && sessionId === this.sessionId && (code === 'not_found' || code === 'forbidden')) {
+        this.forgetSession();
+        this.note('This conversation is no longer available. Write to start a new one.');
+      } else if (code === 'token') {
+        this.status.textContent = 'Cannot sign in';
       }
     }
-    this.scrollDown();
-    this.markRead();
-  }
 
-  place(item, seq) {
-    const next = [...this.log.children].find((node) => node !== item && (/pending|failed/.test(node.dataset.state) || Number(node.dataset.seq) > seq));
-    this.log.insertBefore(item, next ?? null);
-  }
+    toggle(open) {
+      this.panel.hidden = !open;
+      // On a phone the panel covers the page, the launcher included: its own close button closes it.
+      this.root.classList.toggle('open', open);
+      this.launcher.setAttribute('aria-expanded', String(open));
+      this.labelLauncher(open);
+      sessionStorage[open ? 'setItem' : 'removeItem'](`${this.storageKey}:open`, '1');
+      if (open) {
+        this.unread = 0;
+        this.badge.hidden = true;
+        this.composer.focus();
+        this.scrollDown();
+        this.markRead();
+      } else {
+        this.launcher.focus();
+      }
+    }
 
-  // The one polite live region: the newest message, said once.
-  say(text) {
-    this.live.textContent = text;
-  }
+    labelLauncher(open) {
+      const unread = !open && this.unread > 0 ? ` (${this.unread} unread)` : '';
+      this.launcher.setAttribute('aria-label', `${open ? 'Close' : 'Open'} chat: ${options.title}${unread}`);
+    }
 
-  failed(id, code) {
-    const item = this.pendingNodes.get(id);
-    if (!item) return;
-    const body = item.querySelector('.body').textContent;
-    this.keep(id, { id, body, failed: code || 'error' });
-    item.dataset.state = 'failed';
-    const meta = item.querySelector('.meta');
-    meta.textContent = `Not sent: ${REASONS[code] ?? 'something went wrong'}.`;
-    const retry = el('button', { type: 'button', 'data-sb': 'retry' }, 'Retry');
-    const drop = el('button', { type: 'button', 'data-sb': 'delete' }, 'Delete');
-    retry.onclick = () => {
+    // Shows how close the text is to the gateway's limit; returns the characters over it (0: it fits).
+    count() {
+      const max = this.client?.limits?.max_body_bytes;
+      const text = this.composer.value.trim();
+      const used = max ? bytes(text) : 0;
+      const over = used > max ? excess(text, max) : 0;
+      this.counter.hidden = !max || used < 0.8 * max;
+      this.counter.dataset.state = over ? 'over' : 'near';
+      this.counter.textContent = over
+        ? `This message is too long: shorten it by ${number(over)} character${over > 1 ? 's' : ''}.`
+        : `${number(used)} / ${number(max)}`;
+      this.sendButton.disabled = over > 0 || this.creating;
+      return over;
+    }
+
+    submit() {
+      const body = this.composer.value.trim();
+      if (!body || !this.client) return;
+      // Refused here, not by the gateway: the text stays where the visitor can shorten it.
+      if (this.count()) return this.say(this.counter.textContent);
+      this.composer.value = '';
+      this.count();
+      this.composer.focus();
+      const id = this.newId();
       this.keep(id, { id, body });
+      this.showPending(id, body);
+      this.dispatch(id, body);
+    }
+
+    async dispatch(id, body) {
+      try {
+        // Every message written before the conversation exists waits for the one creation.
+        if (!this.sessionId) await (this.sessionReady ??= this.createSession(body));
+      } catch (error) {
+        this.sessionReady = null;
+        return this.failed(id, error.code);
+      }
+      this.client.typing(this.sessionId, false);
+      this.client.send(this.sessionId, body, { clientMsgId: id }).catch(() => {});
+    }
+
+    async createSession(firstWords) {
+      this.creating = true;
+      this.count();
+      try {
+        await this.client.whenOpen();
+        // The first words make the conversation's title in the operators' inbox.
+        const title = firstWords.length > 60 ? `${firstWords.slice(0, 57)}…` : firstWords;
+        const session = await this.client.createSession(title);
+        localStorage.setItem(this.storageKey, session.id);
+        this.adopt(session.id);
+        this.joinedAt ??= performance.now();
+      } finally {
+        this.creating = false;
+        this.count();
+      }
+    }
+
+    showState(state) {
+      this.status.dataset.state = state;
+      this.status.textContent = LABELS[state] ?? state;
+      this.banner.hidden = !(state === 'reconnecting' || state === 'offline') || !this.client?.wasOpen;
+      // the limits come with the welcome
+      if (state === 'open') this.count();
+    }
+
+    hideEmpty() {
+      this.empty?.remove();
+      this.empty = null;
+    }
+
+    bubble(mine, senderName, body) {
+      this.hideEmpty();
+      const item = el('li', { class: `msg${mine ? ' mine' : ''}`, 'data-sb': 'message' });
+      const meta = el('span', { class: 'meta' });
+      item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, senderName), linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), body), meta);
+      return { item, meta };
+    }
+
+    showPending(id, body) {
+      const { item, meta } = this.bubble(true, 'You', body);
       item.dataset.state = 'pending';
       meta.textContent = 'Sending…';
+      this.pendingNodes.set(id, item);
       this.log.append(item);
-      this.composer.focus();
-      this.dispatch(id, body);
-    };
-    drop.onclick = () => {
-      this.keep(id);
-      this.pendingNodes.delete(id);
-      item.remove();
-      this.composer.focus();
-    };
-    meta.append(retry, drop);
-    this.say(`Not sent: ${body}`);
-  }
+      this.scrollDown();
+    }
 
-  showTyping({ sessionId, sender, state }) {
-    if (sessionId !== this.sessionId || sender.role === 'visitor') return;
-    clearTimeout(this.typingTimer);
-    this.typingLine.hidden = !state;
-    this.typingLine.textContent = `${sender.name || 'Support'} is typing…`;
-    if (state) this.typingTimer = setTimeout(() => (this.typingLine.hidden = true), 6000);
-  }
+    showMessage(sessionId, message) {
+      if (sessionId !== this.sessionId || this.nodes.has(message.seq)) return;
+      const event = message.kind === 'event';
+      const mine = !event && message.sender.role === 'visitor';
+      let item = mine ? this.pendingNodes.get(message.client_msg_id) : null;
+      if (item) {
+        this.pendingNodes.delete(message.client_msg_id);
+        this.keep(message.client_msg_id);
+      } else if (event) {
+        this.hideEmpty();
+        item = el('li', { class: 'note', 'data-sb': 'event', dir: 'auto' }, message.body);
+        const action = message.meta?.action;
+        if (action === 'closed' || action === 'reopened') this.hint.hidden = action !== 'closed';
+      } else {
+        item = this.bubble(mine, mine ? 'You' : message.sender.name || 'Support', message.body).item;
+      }
+      item.dataset.seq = String(message.seq);
+      // Stored messages in seq order, then what is not stored yet: a bubble that gets its seq moves there.
+      this.place(item, message.seq);
+      this.nodes.set(message.seq, item);
+      if (!event) {
+        item.dataset.state = 'sent';
+        const meta = item.querySelector('.meta');
+        meta.textContent = new Date(message.created_at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+        if (mine) meta.append(el('span', { class: 'tick', role: 'img', 'aria-label': 'Delivered' }, '✓'));
+      }
+      if (mine) this.applyRead(item);
+      else {
+        if (message.seq > this.seen) this.say(event ? message.body : `${message.sender.name || 'Support'}: ${message.body}`);
+        if (!event) this.typingLine.hidden = true;
+        // Unread: a reply the visitor has not seen, live or replayed since the last visit.
+        if (!event && this.panel.hidden && message.seq > this.seen) {
+          this.badge.hidden = false;
+          this.badge.textContent = String(++this.unread);
+          this.labelLauncher(false);
+        }
+      }
+      this.scrollDown();
+      this.markRead();
+    }
 
-  showRead({ sessionId, reader, seq }) {
-    if (sessionId !== this.sessionId || reader.role === 'visitor') return;
-    this.readBy = Math.max(this.readBy, seq);
-    for (const item of this.nodes.values()) if (item.classList.contains('mine')) this.applyRead(item);
-  }
+    place(item, seq) {
+      const next = [...this.log.children].find((node) => node !== item && (/pending|failed/.test(node.dataset.state) || Number(node.dataset.seq) > seq));
+      this.log.insertBefore(item, next ?? null);
+    }
 
-  applyRead(item) {
-    if (Number(item.dataset.seq) > this.readBy || item.classList.contains('read')) return;
-    item.classList.add('read');
-    const tick = item.querySelector('.tick');
-    if (tick) {
-      tick.textContent = '✓✓';
-      tick.setAttribute('aria-label', 'Read');
+    // The one polite live region: the newest message, said once.
+    say(text) {
+      this.live.textContent = text;
+    }
+
+    failed(id, code) {
+      const item = this.pendingNodes.get(id);
+      if (!item) return;
+      const body = item.querySelector('.body').textContent;
+      this.keep(id, { id, body, failed: code || 'error' });
+      item.dataset.state = 'failed';
+      const meta = item.querySelector('.meta');
+      meta.textContent = `Not sent: ${REASONS[code] ?? 'something went wrong'}.`;
+      const retry = el('button', { type: 'button', 'data-sb': 'retry' }, 'Retry');
+      const drop = el('button', { type: 'button', 'data-sb': 'delete' }, 'Delete');
+      retry.onclick = () => {
+        this.keep(id, { id, body });
+        item.dataset.state = 'pending';
+        meta.textContent = 'Sending…';
+        this.log.append(item);
+        this.composer.focus();
+        this.dispatch(id, body);
+      };
+      drop.onclick = () => {
+        this.keep(id);
+        this.pendingNodes.delete(id);
+        item.remove();
+        this.composer.focus();
+      };
+      meta.append(retry, drop);
+      this.say(`Not sent: ${body}`);
+    }
+
+    showTyping({ sessionId, sender, state }) {
+      if (sessionId !== this.sessionId || sender.role === 'visitor') return;
+      clearTimeout(this.typingTimer);
+      this.typingLine.hidden = !state;
+      this.typingLine.textContent = `${sender.name || 'Support'} is typing…`;
+      if (state) this.typingTimer = setTimeout(() => (this.typingLine.hidden = true), 6000);
+    }
+
+    showRead({ sessionId, reader, seq }) {
+      if (sessionId !== this.sessionId || reader.role === 'visitor') return;
+      this.readBy = Math.max(this.readBy, seq);
+      for (const item of this.nodes.values()) if (item.classList.contains('mine')) this.applyRead(item);
+    }
+
+    applyRead(item) {
+      if (Number(item.dataset.seq) > this.readBy || item.classList.contains('read')) return;
+      item.classList.add('read');
+      const tick = item.querySelector('.tick');
+      if (tick) {
+        tick.textContent = '✓✓';
+        tick.setAttribute('aria-label', 'Read');
+      }
+    }
+
+    // Joined, closed and reopened lines are stored events now (showMessage); the status shows the hint.
+    showSession(session) {
+      if (session.deleted) {
+        this.forgetSession();
+        this.note('This conversation was removed. Write to start a new one.');
+      } else this.hint.hidden = session.status !== 'closed';
+    }
+
+    note(text) {
+      this.hideEmpty();
+      this.place(el('li', { class: 'note' }, text), Infinity);
+      this.scrollDown();
+    }
+
+    markRead() {
+      if (!this.sessionId || this.panel.hidden || document.visibilityState === 'hidden') return;
+      const seq = this.client?.lastSeq(this.sessionId) ?? 0;
+      this.client?.read(this.sessionId, seq);
+      if (seq > this.seen) {
+        this.seen = seq;
+        localStorage.setItem(`${this.storageKey}:${this.sessionId}:seen`, String(seq));
+      }
+    }
+
+    scrollDown() {
+      this.log.scrollTop = this.log.scrollHeight;
     }
   }
 
-  // Joined, closed and reopened lines are stored events now (showMessage); the status shows the hint.
-  showSession(session) {
-    if (session.deleted) {
-      this.forgetSession();
-      this.note('This conversation was removed. Write to start a new one.');
-    } else this.hint.hidden = session.status !== 'closed';
-  }
-
-  note(text) {
-    this.hideEmpty();
-    this.place(el('li', { class: 'note' }, text), Infinity);
-    this.scrollDown();
-  }
-
-  markRead() {
-    if (!this.sessionId || this.panel.hidden || document.visibilityState === 'hidden') return;
-    const seq = this.client?.lastSeq(this.sessionId) ?? 0;
-    this.client?.read(this.sessionId, seq);
-    if (seq > this.seen) {
-      this.seen = seq;
-      localStorage.setItem(`${this.storageKey}:${this.sessionId}:seen`, String(seq));
-    }
-  }
-
-  scrollDown() {
-    this.log.scrollTop = this.log.scrollHeight;
-  }
-}
-
-customElements.define('switchboard-widget', SwitchboardWidget);
-const mount = () => document.body.append(document.createElement('switchboard-widget'));
-if (document.body) mount();
-else addEventListener('DOMContentLoaded', mount);
+  customElements.define('switchboard-widget', SwitchboardWidget);
+  const mount = () => document.body.append(document.createElement('switchboard-widget'));
+  if (document.body) mount();
+  else addEventListener('DOMContentLoaded', mount);
 })();

@@ -79,7 +79,10 @@ ensure_packages() {
 
 SB_VENV=${SB_VENV:-$SB_ROOT/.build-venv}
 # Python packages the test suite and the peer checks need.
-SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9" "axe-selenium-python>=2.1,<3")
+SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9")
+# Packages installed without their dependencies, for a file they ship: axe-core 4.x (axe.min.js),
+# which the browser tests inject through WebDriver. The package's own Playwright runner is not used.
+SB_VENV_FILE_PACKAGES=("axe-playwright-python==0.1.8")
 
 # ensure_venv: create $SB_VENV (if needed) with SB_VENV_PACKAGES and export
 # SWITCHBOARD_TEST_PYTHON=$SB_VENV/bin/python.
@@ -97,11 +100,14 @@ ensure_venv() {
     sb_log "created Python venv $SB_VENV ($("$SB_VENV/bin/python" --version 2>&1))"
   fi
   # The venv records what was installed into it, so a changed package list installs again.
-  if [ "$(cat "$SB_VENV/.switchboard-packages" 2>/dev/null)" != "${SB_VENV_PACKAGES[*]}" ]; then
-    sb_log "pip install ${SB_VENV_PACKAGES[*]} into $SB_VENV"
+  local wanted="${SB_VENV_PACKAGES[*]} ${SB_VENV_FILE_PACKAGES[*]}"
+  if [ "$(cat "$SB_VENV/.switchboard-packages" 2>/dev/null)" != "$wanted" ]; then
+    sb_log "pip install ${SB_VENV_PACKAGES[*]} (and, without dependencies, ${SB_VENV_FILE_PACKAGES[*]}) into $SB_VENV"
     "$SB_VENV/bin/python" -m pip install -q --disable-pip-version-check "${SB_VENV_PACKAGES[@]}" ||
       sb_die "pip install into $SB_VENV failed"
-    printf '%s' "${SB_VENV_PACKAGES[*]}" >"$SB_VENV/.switchboard-packages"
+    "$SB_VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "${SB_VENV_FILE_PACKAGES[@]}" ||
+      sb_die "pip install --no-deps into $SB_VENV failed"
+    printf '%s' "$wanted" >"$SB_VENV/.switchboard-packages"
   fi
   export SWITCHBOARD_TEST_PYTHON="$SB_VENV/bin/python"
 }
