@@ -75,10 +75,19 @@ let package = Package(
             name: "SwitchboardWebSocket",
             dependencies: ["SwitchboardDeflate", "SwitchboardCrypto"]
         ),
+        // The chat protocol's state and decisions, one core per event loop, driven by commands and
+        // answering through peers: no loop, no HTTP, no C.
+        .target(
+            name: "SwitchboardChatCore",
+            dependencies: [
+                "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders",
+                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
+                "SwitchboardChatCore", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
                 "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardCrypto",
                 "SwitchboardAuth",
                 "SwitchboardChat",
@@ -166,10 +175,17 @@ let package = Package(
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [
-                "SwitchboardServer", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore", "SwitchboardPostgres",
-                "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
+                "SwitchboardServer", "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore",
+                "SwitchboardPostgres", "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "SwitchboardChatCoreTests",
+            dependencies: [
+                "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders", "SwitchboardWriter",
+                "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -27,7 +27,7 @@ public struct ClientRequest: Sendable, Equatable {
 
 /// Per-deployment bounds the decoder enforces. The frame as a whole is already bounded by
 /// the WebSocket layer (`max_message_bytes`, close 1009), so only the body needs a limit here.
-public struct ChatLimits: Sendable {
+public struct ChatLimits: Sendable, Equatable {
     /// UTF-8 bytes of a `send` body; more is refused with `too_large`.
     public var maxBodyBytes: Int
 

@@ -7,7 +7,7 @@ extension ChatCore {
     /// the state each changed session was left in: each message to the
     /// session's subscribers here, and `session.updated` to the inbox
     /// subscribers of its workspace.
-    func deliverCommitted(_ messages: [ChatMessage], sessions: [SessionInfo]) {
+    package func deliverCommitted(_ messages: [ChatMessage], sessions: [SessionInfo]) {
         var frames: [SessionFrame] = []
         for message in messages where self.sessions[message.sessionID] != nil {
             frames.append(
@@ -35,7 +35,7 @@ extension ChatCore {
     }
 
     /// An event from a core (this one or another).
-    func apply(_ event: ChatEvent) {
+    package func apply(_ event: ChatEvent) {
         var delivered = 0
         switch event {
         case .session(let frame):

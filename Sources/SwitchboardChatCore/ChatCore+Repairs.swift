@@ -17,7 +17,7 @@ extension ChatCore {
     }
 
     /// Committed ranges another node could not carry in its notification.
-    func hint(_ ranges: [CommittedRange]) {
+    package func hint(_ ranges: [CommittedRange]) {
         var requests: [CatchUpRequest] = []
         for range in ranges where !repairing.contains(range.sessionID) {
             let after = sessions[range.sessionID]?.compactMap(\.lastSeq).min()
@@ -30,7 +30,7 @@ extension ChatCore {
     }
 
     /// Another node changed a session whose state it could not carry.
-    func refresh(_ sessionID: String, workspaceID: String) {
+    package func refresh(_ sessionID: String, workspaceID: String) {
         guard sessions[sessionID] != nil || inbox[workspaceID] != nil else { return }
         read([CatchUpRequest(sessionID: sessionID, after: nil, announce: true)], then: nil)
     }
@@ -40,7 +40,7 @@ extension ChatCore {
     /// lost hint hid); with `inboxes`, the first page of each watched inbox
     /// too. `done` runs on this loop once every read has answered (failed
     /// reads included).
-    func catchUpAll(inboxes: Bool = true, then done: @escaping @Sendable () -> Void) {
+    package func catchUpAll(inboxes: Bool = true, then done: @escaping @Sendable () -> Void) {
         var requests: [CatchUpRequest] = []
         for (sessionID, subscriptions) in sessions where !repairing.contains(sessionID) {
             guard let after = subscriptions.compactMap(\.lastSeq).min() else { continue }
@@ -58,7 +58,7 @@ extension ChatCore {
     /// messages only for sessions actually behind, so a busy session whose
     /// newest messages are merely in flight costs nothing. `done` runs once
     /// every read has answered.
-    func sweep(then done: @escaping @Sendable () -> Void) {
+    package func sweep(then done: @escaping @Sendable () -> Void) {
         let joined = sessions.compactMap { id, subscriptions in
             subscriptions.compactMap(\.lastSeq).min().map { (id, $0) }
         }

@@ -32,7 +32,7 @@ extension ChatCore {
     /// answers to this loop's sends, then the new messages to this loop's subscribers.
     /// `stored` is the batch's messages as `CommittedMessages` reads them,
     /// built once per batch for every core (and the cluster bus).
-    func committed(_ batch: WriterBatchResult, _ stored: CommittedMessages? = nil) {
+    package func committed(_ batch: WriterBatchResult, _ stored: CommittedMessages? = nil) {
         let startedAt = batch.finishedAt > 0 ? MonotonicClock.nanoseconds() : 0
         for result in batch.results where result.origin == loopIndex {
             if let pending = pendingSends.removeValue(forKey: result.token) { answer(pending, result.outcome) }
@@ -93,16 +93,16 @@ extension ChatCore {
 }
 
 /// A batch's stored messages, and the state each changed session was left in.
-struct CommittedMessages: Sendable {
-    let messages: [ChatMessage]
-    let sessions: [SessionInfo]
+package struct CommittedMessages: Sendable {
+    package let messages: [ChatMessage]
+    package let sessions: [SessionInfo]
 
-    init(messages: [ChatMessage], sessions: [SessionInfo]) {
+    package init(messages: [ChatMessage], sessions: [SessionInfo]) {
         self.messages = messages
         self.sessions = sessions
     }
 
-    init(_ batch: WriterBatchResult) {
+    package init(_ batch: WriterBatchResult) {
         // An event precedes the message that caused it: first, so that every
         // session's messages stay in seq order.
         var messages: [ChatMessage] = batch.events.map { ChatMessage($0) }
@@ -120,7 +120,7 @@ struct CommittedMessages: Sendable {
 
 extension ChatMessage {
     /// A row as the writer returned it (its timestamp already in RFC 3339).
-    init(_ stored: StoredMessage) {
+    package init(_ stored: StoredMessage) {
         self.init(
             id: stored.id, sessionID: stored.sessionID, seq: stored.seq, clientMessageID: stored.clientMessageID,
             kind: stored.kind, body: stored.body,
@@ -131,7 +131,7 @@ extension ChatMessage {
 
 extension SessionInfo {
     /// The session as a batch left it: its state from the writer, `message` its newest.
-    init(_ state: StoredSession, after message: ChatMessage) {
+    package init(_ state: StoredSession, after message: ChatMessage) {
         self.init(
             id: message.sessionID, workspaceID: state.workspaceID, visitorID: state.visitorID, title: state.title,
             status: SessionStatus(rawValue: state.status) ?? .open,

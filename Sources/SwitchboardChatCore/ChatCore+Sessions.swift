@@ -126,7 +126,7 @@ extension ChatCore {
 }
 
 /// What a join's reader job found.
-struct JoinReplay: Sendable {
+package struct JoinReplay: Sendable {
     let session: SessionInfo
     /// Messages after this seq were replayed.
     let from: Int64

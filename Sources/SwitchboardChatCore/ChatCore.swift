@@ -2,6 +2,7 @@ import Logging
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardMetrics
+import SwitchboardSystem
 
 /// One event loop's chat, and the only owner of it: who is connected, who is
 /// joined to which session, who watches which workspace's inbox, the sends
@@ -15,9 +16,13 @@ import SwitchboardMetrics
 ///
 /// Threading: confined to its loop's thread; other threads only carry it
 /// back there (hence `@unchecked Sendable`).
-final class ChatCore: @unchecked Sendable {
+package final class ChatCore: @unchecked Sendable {
     let loopIndex: Int
     let settings: ChatSettings
+    /// Checks each connection's `hello` token.
+    let verifier: TokenVerifier
+    /// Seconds since the Unix epoch: when tokens are checked and expire.
+    let wallClock: @Sendable () -> Int64
     let store: any MessageStore
     let reader: any SessionReader
     /// This core's loop, for work that waits for the pass's writes (`afterWrites`).
@@ -44,12 +49,15 @@ final class ChatCore: @unchecked Sendable {
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
     var encoder = ServerFrameEncoder()
 
-    init(
-        loopIndex: Int, settings: ChatSettings, store: any MessageStore, reader: any SessionReader,
-        loop: any LoopExecutor, cores: ChatCores, metrics: GatewayMetrics, logger: Logger
+    package init(
+        loopIndex: Int, settings: ChatSettings, verifier: TokenVerifier, store: any MessageStore,
+        reader: any SessionReader, loop: any LoopExecutor, cores: ChatCores, metrics: GatewayMetrics, logger: Logger,
+        wallClock: @escaping @Sendable () -> Int64 = UnixClock.nowSeconds
     ) {
         self.loopIndex = loopIndex
         self.settings = settings
+        self.verifier = verifier
+        self.wallClock = wallClock
         self.store = store
         self.reader = reader
         self.loop = loop
@@ -60,24 +68,31 @@ final class ChatCore: @unchecked Sendable {
 
     // MARK: Connections
 
-    /// A new client connection; returns its id.
-    func open(_ peer: ChatPeer) -> UInt64 {
+    /// A new client connection, opened at loop time `now`; returns its id. It
+    /// has until the auth timeout to say `hello` (`tick`).
+    package func open(_ peer: ChatPeer, nowMilliseconds now: UInt64) -> UInt64 {
         let id = cores.nextConnectionID()
-        clients[id] = ChatClient(peer: peer)
+        clients[id] = ChatClient(
+            peer: peer, authDeadline: now + settings.authTimeoutMilliseconds,
+            limiter: RateLimiter(
+                messagesPerSecond: settings.ratePerSecond, burst: settings.rateBurst,
+                strikesBeforeClose: settings.rateStrikes))
+        metrics.connections(.unauthenticated).increment()
         return id
     }
 
     /// Forgets everything of a closed connection. Its sends still waiting for
     /// their commit are answered to nobody: the store answers every command.
-    func close(_ id: UInt64) {
+    package func close(_ id: UInt64) {
         guard let client = clients.removeValue(forKey: id) else { return }
+        metrics.connections(client.role).decrement()
         for subscription in client.joined.values { unlist(subscription) }
         if let workspace = client.inboxWorkspace { unwatchInbox(id, workspace: workspace) }
     }
 
     // MARK: Commands
 
-    /// One command of an authenticated connection; `receivedAt` is when its
+    /// One command of an authenticated connection (`receive` has checked its rate and its `hello`); `receivedAt` is when its
     /// loop woke to it (monotonic nanoseconds, 0 when unknown).
     func handle(_ request: ClientRequest, from id: UInt64, as identity: Identity, receivedAt: UInt64 = 0) {
         guard let client = clients[id] else { return }
@@ -174,8 +189,14 @@ final class ChatCore: @unchecked Sendable {
 }
 
 /// One connection's chat state, kept by its core.
-final class ChatClient {
+package final class ChatClient {
     let peer: ChatPeer
+    /// Who said `hello` on it; nil until then.
+    var identity: Identity?
+    /// Loop time by which `hello` must have come.
+    let authDeadline: UInt64
+    /// Frames per second, with strikes for a client that keeps pushing.
+    var limiter: RateLimiter
     /// The sessions it is joined to (each also listed in `ChatCore.sessions`).
     var joined: [String: Subscription] = [:]
     /// `session.create`s sent to the readers and not yet answered: they count
@@ -184,27 +205,39 @@ final class ChatClient {
     var inboxWorkspace: String?
     var nextJoinID: UInt64 = 0
 
-    init(peer: ChatPeer) {
+    init(peer: ChatPeer, authDeadline: UInt64, limiter: RateLimiter) {
         self.peer = peer
+        self.authDeadline = authDeadline
+        self.limiter = limiter
+    }
+
+    /// How /metrics counts it.
+    var role: ConnectionRole {
+        switch identity?.role {
+        case nil: .unauthenticated
+        case .visitor: .visitor
+        case .operator: .operator
+        case .admin: .admin
+        }
     }
 }
 
 /// An inbox subscriber, with its peer at hand for fan-out.
-struct InboxWatcher {
+package struct InboxWatcher {
     let connection: UInt64
     let peer: ChatPeer
 }
 
 /// A `send` handed to the store, remembered until its commit is known.
-struct PendingSend {
+package struct PendingSend {
     let connection: UInt64
     let ref: String?
-    let sessionID: String
+    package let sessionID: String
 }
 
 extension Identity {
     /// The identity as message frames name their sender, reader or typist.
-    var participant: Participant {
+    package var participant: Participant {
         Participant(id: id, role: role.rawValue, name: name)
     }
 }

@@ -7,33 +7,35 @@ import Synchronization
 ///
 /// Threading: `attach` runs once before any loop thread starts; after that
 /// `cores` is only read.
-final class ChatCores: @unchecked Sendable {
-    private(set) var cores: [ChatCore] = []
+package final class ChatCores: @unchecked Sendable {
+    package private(set) var cores: [ChatCore] = []
     private var handoffs: [LoopHandoff] = []
     private let connectionSerial = Atomic<UInt64>(0)
     /// The other gateway nodes (nil: this one alone). Set before `attach`.
-    var cluster: (any ClusterOutlet)?
+    package var cluster: (any ClusterOutlet)?
+
+    package init() {}
 
     /// Binds one core per loop, in loop order; `makeCore` gets the loop's index and handoff.
-    func attach(_ handoffs: [LoopHandoff], makeCore: (Int, LoopHandoff) -> ChatCore) {
+    package func attach(_ handoffs: [LoopHandoff], makeCore: (Int, LoopHandoff) -> ChatCore) {
         self.handoffs = handoffs
         cores = handoffs.enumerated().map { makeCore($0.offset, $0.element) }
     }
 
-    func core(forLoop index: Int) -> ChatCore { cores[index] }
+    package func core(forLoop index: Int) -> ChatCore { cores[index] }
 
     /// A connection id unique in the process (`welcome.conn_id`, exclusions across loops).
     func nextConnectionID() -> UInt64 { connectionSerial.add(1, ordering: .relaxed).newValue }
 
     /// From a database thread: `work` for every core on its own loop. A full
     /// queue is waited out (`LoopHandoff.post`), so nothing committed is lost.
-    func everyCore(fromDatabaseThread work: @escaping @Sendable (ChatCore) -> Void) {
+    package func everyCore(fromDatabaseThread work: @escaping @Sendable (ChatCore) -> Void) {
         for (core, handoff) in zip(cores, handoffs) { handoff.post { work(core) } }
     }
 
     /// From the loop of core `origin`: `work` for that core now, and for the
     /// others on their loops; never waits (`LoopHandoff.offer`).
-    func everyCore(from origin: Int, _ work: @escaping @Sendable (ChatCore) -> Void) {
+    package func everyCore(from origin: Int, _ work: @escaping @Sendable (ChatCore) -> Void) {
         for (index, (core, handoff)) in zip(cores, handoffs).enumerated() {
             if index == origin { work(core) } else { handoff.offer { work(core) } }
         }

@@ -5,7 +5,7 @@ extension ChatError {
     /// A reader query's failure as the protocol says it, on the socket and in
     /// the HTTP API alike: the one place a `QueryError` becomes a chat error.
     /// The detail (libpq's text: host, port, user) is not for clients.
-    init(_ error: QueryError, ref: String? = nil) {
+    package init(_ error: QueryError, ref: String? = nil) {
         switch error {
         case .unavailable:
             self.init(.unavailable, "the database is unreachable; retry later", ref: ref)

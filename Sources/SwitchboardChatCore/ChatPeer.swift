@@ -1,6 +1,6 @@
 /// A client connection as the chat core sees it: somewhere to write frames.
 /// `WebSocketConnectionHandler` in production, a recorder in tests.
-protocol ChatPeer: AnyObject {
+package protocol ChatPeer: AnyObject {
     /// A frame encoded once and shared by every connection it goes to.
     func send(_ frame: SharedFrame)
     /// A reply built for this connection alone.

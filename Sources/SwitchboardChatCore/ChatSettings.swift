@@ -1,34 +1,41 @@
 import SwitchboardChat
 
-/// The chat protocol's limits, read once from the configuration.
-struct ChatSettings: Sendable {
-    var authTimeoutMilliseconds: UInt64
-    var clockSkewSeconds: Int64
-    var heartbeatSeconds: Int
-    var maxMessageBytes: Int
-    var limits: ChatLimits
-    var replayLimit: Int
-    var maxJoinedSessions: Int
-    var inboxPageSize: Int
-    var ratePerSecond: Double
-    var rateBurst: Int
-    var rateStrikes: Int
+/// The chat protocol's limits (the gateway reads them once from its configuration).
+package struct ChatSettings: Sendable, Equatable {
+    package var authTimeoutMilliseconds: UInt64
+    package var clockSkewSeconds: Int64
+    package var heartbeatSeconds: Int
+    package var maxMessageBytes: Int
+    package var limits: ChatLimits
+    package var replayLimit: Int
+    package var maxJoinedSessions: Int
+    package var inboxPageSize: Int
+    package var ratePerSecond: Double
+    package var rateBurst: Int
+    package var rateStrikes: Int
     /// Live frames a connection may hold back while its join replay is read;
     /// past it the connection cannot keep up and is closed (1008).
-    var maxReplayBuffer: Int
+    package var maxReplayBuffer: Int
 
-    init(_ configuration: Configuration) {
-        authTimeoutMilliseconds = UInt64(configuration.authTimeoutSeconds) * 1000
-        clockSkewSeconds = Int64(configuration.authClockSkewSeconds)
-        heartbeatSeconds = configuration.heartbeatSeconds
-        maxMessageBytes = configuration.maxMessageBytes
-        limits = ChatLimits(maxBodyBytes: configuration.chatMaxBodyBytes)
-        replayLimit = configuration.chatReplayLimit
-        maxJoinedSessions = configuration.chatMaxJoinedSessions
-        inboxPageSize = configuration.chatInboxPageSize
-        ratePerSecond = Double(configuration.chatRatePerSecond)
-        rateBurst = configuration.chatRateBurst
-        rateStrikes = configuration.chatRateStrikes
-        maxReplayBuffer = 10_000
+    /// The protocol's defaults (docs/protocol.md, "Configuration"); `Configuration`'s are the same
+    /// (`ChatSettingsTests`).
+    package init(
+        authTimeoutMilliseconds: UInt64 = 10_000, clockSkewSeconds: Int64 = 60, heartbeatSeconds: Int = 25,
+        maxMessageBytes: Int = 65_536, limits: ChatLimits = ChatLimits(maxBodyBytes: 8192), replayLimit: Int = 500,
+        maxJoinedSessions: Int = 100, inboxPageSize: Int = 50, ratePerSecond: Double = 20, rateBurst: Int = 40,
+        rateStrikes: Int = 10, maxReplayBuffer: Int = 10_000
+    ) {
+        self.authTimeoutMilliseconds = authTimeoutMilliseconds
+        self.clockSkewSeconds = clockSkewSeconds
+        self.heartbeatSeconds = heartbeatSeconds
+        self.maxMessageBytes = maxMessageBytes
+        self.limits = limits
+        self.replayLimit = replayLimit
+        self.maxJoinedSessions = maxJoinedSessions
+        self.inboxPageSize = inboxPageSize
+        self.ratePerSecond = ratePerSecond
+        self.rateBurst = rateBurst
+        self.rateStrikes = rateStrikes
+        self.maxReplayBuffer = maxReplayBuffer
     }
 }

@@ -1,7 +1,7 @@
 /// What the chat cores tell the other gateway nodes, and which sessions and
 /// inboxes their clients follow (a bus that routes by session subscribes
 /// only to those). Called on loop threads: never blocks.
-protocol ClusterOutlet: Sendable {
+package protocol ClusterOutlet: Sendable {
     func publish(_ event: ChatEvent)
     func watch(session: String)
     func unwatch(session: String)

@@ -1,10 +1,9 @@
 import Logging
-import SwitchboardLoop
 import SwitchboardSystem
 
-/// What other threads need of an event loop: a way in. `EventLoop` in
-/// production; tests run the queued tasks by hand.
-protocol LoopExecutor: AnyObject, Sendable {
+/// What other threads need of an event loop: a way in. The gateway's
+/// `EventLoop` in production; tests run the queued tasks by hand.
+package protocol LoopExecutor: AnyObject, Sendable {
     /// Queues `task` for the loop's thread; false when the queue is full.
     func execute(_ task: @escaping @Sendable () -> Void) -> Bool
     /// False once the loop has been told to stop: nothing queued will run.
@@ -14,20 +13,24 @@ protocol LoopExecutor: AnyObject, Sendable {
     func afterWrites(_ work: @escaping () -> Void)
 }
 
-extension EventLoop: LoopExecutor {}
-
 /// The way onto one loop from another thread, with the two rules for a full
 /// queue: database threads wait, loops never do.
-struct LoopHandoff: Sendable {
-    let index: Int
-    let loop: any LoopExecutor
+package struct LoopHandoff: Sendable {
+    package let index: Int
+    package let loop: any LoopExecutor
     let logger: Logger
+
+    package init(index: Int, loop: any LoopExecutor, logger: Logger) {
+        self.index = index
+        self.loop = loop
+        self.logger = logger
+    }
 
     /// From a database thread (the writer's results, a reader's answer):
     /// waits while the loop's queue is full, so nothing committed is dropped.
     /// A stalled loop so holds the writer back, whose full queue then answers
     /// `overloaded` to new sends. Gives up only on a stopped loop (shutdown).
-    func post(_ task: @escaping @Sendable () -> Void) {
+    package func post(_ task: @escaping @Sendable () -> Void) {
         var waitedMilliseconds = 0
         while !loop.execute(task) {
             guard loop.isRunning else { return }

@@ -4,7 +4,7 @@ import SwitchboardWriter
 /// in tests. `submit` never waits; each accepted command's result comes back
 /// to the core of the loop that submitted it (`ChatCore.committed`), after
 /// the commit.
-protocol MessageStore: Sendable {
+package protocol MessageStore: Sendable {
     func submit(_ command: WriteCommand) -> SubmitOutcome
 }
 

@@ -9,7 +9,7 @@ import SwitchboardChat
 /// twice (the event itself, and a re-read inbox page or the bus racing it)
 /// is told once. Bounded; a session it forgot is simply learnt again.
 /// Loop-confined, like its core.
-struct SessionDirectory {
+package struct SessionDirectory {
     private struct Entry {
         var session: SessionInfo
         /// This state (this version) was told on this loop.

@@ -3,7 +3,7 @@ import SwitchboardReaders
 
 /// The queries the chat core runs: `ChatQueries` (one libpq connection per
 /// reader thread) in production, an in-memory store in tests.
-protocol SessionQueries {
+package protocol SessionQueries {
     func createSession(workspaceID: String, visitorID: String, title: String?) throws(QueryError) -> SessionInfo
     func session(id: String) throws(QueryError) -> SessionInfo?
     func messages(sessionID: String, afterSeq: Int64, limit: Int) throws(QueryError) -> [ChatMessage]
@@ -27,7 +27,7 @@ extension ChatQueries: SessionQueries {}
 
 /// Runs the core's queries off its loop (libpq blocks) and brings each
 /// result back to that loop.
-protocol SessionReader: Sendable {
+package protocol SessionReader: Sendable {
     /// Runs `query` on a reader thread, then `finish` with its outcome on the
     /// core's loop. Returns false, and runs neither, when the readers cannot
     /// take more work.
@@ -35,19 +35,6 @@ protocol SessionReader: Sendable {
         _ query: @escaping @Sendable (any SessionQueries) throws(QueryError) -> T,
         then finish: @escaping @Sendable (Result<T, QueryError>) -> Void
     ) -> Bool
-}
-
-/// The production reader: the gateway's `ReaderPool`, answering on one loop.
-struct PooledSessionReader: SessionReader {
-    let pool: ReaderPool
-    let loop: LoopHandoff
-
-    func read<T: Sendable>(
-        _ query: @escaping @Sendable (any SessionQueries) throws(QueryError) -> T,
-        then finish: @escaping @Sendable (Result<T, QueryError>) -> Void
-    ) -> Bool {
-        pool.run({ queries in Result { () throws(QueryError) in try query(queries) } }, thenOn: loop, finish)
-    }
 }
 
 extension SessionQueries {

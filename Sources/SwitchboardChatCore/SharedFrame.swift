@@ -6,15 +6,15 @@ import SwitchboardWebSocket
 /// that most subscribers' writes are a single copy into the socket. A class,
 /// so handing it to each of a thousand subscribers costs one reference count,
 /// not one per array.
-final class SharedFrame: Sendable {
-    let payload: [UInt8]
-    let frame: [UInt8]
+package final class SharedFrame: Sendable {
+    package let payload: [UInt8]
+    package let frame: [UInt8]
 
     /// Keeps an exact-size copy: `payload` usually shares the encoder's reused
     /// buffer, whose capacity (as large as the biggest reply it ever wrote,
     /// an inbox page) the frame would otherwise hold, and the encoder would
     /// reallocate on its next reset.
-    init(payload: [UInt8]) {
+    package init(payload: [UInt8]) {
         let exact = payload.withUnsafeBufferPointer { [UInt8]($0) }
         self.payload = exact
         frame = exact.withUnsafeBytes { FrameEncoder.encode(opcode: .text, payload: $0) }
@@ -24,17 +24,24 @@ final class SharedFrame: Sendable {
 /// A frame for everyone joined to a session. Messages carry their `seq`, so
 /// that a connection still replaying history can skip what the replay
 /// already gave it; typing, read and session events carry none.
-struct SessionFrame: Sendable {
-    let sessionID: String
-    let seq: Int64?
+package struct SessionFrame: Sendable {
+    package let sessionID: String
+    package let seq: Int64?
     /// A participant who should not get it (typing goes to the others only).
-    let excludedConnection: UInt64?
-    let frame: SharedFrame
+    package let excludedConnection: UInt64?
+    package let frame: SharedFrame
+
+    package init(sessionID: String, seq: Int64?, excludedConnection: UInt64?, frame: SharedFrame) {
+        self.sessionID = sessionID
+        self.seq = seq
+        self.excludedConnection = excludedConnection
+        self.frame = frame
+    }
 }
 
 /// What one loop's core tells every core, its own included, besides
 /// committed messages (`ChatCore.committed`).
-enum ChatEvent: Sendable {
+package enum ChatEvent: Sendable {
     /// `typing` or `read`: for the session's subscribers.
     case session(SessionFrame)
     /// A session was created or changed: every core updates what it knows of

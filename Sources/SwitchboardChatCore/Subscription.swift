@@ -4,7 +4,7 @@
 /// predecessor has not arrived (another node's, or a hint that arrived
 /// before this node's own commit) waits here while the core reads the gap
 /// from the database. It decides; the core writes.
-final class Subscription {
+package final class Subscription {
     enum State {
         /// Waiting for the replay; live frames are held in arrival order.
         case replaying([SessionFrame])
@@ -31,7 +31,7 @@ final class Subscription {
 
     let connection: UInt64
     let peer: ChatPeer
-    let sessionID: String
+    package let sessionID: String
     /// Tells a join's late answer from the answer to a later join of the same session.
     let joinID: UInt64
     private(set) var state: State

@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardAuth
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// Session changes as the core tells them: each change's stored event goes
 /// to the session's subscribers in seq order with the messages, on every

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// Fan-out reaches the session's subscribers on every loop and nobody else;
 /// events follow the same paths.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// A join subscribes at once and replays history; live messages that arrive
 /// while the replay is read are held, and every message reaches the joiner

@@ -3,7 +3,7 @@ import SwitchboardCluster
 import SwitchboardWriter
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// Messages another node committed reach this node's subscribers in seq
 /// order, once, whatever the bus loses or reorders: the database fills in.

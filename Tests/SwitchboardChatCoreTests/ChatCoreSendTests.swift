@@ -1,7 +1,7 @@
 import SwitchboardWriter
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// Sends are acked only after their commit, in order, each once; the store's
 /// refusals are answered at once.

@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardReaders
 import Synchronization
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// A loop whose queued tasks run when the test says so. Bounded like the real one.
 final class ManualLoop: LoopExecutor, @unchecked Sendable {
@@ -72,20 +72,25 @@ final class ManualReader: SessionReader, @unchecked Sendable {
     }
 
     /// Runs every waiting query and posts its answer to the loop (or, with
-    /// `postAnswers` false, keeps it for `postAnswers()`); returns how many ran.
+    /// `postAnswers` false, keeps it for `postAnswers()`); returns how many
+    /// ran or were posted.
     @discardableResult
     func runQueries(postAnswers: Bool = true) -> Int {
         let batch = jobs
         jobs = []
         for job in batch { answers.append(job()) }
-        if postAnswers { self.postAnswers() }
-        return batch.count
+        return batch.count + (postAnswers ? self.postAnswers() : 0)
     }
 
-    /// Posts the answers of queries already run, in order.
-    func postAnswers() {
-        for answer in answers { _ = loop.execute(answer) }
-        answers = []
+    /// Posts the answers of queries already run, in order, as many as the
+    /// loop's queue takes: the rest wait for room, as the reader pool's
+    /// threads do (`LoopHandoff.post`). Returns how many were posted.
+    @discardableResult
+    func postAnswers() -> Int {
+        var posted = 0
+        while posted < answers.count, loop.execute(answers[posted]) { posted += 1 }
+        answers.removeFirst(posted)
+        return posted
     }
 }
 
@@ -130,4 +135,9 @@ final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     func set() { value.store(true, ordering: .releasing) }
     var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
+/// Wall-clock seconds that a test sets (tokens expire by it).
+final class TestWallClock: @unchecked Sendable {
+    var seconds: Int64 = 1_800_000_000
 }

@@ -5,22 +5,28 @@ import SwitchboardChat
 import SwitchboardMetrics
 import SwitchboardSystem
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// Chat cores on manual loops, with an in-memory database behind fake
 /// readers: the whole chat logic of a gateway, driven step by step.
 final class CoreHarness {
     static let workspace = "0b1c2d3e-0000-4000-8000-000000000001"
     static let otherWorkspace = "0b1c2d3e-0000-4000-8000-000000000002"
+    static let secret = "core-harness-secret-of-at-least-32-bytes"
 
     let database: MemoryDatabase
     let loops: [ManualLoop]
     let readers: [ManualReader]
     let cores: ChatCores
     let metrics: GatewayMetrics
+    /// Wall-clock seconds, as the cores read them for tokens; tests move it.
+    let wallClock = TestWallClock()
+    /// Loop time (milliseconds) given with every frame and tick; tests move it.
+    var nowMilliseconds: UInt64 = 1_000
 
+    /// Frames are not rate limited unless `configure` says so: most tests send faster than a person.
     init(loops count: Int = 1, loopCapacity: Int = 1024, configure: (inout ChatSettings) -> Void = { _ in }) {
-        var settings = ChatSettings(Configuration())
+        var settings = ChatSettings(ratePerSecond: 1e9, rateBurst: 1_000_000_000)
         configure(&settings)
         let database = MemoryDatabase()
         let cores = ChatCores()
@@ -37,19 +43,46 @@ final class CoreHarness {
         let handoffs = loops.enumerated().map { LoopHandoff(index: $0.offset, loop: $0.element, logger: logger) }
         cores.attach(handoffs) { index, _ in
             ChatCore(
-                loopIndex: index, settings: settings, store: database, reader: readers[index], loop: loops[index],
-                cores: cores, metrics: metrics, logger: logger)
+                loopIndex: index, settings: settings,
+                verifier: TokenVerifier(secret: Self.secret, clockSkewSeconds: settings.clockSkewSeconds),
+                store: database, reader: readers[index], loop: loops[index], cores: cores, metrics: metrics,
+                logger: logger, wallClock: { [wallClock] in wallClock.seconds })
         }
     }
 
-    /// A connected, authenticated client on loop `loop`.
+    /// A connected client on loop `loop` that has said `hello` with a valid
+    /// token (its `welcome` taken from its frames).
     func connect(
-        _ role: Role, _ sub: String, name: String? = nil, workspace: String = CoreHarness.workspace, loop: Int = 0
+        _ role: Role, _ sub: String, name: String? = nil, workspace: String = CoreHarness.workspace, loop: Int = 0,
+        ttl: Int64 = 3600
     ) -> Client {
+        let client = open(loop: loop)
+        client.send(["type": "hello", "token": token(role, sub, name: name, workspace: workspace, ttl: ttl)])
+        _ = client.peer.take()
+        return client
+    }
+
+    /// A connection that has said nothing yet.
+    func open(loop: Int = 0) -> Client {
         let peer = RecordingPeer()
         let core = cores.core(forLoop: loop)
-        let identity = Identity(id: sub, role: role, workspaceID: workspace, name: name, expiresAt: .max)
-        return Client(core: core, id: core.open(peer), identity: identity, peer: peer)
+        return Client(harness: self, core: core, id: core.open(peer, nowMilliseconds: nowMilliseconds), peer: peer)
+    }
+
+    /// A token signed with the cores' secret, valid from now for `ttl` seconds.
+    func token(
+        _ role: Role, _ sub: String, name: String? = nil, workspace: String = CoreHarness.workspace, ttl: Int64 = 3600
+    ) -> String {
+        TokenMinter.mint(
+            TokenClaims(
+                subject: sub, role: role, workspaceID: workspace, name: name, issuedAt: wallClock.seconds,
+                expiresAt: wallClock.seconds + ttl),
+            secret: Self.secret)
+    }
+
+    /// Every connection's deadlines at the harness's time.
+    func tick() {
+        for core in cores.cores { for id in core.clients.keys { core.tick(id, nowMilliseconds: nowMilliseconds) } }
     }
 
     /// Runs readers and loops until nothing is left to do.
@@ -92,20 +125,23 @@ final class CoreHarness {
     }
 
     struct Client {
+        unowned let harness: CoreHarness
         let core: ChatCore
         let id: UInt64
-        let identity: Identity
         let peer: RecordingPeer
 
         /// A client frame, decoded by the gateway's own decoder, as the socket would hand it over.
         func send(_ object: [String: Any]) {
-            let data = try! JSONSerialization.data(withJSONObject: object)
-            let decoded = data.withUnsafeBytes { ClientFrameDecoder.decode($0, limits: core.settings.limits) }
-            switch decoded {
-            case .success(let request):
-                core.handle(request, from: id, as: identity, receivedAt: MonotonicClock.nanoseconds())
-            case .failure(let error): core.fail(id, error)
+            sendText(String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        }
+
+        /// A text message as it came off the socket, valid JSON or not.
+        func sendText(_ text: String) {
+            let decoded = Array(text.utf8).withUnsafeBytes {
+                ClientFrameDecoder.decode($0, limits: core.settings.limits)
             }
+            core.receive(
+                decoded, from: id, nowMilliseconds: harness.nowMilliseconds, receivedAt: MonotonicClock.nanoseconds())
         }
 
         func close() { core.close(id) }

@@ -3,7 +3,7 @@ import Logging
 import SwitchboardSystem
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// A full loop queue: database threads wait for it, loops never do.
 @Suite struct LoopHandoffTests {

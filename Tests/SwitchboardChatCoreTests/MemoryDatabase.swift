@@ -4,7 +4,7 @@ import SwitchboardReaders
 import SwitchboardSystem
 import SwitchboardWriter
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// The chat core's database in memory: its `MessageStore` (sends wait in
 /// `pending` until a test commits them) and the `SessionQueries` its fake

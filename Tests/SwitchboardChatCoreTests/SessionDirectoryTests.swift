@@ -1,7 +1,7 @@
 import SwitchboardChat
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// A loop's newest-known session states: nothing older is told after something newer.
 @Suite struct SessionDirectoryTests {

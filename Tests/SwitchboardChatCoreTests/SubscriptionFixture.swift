@@ -1,4 +1,4 @@
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// Subscriptions and frames for the state-machine tests, with a peer that
 /// takes everything and does nothing (the tests look at the decisions).

@@ -1,7 +1,7 @@
 import SwitchboardChat
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// A subscription that sees a session's seq jump holds what follows the gap
 /// until the missing messages arrive, live or read from the database.

@@ -1,7 +1,7 @@
 import SwitchboardChat
 import Testing
 
-@testable import SwitchboardServer
+@testable import SwitchboardChatCore
 
 /// The per-join state machine alone: what it decides for each live frame.
 @Suite struct SubscriptionTests {

@@ -1,5 +1,6 @@
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardChatCore
 import SwitchboardHTTP
 import SwitchboardIdentifiers
 import SwitchboardJSON

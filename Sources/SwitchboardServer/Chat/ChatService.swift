@@ -1,6 +1,7 @@
 import Logging
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardChatCore
 import SwitchboardCluster
 import SwitchboardMetrics
 import SwitchboardNATS
@@ -84,7 +85,7 @@ final class ChatService: Sendable {
     func attach(_ handoffs: [LoopHandoff]) {
         cores.attach(handoffs) { index, handoff in
             ChatCore(
-                loopIndex: index, settings: settings, store: writer,
+                loopIndex: index, settings: settings, verifier: verifier, store: writer,
                 reader: PooledSessionReader(pool: readers, loop: handoff), loop: handoff.loop, cores: cores,
                 metrics: metrics,
                 logger: logger)

@@ -1,5 +1,6 @@
 import Logging
 import SwitchboardChat
+import SwitchboardChatCore
 import SwitchboardCluster
 import SwitchboardMetrics
 import SwitchboardSystem

@@ -1,5 +1,6 @@
 import SwitchboardAdmission
 import SwitchboardChat
+import SwitchboardChatCore
 import SwitchboardHTTP
 import SwitchboardLoop
 import SwitchboardMetrics

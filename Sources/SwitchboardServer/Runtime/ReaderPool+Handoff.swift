@@ -1,3 +1,4 @@
+import SwitchboardChatCore
 import SwitchboardReaders
 
 extension ReaderPool {

@@ -1,5 +1,6 @@
 import Logging
 import SwitchboardAdmission
+import SwitchboardChatCore
 import SwitchboardLoop
 import SwitchboardSystem
 

@@ -1,4 +1,5 @@
 import Logging
+import SwitchboardChatCore
 import SwitchboardLoop
 import SwitchboardMetrics
 import SwitchboardWebSocket

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SwitchboardChatCore
 import SwitchboardCluster
 import SwitchboardMetrics
 import Synchronization

@@ -1,0 +1,4 @@
+import SwitchboardChatCore
+import SwitchboardLoop
+
+extension EventLoop: LoopExecutor {}

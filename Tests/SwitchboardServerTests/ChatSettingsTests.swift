@@ -1,0 +1,12 @@
+import SwitchboardChatCore
+import Testing
+
+@testable import SwitchboardServer
+
+/// The chat core's defaults are the configuration's: a core built with
+/// `ChatSettings()` (its tests) behaves as a gateway with no settings.
+@Suite struct ChatSettingsTests {
+    @Test func theCoresDefaultsAreTheConfigurations() {
+        #expect(ChatSettings() == ChatSettings(Configuration()))
+    }
+}
