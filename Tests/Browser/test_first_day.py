@@ -291,6 +291,8 @@ def test_taking_over_asks_first_and_tells_the_previous_operator(gateway, windows
     ben, widget, session_id = start_conversation(gateway.base, windows, "Ben", "Order question")
     ben.find("[data-sb=assign]").click()
     wait_for(lambda: "assigned to Ben" in ben.find("#conv-meta").text, message="Ben has it")
+    # Ben looks at his list for the next conversation (on a phone, a screen of its own; on a desk, beside it).
+    ben.show_list()
     olga = Console(windows(), gateway.base, name="Olga")
     olga.open_session(session_id)
     wait_for(lambda: "assigned to Ben" in olga.find("#conv-meta").text, message="Olga sees Ben has it")
@@ -313,7 +315,10 @@ def test_taking_over_asks_first_and_tells_the_previous_operator(gateway, windows
     notice = wait_for(lambda: [n for n in ben.find_all("#notice, [data-sb=takeover-notice]") if n.is_displayed()],
                       message="Ben's notice")
     assert "Olga took over “Order question”" in notice[0].text
+    assert visible_in_viewport(ben.driver, notice[0]), "Ben's notice on the screen he is looking at"
     assert not [n for n in olga.find_all("#notice, [data-sb=takeover-notice]") if n.is_displayed()]
+    ben.open_session(session_id)
+    wait_for(lambda: "assigned to Olga" in ben.find("#conv-meta").text, message="Ben sees Olga has it")
 
 
 @AT_EVERY_WIDTH
