@@ -134,12 +134,27 @@ class Console(ChatView):
         wait_for(lambda: self.state == state, timeout, f"console state {state}")
 
     def inbox_ids(self):
+        """The conversations of the list in its order, as the operator sees them; None while the list is not
+        on screen (on a phone, while a conversation is open: the two are separate screens)."""
         return self.driver.execute_script(
-            "return [...document.querySelectorAll('[data-sb=inbox-item]')].map((row) => row.dataset.sessionId)")
+            "const list = document.querySelector('[data-sb=inbox]');"
+            "if (!list.checkVisibility()) return null;"
+            "return [...list.querySelectorAll('[data-sb=inbox-item]')].map((row) => row.dataset.sessionId)")
+
+    def show_list(self):
+        """The conversation list on screen, as a person gets it: on a phone, back from a conversation with
+        [data-sb=back]; on a desk the list is beside the conversation already."""
+        back = self.find("[data-sb=back]")
+        if back.is_displayed():
+            back.click()
+        wait_for(lambda: self.find("[data-sb=inbox]").is_displayed(), message="the conversation list")
 
     def open_session(self, session_id):
+        """Opens a conversation from the list, going back to the list first on a phone."""
+        self.show_list()
         row = wait_for(lambda: self.find(f"[data-sb=inbox-item][data-session-id='{session_id}']"),
                        message=f"session {session_id} in the inbox")
+        wait_for(row.is_displayed, message=f"session {session_id} shown in the inbox")
         row.click()
         wait_for(lambda: self.find("[data-sb=conversation]").is_displayed(), message="the conversation")
 

@@ -631,14 +631,16 @@ class Console {
   }
 
   async act(action) {
-    // A change this operator makes is not news to them (see upsert's take-over notice).
-    this.acting = this.openId;
+    // A change this operator makes is not news to them (see upsert's take-over notice), for a second:
+    // forgotten then even if they have left the conversation meanwhile (on a phone, back to the list).
+    const id = this.openId;
+    this.acting = id;
     try {
       this.upsert(await action());
     } catch (error) {
       this.flash(`That did not work: ${plain(error)}.`);
     } finally {
-      setTimeout(() => this.acting === this.openId && (this.acting = null), 1000);
+      setTimeout(() => this.acting === id && (this.acting = null), 1000);
     }
   }
 
