@@ -87,7 +87,8 @@ let package = Package(
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "SwitchboardChatCore", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP", "SwitchboardWebSocket",
+                "SwitchboardChatCore", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
+                "SwitchboardWebSocket",
                 "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardCrypto",
                 "SwitchboardAuth",
                 "SwitchboardChat",
@@ -175,8 +176,10 @@ let package = Package(
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [
-                "SwitchboardServer", "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardStore",
-                "SwitchboardPostgres", "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat", "SwitchboardReaders",
+                "SwitchboardServer", "SwitchboardChatCore", "SwitchboardHTTP", "SwitchboardAuth", "SwitchboardJSON",
+                "SwitchboardStore",
+                "SwitchboardPostgres", "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat",
+                "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission",
                 .product(name: "Logging", package: "swift-log"),
@@ -194,7 +197,8 @@ let package = Package(
         .testTarget(
             name: "SwitchboardClusterTests",
             dependencies: [
-                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardTestSupport",
+                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres",
+                "SwitchboardTestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

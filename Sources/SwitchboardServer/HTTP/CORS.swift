@@ -34,10 +34,5 @@ enum CORS {
 
 extension HTTPRoute {
     /// The JSON API under /api/v1, which browsers on other origins may call.
-    var isAPI: Bool {
-        switch self {
-        case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators: true
-        default: false
-        }
-    }
+    var isAPI: Bool { APIRoutes.byLabel[self] != nil }
 }

@@ -4,8 +4,10 @@ import SwitchboardMetrics
 import SwitchboardWeb
 
 /// The gateway's paths. Each maps to an `HTTPRoute`, which is also the
-/// `route` label its requests are counted under, so a new route is one case
-/// there, one line in `router`, and one in `answer`.
+/// `route` label its requests are counted under. The JSON API's routes are a
+/// table of their own (`APIRoutes`: one file per resource, authentication
+/// and error bodies applied once around them); a new resource is its file,
+/// its label in `HTTPRoute`, and its line in `APIRoutes.all`.
 enum Routes {
     static func router(_ configuration: Configuration, database: Bool) -> HTTPRouter<HTTPRoute> {
         var router = HTTPRouter<HTTPRoute>()
@@ -23,22 +25,13 @@ enum Routes {
         if configuration.devTokens { router.add(.post, "/dev/token", .devToken) }
         if database {
             router.add(.get, "/v1/ws", .ws)
-            for (method, pattern, route) in apiRoutes {
-                router.add(method, pattern, route)
-                router.add(.options, pattern, .preflight)
+            for route in APIRoutes.all {
+                router.add(route.method, route.pattern, route.label)
+                router.add(.options, route.pattern, .preflight)
             }
         }
         return router
     }
-
-    static let apiRoutes: [(HTTPMethod, String, HTTPRoute)] = [
-        (.get, "/api/v1/admin/live-chat/conversations", .conversations),
-        (.get, "/api/v1/sessions/{id}/messages", .messages),
-        (.patch, "/api/v1/sessions/{id}", .sessionPatch),
-        (.delete, "/api/v1/sessions/{id}", .sessionDelete),
-        (.get, "/api/v1/admin/live-chat/analytics", .analytics),
-        (.get, "/api/v1/operators", .operators),
-    ]
 
     /// What `route` answers to `request` on a connection of `loop`.
     static func answer(
@@ -63,14 +56,15 @@ enum Routes {
             return .now(CORS.preflight(request, allowedOrigins: context.allowedOrigins))
         case .other:
             return .now(.error(.notFound, code: "not_found", message: "no such path"))
-        case .readyz, .ws, .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators:
+        case .readyz, .ws:
             // The router has these routes only with a database (ServerContext).
             guard let chat = context.chat else { return .now(.noDatabase) }
-            switch route {
-            case .readyz: return Readiness.check(cluster: chat.cluster, logger: context.logger)
-            case .ws: return .upgrade(context.chatWebSocket, ChatConnection(service: chat, loop: loop))
-            default: return AdminAPI(chat: chat).handle(route, request, parameters: parameters)
-            }
+            if route == .ws { return .upgrade(context.chatWebSocket, ChatConnection(service: chat, loop: loop)) }
+            return Readiness.check(cluster: chat.cluster, logger: context.logger)
+        case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators:
+            // The JSON API: its own table (API/Resources), routed only with a database.
+            guard let chat = context.chat, let api = APIRoutes.byLabel[route] else { return .now(.noDatabase) }
+            return APIRoutes.answer(api, request, parameters: parameters, chat: chat)
         }
     }
 }
