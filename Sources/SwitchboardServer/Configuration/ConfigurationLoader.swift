@@ -67,7 +67,7 @@ public enum ConfigurationLoader {
             guard let bytes = ThisProcess.readFile(path) else {
                 throw ConfigError(key: "", message: "cannot read configuration file \(path)")
             }
-            try configuration.apply(file: ConfigFileParser.parse(String(decoding: bytes, as: UTF8.self), source: path))
+            try configuration.apply(file: ConfigFileParser.parse(bytes: bytes, source: path))
         }
         try configuration.apply(environment: environment)
         try configuration.apply(file: overrides.values)
