@@ -1,0 +1,82 @@
+import SwitchboardChat
+import SwitchboardChatCore
+import SwitchboardHTTP
+import SwitchboardLoop
+import SwitchboardReaders
+
+/// Carrying out a route's answer: a response now, a job for the reader pool
+/// (the connection reads on meanwhile but holds its input, so pipelined
+/// requests are answered in order), or the upgrade to WebSocket.
+extension HTTPConnectionHandler {
+    func carryOut(
+        _ answer: HTTPAnswer, for request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer,
+        on connection: Connection
+    ) {
+        switch answer {
+        case .now(let response):
+            respond(response, to: request, on: connection)
+        case .later(let job):
+            answerLater(job, to: request, on: connection)
+        case .upgrade(let configuration, let application):
+            if let refusal = WebSocketUpgrade.perform(
+                request, configuration: configuration, application: application, leftover: leftover,
+                on: connection, context: context)
+            {
+                respondAndClose(refusal, on: connection)
+            } else {
+                context.metrics.recordHTTPRequest(route: route, status: 101)
+            }
+        }
+    }
+
+    /// Runs `job` on the reader pool and sends its answer when it comes back;
+    /// meanwhile this connection reads on but holds its input.
+    private func answerLater(
+        _ job: @escaping @Sendable (ChatQueries) -> HTTPResponse, to request: HTTPRequest, on connection: Connection
+    ) {
+        guard let chat = context.chat else {
+            respond(.noDatabase, to: request, on: connection)
+            return
+        }
+        awaitingResponse = true
+        let waiting = LoopBound((self, connection))
+        let loop = LoopHandoff(index: connection.loop.index, loop: connection.loop, logger: context.logger)
+        let submitted = chat.readers.run(job, thenOn: loop) { response in
+            let (handler, connection) = waiting.value
+            handler.finish(response, to: request, on: connection)
+        }
+        if !submitted {
+            awaitingResponse = false
+            respond(
+                .api(ChatError(.overloaded, "too many requests in flight; retry later")), to: request, on: connection)
+        }
+    }
+
+    private func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
+        awaitingResponse = false
+        guard connection.isOpen, connection.handler === self else { return }
+        respond(response, to: request, on: connection)
+        if !held.isEmpty, connection.isOpen {
+            var pending: [UInt8] = []
+            swap(&pending, &held)
+            pending.withUnsafeMutableBytes { received($0, on: connection) }
+        }
+        // The peer closed meanwhile and everything it sent is answered: close
+        // now, as `peerClosed` would have. (A held request may have upgraded
+        // the connection; its new handler learns of the close the same way.)
+        if closeWhenAnswered, !awaitingResponse, connection.isOpen {
+            connection.handler?.peerClosed(on: connection)
+        }
+    }
+
+    func hold(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        guard !bytes.isEmpty else { return }
+        // One more whole request at most; a client that sends more without reading is cut off.
+        let limit = context.httpLimits.maxHeaderBytes + context.httpLimits.maxBodyBytes + 8192
+        guard held.count + bytes.count <= limit else {
+            connection.closeNow()
+            return
+        }
+        held.append(contentsOf: bytes)
+    }
+}
