@@ -343,6 +343,22 @@ def test_unassign_and_assign_to_a_named_operator(gateway, windows, width):
     wait_for(lambda: any("Pia" in text for _, text in widget.events()), message="the widget's event line")
 
 
+def test_a_system_line_alone_leaves_a_read_conversation_read(gateway, browsers):
+    ben, widget, session_id = start_conversation(gateway.base, browsers, "Ben", "Where is my parcel?")
+    _, _, other_id = start_conversation(gateway.base, browsers, "Ida", "Another question")
+    wait_for(lambda: other_id in (ben.inbox_ids() or []), message="the other conversation in Ben's inbox")
+    ben.open_session(other_id)  # Ben has read the first one and moves on
+    olga = Console(browsers(), gateway.base, name="Olga")
+    olga.open_session(session_id)
+    olga.find("[data-sb=assign]").click()
+    row = f"[data-sb=inbox-item][data-session-id='{session_id}']"
+    wait_for(lambda: "Olga" in ben.find(row).text, message="the assignment in Ben's inbox")
+    assert not ben.find_all(f"{row} .unread"), "\"Olga joined the conversation\" alone is nothing to read"
+    widget.send("Any news?")
+    badge = wait_for(lambda: ben.find_all(f"{row} .unread"), message="the visitor's new message unread")
+    assert badge[0].text == "2", "counted up to the newest message: the event before it and the message"
+
+
 # 5. The connection state, not a presence
 
 @AT_EVERY_WIDTH

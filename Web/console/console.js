@@ -410,7 +410,10 @@ class Console {
     row.dataset.sessionId = session.id;
     row.dataset.status = session.status;
     row.setAttribute('aria-selected', String(session.id === this.openId));
-    const unread = Math.max(0, session.last_seq - (this.read[session.id] ?? 0));
+    // Unread while someone's newest message is; a system line alone (joined, closed) is not news to read.
+    const read = this.read[session.id] ?? 0;
+    const newest = session.last_message?.seq ?? 0;
+    const unread = newest > read ? newest - read : 0;
     const who = session.assigned_operator ? session.assigned_operator.name || session.assigned_operator.id : 'unassigned';
     const preview = session.last_message ? session.last_message.body : 'No messages yet';
     row.dir = 'auto';
