@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 
-import { Switchboard, SwitchboardError, backoff } from '../../Web/sdk/switchboard.js';
+import {
+  Switchboard, SwitchboardError, backoff, charactersOver, linkRuns, utf8Bytes,
+} from '../../Web/sdk/switchboard.js';
 
 // Browsers have CustomEvent; Node before 19 has it only behind a flag.
 globalThis.CustomEvent ??= class extends Event {
@@ -261,4 +263,23 @@ test('event messages are delivered in seq among the others and settle no outbox 
   const delivered = events.filter((e) => e.type === 'message').map((e) => [e.message.seq, e.message.kind]);
   assert.deepEqual(delivered, [[1, 'text'], [2, 'event'], [3, 'text']]);
   assert.equal(client.lastSeq('s1'), 3);
+});
+
+test('utf8Bytes and charactersOver count as the gateway does: UTF-8 bytes, whole characters off the end', () => {
+  assert.equal(utf8Bytes('abc'), 3);
+  assert.equal(utf8Bytes('é€😀'), 2 + 3 + 4);
+  assert.equal(charactersOver('abc', 3), 0);
+  assert.equal(charactersOver('abcé', 3), 1, 'the two-byte é alone is over');
+  assert.equal(charactersOver('a😀😀', 5), 1, 'one emoji (4 bytes) off leaves 5');
+  assert.equal(charactersOver('😀', 0), 1);
+});
+
+test('linkRuns makes links of http and https only, without trailing punctuation', () => {
+  assert.deepEqual(linkRuns('see https://shop.example/help. Or http://x.io/a?b=1, thanks'), [
+    { text: 'see ' }, { url: 'https://shop.example/help' }, { text: '. Or ' }, { url: 'http://x.io/a?b=1' },
+    { text: ', thanks' },
+  ]);
+  assert.deepEqual(linkRuns('javascript:alert(1) and ftp://x'), [{ text: 'javascript:alert(1) and ftp://x' }]);
+  assert.deepEqual(linkRuns('(https://a.example)'), [{ text: '(' }, { url: 'https://a.example' }, { text: ')' }]);
+  assert.deepEqual(linkRuns(''), []);
 });

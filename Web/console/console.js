@@ -3,7 +3,7 @@
 // join), replies, assignment, closing, typing and read markers, and the
 // workspace's analytics. A thin view over the SDK; every text a person typed
 // is set with textContent.
-import { Switchboard, newClientMessageId } from '/sdk/switchboard.js';
+import { Switchboard, charactersOver, linkRuns, newClientMessageId, utf8Bytes } from '/sdk/switchboard.js';
 
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 100; // inbox rows per HTTP page
@@ -17,7 +17,6 @@ const REASONS = {
   disconnected: 'the connection was lost, try again', timeout: 'the gateway did not answer, try again',
 };
 const plain = (error) => REASONS[error?.code] ?? 'something went wrong';
-const bytes = (text) => new TextEncoder().encode(text).length;
 const number = (n) => n?.toLocaleString('en-US');
 const FILTERS = { active: ['open', 'assigned'], open: ['open'], assigned: ['assigned'], closed: ['closed'], all: [] };
 
@@ -28,27 +27,11 @@ function el(tag, attributes = {}, text) {
   return node;
 }
 
-/** The characters to take off the end of `text` for it to fit in `max` UTF-8 bytes. */
-function excess(text, max) {
-  let over = bytes(text) - max;
-  let n = 0;
-  for (const ch of [...text].reverse()) {
-    if (over <= 0) break;
-    over -= bytes(ch);
-    n++;
-  }
-  return n;
-}
-
 /** Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML. */
 function linked(node, text) {
-  let at = 0;
-  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
-    const url = match[0].replace(/[.,;:!?)\]'"]+$/, '');
-    node.append(text.slice(at, match.index), el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, url));
-    at = match.index + url.length;
+  for (const run of linkRuns(text)) {
+    node.append(run.url ? el('a', { href: run.url, target: '_blank', rel: 'noopener noreferrer' }, run.url) : run.text);
   }
-  node.append(text.slice(at));
   return node;
 }
 
@@ -222,8 +205,8 @@ class Console {
     const counter = $('#counter');
     const max = this.client.limits?.max_body_bytes;
     const text = composer.value.trim();
-    const used = max ? bytes(text) : 0;
-    const over = used > max ? excess(text, max) : 0;
+    const used = max ? utf8Bytes(text) : 0;
+    const over = used > max ? charactersOver(text, max) : 0;
     counter.hidden = !max || used < 0.8 * max;
     counter.dataset.state = over ? 'over' : 'near';
     counter.textContent = over

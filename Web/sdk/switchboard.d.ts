@@ -104,6 +104,12 @@ export class SwitchboardError extends Error {
 export function newClientMessageId(): string;
 export function backoff(attempt: number, min: number, max: number): number;
 export function tokenExpiry(token: string): number;
+/** UTF-8 bytes of `text`: what the gateway's `max_body_bytes` counts. */
+export function utf8Bytes(text: string): number;
+/** How many characters to take off the end of `text` for it to fit in `maxBytes` UTF-8 bytes (0: it fits). */
+export function charactersOver(text: string, maxBytes: number): number;
+/** `text` as runs of plain text and http(s) links, for building DOM nodes (never HTML). */
+export function linkRuns(text: string): Array<{ text: string } | { url: string }>;
 
 export class Switchboard extends EventTarget {
   constructor(options: SwitchboardOptions);

@@ -47,6 +47,40 @@ export function tokenExpiry(token) {
   }
 }
 
+/** UTF-8 bytes of `text`: what the gateway's `max_body_bytes` counts. */
+export function utf8Bytes(text) {
+  return new TextEncoder().encode(text).length;
+}
+
+/** How many characters to take off the end of `text` for it to fit in `maxBytes` UTF-8 bytes (0: it fits). */
+export function charactersOver(text, maxBytes) {
+  let over = utf8Bytes(text) - maxBytes;
+  let count = 0;
+  for (const character of [...text].reverse()) {
+    if (over <= 0) break;
+    over -= utf8Bytes(character);
+    count++;
+  }
+  return count;
+}
+
+/**
+ * `text` as runs of plain text and http(s) links, `[{ text } | { url }]`, for building DOM nodes
+ * (never HTML): only http and https become links, and trailing punctuation stays text.
+ */
+export function linkRuns(text) {
+  const runs = [];
+  let at = 0;
+  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
+    const url = match[0].replace(/[.,;:!?)\]'"]+$/, '');
+    if (match.index > at) runs.push({ text: text.slice(at, match.index) });
+    runs.push({ url });
+    at = match.index + url.length;
+  }
+  if (at < text.length) runs.push({ text: text.slice(at) });
+  return runs;
+}
+
 export class Switchboard extends EventTarget {
   // The options (url, token, apiUrl, minDelayMs, maxDelayMs, typingIntervalMs): SwitchboardOptions in switchboard.d.ts.
   constructor(options) {

@@ -68,31 +68,6 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
   const LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
   const REASONS = { too_large: 'too long', rate_limited: 'too many at once, try again soon', not_found: 'this conversation is gone' };
   const number = (n) => n?.toLocaleString('en-US');
-  const bytes = (text) => new TextEncoder().encode(text).length;
-
-  // The characters to take off the end of `text` for it to fit in `max` UTF-8 bytes.
-  function excess(text, max) {
-    let over = bytes(text) - max;
-    let n = 0;
-    for (const ch of [...text].reverse()) {
-      if (over <= 0) break;
-      over -= bytes(ch);
-      n++;
-    }
-    return n;
-  }
-
-  // Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML.
-  function linked(node, text) {
-    let at = 0;
-    for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
-      const url = match[0].replace(/[.,;:!?)\]'"]+$/, '');
-      node.append(text.slice(at, match.index), el('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, url));
-      at = match.index + url.length;
-    }
-    node.append(text.slice(at));
-    return node;
-  }
 
   async function fetchToken() {
     if (window.SwitchboardWidget?.getToken) return window.SwitchboardWidget.getToken();
@@ -178,6 +153,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
 
     async start() {
       const sdk = await import(options.sdk);
+      this.sdk = sdk;
       const client = new sdk.Switchboard({ url: options.gateway, token: fetchToken });
       this.client = client;
       this.newId = sdk.newClientMessageId;
@@ -271,8 +247,8 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
     count() {
       const max = this.client?.limits?.max_body_bytes;
       const text = this.composer.value.trim();
-      const used = max ? bytes(text) : 0;
-      const over = used > max ? excess(text, max) : 0;
+      const used = max ? this.sdk.utf8Bytes(text) : 0;
+      const over = used > max ? this.sdk.charactersOver(text, max) : 0;
       this.counter.hidden = !max || used < 0.8 * max;
       this.counter.dataset.state = over ? 'over' : 'near';
       this.counter.textContent = over
@@ -342,8 +318,16 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.hideEmpty();
       const item = el('li', { class: `msg${mine ? ' mine' : ''}`, 'data-sb': 'message' });
       const meta = el('span', { class: 'meta' });
-      item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, senderName), linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), body), meta);
+      item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, senderName), this.linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), body), meta);
       return { item, meta };
+    }
+
+    // Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML.
+    linked(node, text) {
+      for (const run of this.sdk.linkRuns(text)) {
+        node.append(run.url ? el('a', { href: run.url, target: '_blank', rel: 'noopener noreferrer' }, run.url) : run.text);
+      }
+      return node;
     }
 
     showPending(id, body) {
