@@ -70,7 +70,11 @@ struct InFlightBatch {
             decoded.results.append(queued.result(outcome))
         }
         for row in commands.count..<result.rowCount {
-            guard result.string(row, 1) == "event", let event = event(result, row) else { continue }
+            guard result.string(row, 1) == "event", let event = event(result, row) else {
+                // As strict as the commands' rows: a row the function should not return is a broken schema.
+                let message = "the writer's statement returned an unexpected row after the messages' rows"
+                return Decoded(results: results(commands, .failed(message)))
+            }
             decoded.events.append(event)
         }
         return decoded

@@ -156,7 +156,6 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.sdk = sdk;
       const client = new sdk.Switchboard({ url: options.gateway, token: fetchToken });
       this.client = client;
-      this.newId = sdk.newClientMessageId;
       client.addEventListener('state', (e) => this.showState(e.detail.state));
       client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
       client.addEventListener('typing', (e) => this.showTyping(e.detail));
@@ -266,7 +265,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.composer.value = '';
       this.count();
       this.composer.focus();
-      const id = this.newId();
+      const id = this.sdk.newClientMessageId();
       this.keep(id, { id, body });
       this.showPending(id, body);
       this.dispatch(id, body);
