@@ -12,8 +12,11 @@ func standardError(_ text: String) {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if let name = arguments.first, let entry = subcommands.first(where: { $0.name == name }) {
+    exit(entry.run(Array(arguments.dropFirst())))
+}
 if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
-    print(LoadOptions.usage)
+    print(LoadOptions.usage + subcommandUsage())
     exit(arguments.isEmpty ? 2 : 0)
 }
 let options: LoadOptions
