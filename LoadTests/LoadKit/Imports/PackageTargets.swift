@@ -48,14 +48,8 @@ public struct PackageTarget: Equatable, Sendable {
         guard let pipe = popen("swift package --package-path \(quoted) dump-package 2>/dev/null", "r") else {
             throw ReportError(description: "cannot run swift package dump-package")
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, pipe)
-            bytes.append(contentsOf: chunk[0..<count])
-            if count < chunk.count { break }
-        }
-        guard pclose(pipe) == 0 else { throw ReportError(description: "swift package dump-package failed") }
-        return try parse(String(decoding: bytes, as: UTF8.self))
+        let output = TextFile.readAll(pipe)
+        guard pclose(pipe) == 0, let output else { throw ReportError(description: "swift package dump-package failed") }
+        return try parse(output)
     }
 }
