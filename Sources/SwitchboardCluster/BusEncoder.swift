@@ -185,6 +185,7 @@ public struct BusEncoder: Sendable {
             optional(state.assignedOperator?.name)
             writer.string(state.createdAt)
             writer.string(state.updatedAt)
+            routing(state)
             writer.endArray()
         } else {
             writer.null()
@@ -195,7 +196,8 @@ public struct BusEncoder: Sendable {
     }
 
     /// `[id, workspace, visitor, title, status, operator_id, operator_name, last_seq,
-    ///   [seq, body, sender_role, created_at] | null, created_at, updated_at, version, deleted]`
+    ///   [seq, body, sender_role, created_at] | null, created_at, updated_at, version, deleted,
+    ///   waiting_since, contact]`
     private mutating func session(_ session: SessionInfo) {
         writer.beginArray()
         writer.string(session.id)
@@ -220,7 +222,17 @@ public struct BusEncoder: Sendable {
         writer.string(session.updatedAt)
         writer.int(session.version)
         writer.bool(session.deleted)
+        routing(session)
         writer.endArray()
+    }
+
+    /// A session's routing state (migration 9), last in its arrays so that a
+    /// node of the version before, which stops at `updated_at` or `deleted`,
+    /// is told apart by the count: `waiting_since` and `contact` (JSON text,
+    /// in a string), each null when unset.
+    private mutating func routing(_ session: SessionInfo) {
+        optional(session.waitingSince)
+        optional(session.contact)
     }
 
     private mutating func optional(_ text: String?) {

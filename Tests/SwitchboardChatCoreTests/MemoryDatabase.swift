@@ -55,7 +55,7 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
                 version: session.version, workspaceID: session.workspaceID, status: session.status.rawValue,
                 title: session.title, visitorID: session.visitorID, operatorID: session.assignedOperator?.id,
                 operatorName: session.assignedOperator?.name, createdAt: session.createdAt,
-                updatedAt: session.updatedAt)
+                updatedAt: session.updatedAt, waitingSince: session.waitingSince, contact: session.contact)
             results[index].outcome = .stored(row)
         }
         defer { batchEvents = [] }
@@ -73,6 +73,7 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
             // As migration 8's writer: reopened, unassigned, the event just before the message.
             session.status = .open
             session.assignedOperator = nil
+            session.waitingSince = nil
             session.lastSeq += 1
             let event = ChatMessage(
                 id: UUID().uuidString.lowercased(), sessionID: command.sessionID, seq: session.lastSeq,
@@ -95,6 +96,12 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         session.lastMessage = LastMessage(
             seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt)
         session.updatedAt = message.createdAt
+        // As migration 9's writer: a visitor's message starts the wait of an open, unassigned session.
+        if command.senderRole == "visitor" && session.status == .open && session.assignedOperator == nil
+            && session.waitingSince == nil
+        {
+            session.waitingSince = message.createdAt
+        }
         sessions[command.sessionID] = session
         return .stored(Self.row(message))
     }

@@ -43,6 +43,12 @@ private func expectedJSON(_ session: SessionInfo) -> JSONValue {
     object["created_at"] = .string(session.createdAt)
     object["updated_at"] = .string(session.updatedAt)
     object["version"] = .number(JSONNumber(session.version))
+    // Queued: open, nobody assigned, a visitor waiting (docs/routing.md).
+    let queued =
+        session.status == .open && session.assignedOperator == nil && session.waitingSince != nil && !session.deleted
+    object["queued"] = .bool(queued)
+    object["waiting_since"] = session.waitingSince.map(JSONValue.string) ?? .null
+    if let contact = session.contact { object["contact"] = try? JSONParser.parse(Array(contact.utf8)) }
     if session.deleted { object["deleted"] = .bool(true) }
     return .object(object)
 }
@@ -90,6 +96,25 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
     }
 
+    /// A session waiting in the queue says so, and since when; its visitor's
+    /// contact, when there is one, is the object the database holds.
+    @Test mutating func aQueuedSessionCarriesItsWaitAndItsContact() throws {
+        var queued = openSession
+        queued.waitingSince = "2026-11-22T08:00:02.000Z"
+        queued.contact = #"{"email":"ann@example.com"}"#
+        let frame = try parsed(encoder.sessionUpdated(ref: nil, queued))
+        #expect(frame["session"] == expectedJSON(queued))
+        #expect(frame["session"]?["queued"] == true)
+        #expect(frame["session"]?["waiting_since"] == "2026-11-22T08:00:02.000Z")
+        #expect(frame["session"]?["contact"] == ["email": "ann@example.com"])
+
+        var assigned = assignedSession
+        assigned.waitingSince = queued.waitingSince
+        let kept = try parsed(encoder.sessionUpdated(ref: nil, assigned))
+        #expect(kept["session"]?["queued"] == false, "an assigned session keeps its wait and is not queued")
+        #expect(kept["session"]?["contact"] == nil)
+    }
+
     @Test mutating func aDeletedSessionSaysSoAndOthersDoNot() throws {
         var deleted = assignedSession
         deleted.deleted = true
@@ -109,7 +134,7 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         #expect(
             frame["session"]?.objectValue?.keys == [
                 "id", "workspace_id", "visitor_id", "title", "status", "assigned_operator", "last_seq", "last_message",
-                "created_at", "updated_at", "version",
+                "created_at", "updated_at", "version", "queued", "waiting_since",
             ])
         let withoutRef = try parsed(encoder.session(ref: nil, assignedSession))
         #expect(withoutRef.keys == ["type", "session"])

@@ -25,7 +25,7 @@
 ///   holds exactly those, in queue order. Open unassigned sessions that
 ///   already have a visitor's message join the queue at that message.
 /// - The writer's function (otherwise as version 8) sets `waiting_since`
-///   and returns it with the session's state.
+///   and returns it and `contact` with the session's state.
 enum Migration0009 {
     static let migration = Migration(version: 9, name: "routing", sql: sql, down: down)
 
@@ -118,24 +118,27 @@ enum Migration0009 {
             in: SQLText.function("switchboard_reopen_for_visitors", in: Migration0008.migration.sql)))
 
     /// Migration 8's writer function with `waiting_since`: set in both
-    /// paths' session update, returned in a last column (NULL on event rows).
+    /// paths' session update, and returned with `contact` in two last
+    /// columns of the session's state (NULL on event rows), so that the
+    /// `session.updated` a message causes is the whole session.
     private static let appendFunction: String = {
         var sql = SQLText.function("switchboard_append_messages", in: Migration0008.migration.sql)
         sql = SQLText.replacing(
-            "event_session uuid, meta text)", with: "event_session uuid, meta text, session_waiting_since timestamptz)",
-            count: 1, in: sql)
+            "event_session uuid, meta text)",
+            with: "event_session uuid, meta text, session_waiting_since timestamptz, session_contact text)", count: 1,
+            in: sql)
         // After the reopen (an earlier statement), so a reopened session waits from this message.
         sql = SQLText.replacing(
             "version = s.version + 1,\n",
             with: "version = s.version + 1, waiting_since = CASE WHEN s.waiting_since IS NULL AND c.has_visitor "
                 + "AND s.status = 'open' AND s.assigned_operator_id IS NULL THEN now() ELSE s.waiting_since END,\n",
             count: 2, in: sql)
-        sql = SQLText.replacing("s.updated_at\n", with: "s.updated_at, s.waiting_since\n", count: 2, in: sql)
+        sql = SQLText.replacing("s.updated_at\n", with: "s.updated_at, s.waiting_since, s.contact\n", count: 2, in: sql)
         sql = SQLText.replacing(
-            "b.updated_at, NULL::uuid, NULL::text", with: "b.updated_at, NULL::uuid, NULL::text, b.waiting_since",
-            count: 2, in: sql)
+            "b.updated_at, NULL::uuid, NULL::text",
+            with: "b.updated_at, NULL::uuid, NULL::text, b.waiting_since, b.contact::text", count: 2, in: sql)
         sql = SQLText.replacing(
-            "e.session_id, e.meta\n", with: "e.session_id, e.meta, NULL::timestamptz\n", count: 2, in: sql)
+            "e.session_id, e.meta\n", with: "e.session_id, e.meta, NULL::timestamptz, NULL::text\n", count: 2, in: sql)
         return "DROP FUNCTION switchboard_append_messages(uuid[], text[], text[], text[], text[], text[], text[]);\n"
             + sql
     }()
