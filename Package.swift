@@ -68,6 +68,8 @@ let package = Package(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
         .target(
             name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers"]),
+        // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
+        .target(name: "SwitchboardRouting"),
         .target(
             name: "SwitchboardReaders",
             dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem"]),
@@ -138,6 +140,7 @@ let package = Package(
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
         .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
+        .testTarget(name: "SwitchboardRoutingTests", dependencies: ["SwitchboardRouting"]),
         .testTarget(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
