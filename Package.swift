@@ -72,7 +72,10 @@ let package = Package(
         .target(name: "SwitchboardRouting"),
         .target(
             name: "SwitchboardReaders",
-            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem"]),
+            dependencies: [
+                "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
+                "SwitchboardRouting",
+            ]),
         .target(
             name: "SwitchboardWebSocket",
             dependencies: ["SwitchboardDeflate", "SwitchboardCrypto"]
@@ -83,7 +86,7 @@ let package = Package(
             name: "SwitchboardChatCore",
             dependencies: [
                 "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders",
-                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster",
+                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -95,7 +98,7 @@ let package = Package(
                 "SwitchboardAuth",
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
-                "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission",
+                "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -150,7 +153,7 @@ let package = Package(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport",
+                "SwitchboardTestSupport", "SwitchboardRouting",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
@@ -185,14 +188,14 @@ let package = Package(
                 "SwitchboardPostgres", "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat",
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
-                "SwitchboardAdmission",
+                "SwitchboardAdmission", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SwitchboardChatCoreTests",
             dependencies: [
                 "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders", "SwitchboardWriter",
-                "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem",
+                "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -87,6 +87,7 @@ extension ChatCore {
                 connectionID: Self.connectionID(id), identity: identity, heartbeatSeconds: settings.heartbeatSeconds,
                 maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes))
         recordStaff(identity)
+        if identity.role != .visitor { cores.routing?.connected(identity.participant, workspace: identity.workspaceID) }
     }
 
     /// An authentication failure: say why, then close with 4001.

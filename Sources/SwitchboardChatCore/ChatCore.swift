@@ -86,6 +86,9 @@ package final class ChatCore: @unchecked Sendable {
     package func close(_ id: UInt64) {
         guard let client = clients.removeValue(forKey: id) else { return }
         metrics.connections(client.role).decrement()
+        if let identity = client.identity, identity.role != .visitor {
+            cores.routing?.disconnected(identity.participant, workspace: identity.workspaceID)
+        }
         for subscription in client.joined.values { unlist(subscription) }
         if let workspace = client.inboxWorkspace { unwatchInbox(id, workspace: workspace) }
     }

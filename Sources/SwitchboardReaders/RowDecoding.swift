@@ -66,6 +66,25 @@ enum RowDecoding {
         c.meta::text
         """
 
+    /// How many columns `messageColumns` is.
+    static let messageColumnCount = 11
+
+    /// A `text[]` parameter: every element double-quoted, `\` and `"`
+    /// escaped, so that commas, braces, quotes and spaces in ids stay data.
+    static func textArray(_ values: [String]) -> String {
+        var literal = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { literal += "," }
+            literal += "\""
+            for character in value {
+                if character == "\\" || character == "\"" { literal += "\\" }
+                literal.append(character)
+            }
+            literal += "\""
+        }
+        return literal + "}"
+    }
+
     /// `messageColumns` starting at column `at` of the row.
     static func message(_ result: PostgresResult, _ row: Int, at first: Int = 0) throws(QueryError) -> ChatMessage {
         ChatMessage(

@@ -34,6 +34,13 @@ public struct PassCoalescer: Sendable {
         return false
     }
 
+    /// The pass of `workspace` could not be started after all (no thread
+    /// took it): forgotten, with any trigger that came for it meanwhile
+    /// (the next heartbeat finds what they were for).
+    public mutating func abandoned(_ workspace: String) {
+        running[workspace] = nil
+    }
+
     /// Whether a pass of `workspace` is running.
     public func isRunning(_ workspace: String) -> Bool { running[workspace] != nil }
 }

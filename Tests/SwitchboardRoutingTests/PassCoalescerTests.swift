@@ -27,6 +27,15 @@ import Testing
         #expect(!third && !coalescer.isRunning("w"), "nothing came during the second")
     }
 
+    @Test func anAbandonedPassLeavesTheWorkspaceIdle() {
+        var coalescer = PassCoalescer()
+        let started = coalescer.request("w")
+        let queued = coalescer.request("w")
+        coalescer.abandoned("w")
+        let again = coalescer.finished("w")
+        #expect(started && !queued && !again && !coalescer.isRunning("w"))
+    }
+
     @Test func aFinishForAWorkspaceNotRunningIsIgnored() {
         var coalescer = PassCoalescer()
         let finished = coalescer.finished("w")

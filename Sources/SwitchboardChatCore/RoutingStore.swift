@@ -1,0 +1,48 @@
+import SwitchboardChat
+import SwitchboardReaders
+import SwitchboardRouting
+
+/// What routing asks of the database (docs/routing.md): `ChatQueries` on a
+/// reader thread in production, an in-memory fake in tests.
+package protocol RoutingQueries {
+    func routingPass(workspaceID: String, settings: RoutingSettings) throws(QueryError) -> RoutingPassResult
+    func heartbeat(
+        node: String, connections: [NodeConnection], settings: RoutingSettings
+    ) throws(QueryError) -> [String]
+    func recordConnections(
+        node: String, workspaceID: String, staff: Participant, connections: Int, graceSeconds: Int
+    ) throws(QueryError)
+    func operatorPresence(
+        workspaceID: String, operatorID: String?, defaultCapacity: Int, liveSeconds: Int
+    ) throws(QueryError) -> [OperatorPresence]
+    func setOperatorStatus(workspaceID: String, operatorID: String, status: OperatorStatus) throws(QueryError) -> Bool
+    func setOperatorCapacity(workspaceID: String, operatorID: String, capacity: Int?) throws(QueryError) -> Bool
+    func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String]
+}
+
+extension ChatQueries: RoutingQueries {}
+
+/// Where routing's jobs run: off every event loop (libpq blocks), on the
+/// reader pool's threads in production.
+package protocol RoutingStore: Sendable {
+    /// Runs `job` on a database thread; false at once (nothing runs) when none can take it.
+    func run(_ job: @escaping @Sendable (any RoutingQueries) -> Void) -> Bool
+}
+
+/// What the chat cores tell routing. Called on loop threads: never blocks.
+package protocol RoutingTriggers: AnyObject, Sendable {
+    /// An operator's or admin's connection said `hello` in `workspace`.
+    func connected(_ staff: Participant, workspace: String)
+    /// One of its connections closed.
+    func disconnected(_ staff: Participant, workspace: String)
+    /// A session changed (closed, released, handed off, reopened, deleted):
+    /// capacity may have freed, or the queue grown.
+    func changed(_ session: SessionInfo)
+}
+
+/// Told after every routing pass of this node, on a database thread: what
+/// a visitor's `availability` (its place in the queue, whether anyone is
+/// there) and a team panel are made from. Must not block.
+package protocol RoutingObserver: Sendable {
+    func routed(_ snapshot: RoutingSnapshot)
+}

@@ -1,0 +1,200 @@
+import SwitchboardChat
+import SwitchboardPostgres
+import SwitchboardRouting
+
+/// One operator's open connections on this node.
+public struct NodeConnection: Sendable, Hashable {
+    public let workspaceID: String
+    public let operatorID: String
+    public let connections: Int
+
+    public init(workspaceID: String, operatorID: String, connections: Int) {
+        self.workspaceID = workspaceID
+        self.operatorID = operatorID
+        self.connections = connections
+    }
+}
+
+/// Presence (docs/routing.md): each node's view of the operators connected
+/// to it, their `connected_until`, their chosen status and capacity.
+extension ChatQueries {
+    /// An operator's connections on `node` are now `connections` (0: none
+    /// left): its row for this node is written or removed, and it counts as
+    /// connected for at least `graceSeconds` more (connected_until never
+    /// moves back: another node may hold it longer). Records the operator
+    /// as `recordOperator` does, so that its row exists for the connection's
+    /// key. Retryable: it writes a state, not a change.
+    public func recordConnections(
+        node: String, workspaceID: String, staff: Participant, connections: Int, graceSeconds: Int
+    ) throws(QueryError) {
+        _ = try run(
+            """
+            WITH node AS (
+                INSERT INTO gateway_nodes (node_id) VALUES ($1) ON CONFLICT (node_id) DO NOTHING
+            ),
+            workspace AS (
+                INSERT INTO workspaces (id, name) VALUES ($2::uuid, 'Workspace ' || $2::uuid::text)
+                ON CONFLICT (id) DO NOTHING
+            ),
+            staff AS (
+                INSERT INTO operators (workspace_id, id, name, role, connected_until)
+                VALUES ($2::uuid, $3, $4, $5, now() + $7::int * interval '1 second')
+                ON CONFLICT (workspace_id, id) DO UPDATE
+                   SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now(),
+                       connected_until = greatest(operators.connected_until, EXCLUDED.connected_until)
+            ),
+            gone AS (
+                DELETE FROM operator_connections
+                 WHERE $6::int = 0 AND node_id = $1 AND workspace_id = $2::uuid AND operator_id = $3
+            )
+            INSERT INTO operator_connections (node_id, workspace_id, operator_id, connections)
+            SELECT $1, $2::uuid, $3, $6::int WHERE $6::int > 0
+            ON CONFLICT (node_id, workspace_id, operator_id) DO UPDATE SET connections = EXCLUDED.connections
+            """,
+            [node, workspaceID, staff.id, staff.name, staff.role, String(connections), String(graceSeconds)],
+            retryable: true)
+    }
+
+    /// One heartbeat of `node`: it is alive (nodes silent for ten heartbeats
+    /// are deleted, their connections with them), its connections are
+    /// `connections` exactly, and their operators count as connected for
+    /// another grace. Returns the workspaces a pass should look at: a queue
+    /// and someone to take from it, or (when `settings.requeues`) an operator
+    /// gone past its grace who still holds sessions.
+    public func heartbeat(
+        node: String, connections: [NodeConnection], settings: RoutingSettings
+    ) throws(QueryError) -> [String] {
+        _ = try run(
+            """
+            WITH me AS (
+                INSERT INTO gateway_nodes (node_id, heartbeat_at) VALUES ($1, now())
+                ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()
+            )
+            DELETE FROM gateway_nodes WHERE node_id <> $1 AND heartbeat_at < now() - $2::int * interval '1 second'
+            """, [node, String(10 * settings.heartbeatSeconds)], retryable: true)
+        _ = try run(
+            """
+            WITH mine AS (
+                SELECT m.workspace_id, m.operator_id, m.connections
+                  FROM unnest($2::uuid[], $3::text[], $4::int[]) AS m(workspace_id, operator_id, connections)
+                  JOIN operators o ON o.workspace_id = m.workspace_id AND o.id = m.operator_id
+            ),
+            gone AS (
+                DELETE FROM operator_connections c
+                 WHERE c.node_id = $1
+                   AND NOT EXISTS (SELECT 1 FROM mine m
+                                    WHERE m.workspace_id = c.workspace_id AND m.operator_id = c.operator_id)
+            ),
+            kept AS (
+                INSERT INTO operator_connections (node_id, workspace_id, operator_id, connections)
+                SELECT $1, m.workspace_id, m.operator_id, m.connections FROM mine m
+                ON CONFLICT (node_id, workspace_id, operator_id) DO UPDATE SET connections = EXCLUDED.connections
+            )
+            UPDATE operators o
+               SET connected_until = greatest(o.connected_until, now() + $5::int * interval '1 second')
+              FROM mine m
+             WHERE o.workspace_id = m.workspace_id AND o.id = m.operator_id
+            """,
+            [
+                node, "{" + connections.map(\.workspaceID).joined(separator: ",") + "}",
+                RowDecoding.textArray(connections.map(\.operatorID)),
+                "{" + connections.map { String($0.connections) }.joined(separator: ",") + "}",
+                String(settings.offlineGraceSeconds),
+            ], retryable: true)
+        guard settings.mode != .manual else { return [] }
+        let result = try run(
+            """
+            SELECT DISTINCT s.workspace_id::text
+              FROM chat_sessions s
+             WHERE s.status = 'open' AND s.assigned_operator_id IS NULL AND s.waiting_since IS NOT NULL
+               AND s.deleted_at IS NULL
+               AND EXISTS (SELECT 1 FROM operators o
+                            WHERE o.workspace_id = s.workspace_id AND o.status = 'online' AND o.connected_until > now())
+            UNION
+            SELECT DISTINCT o.workspace_id::text
+              FROM operators o
+             WHERE $1::boolean
+               AND (o.connected_until < now() OR (o.status = 'offline' AND o.status_changed_at IS NOT NULL))
+               AND EXISTS (SELECT 1 FROM chat_sessions s
+                            WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
+                              AND s.status = 'assigned' AND s.deleted_at IS NULL)
+            """, [settings.requeues ? "true" : "false"], retryable: true)
+        var workspaces: [String] = []
+        for row in 0..<result.rowCount { workspaces.append(try RowDecoding.required(result, row, 0)) }
+        return workspaces
+    }
+
+    /// Every operator of the workspace as routing sees it (or only
+    /// `operatorID`), by name. `liveSeconds`: a node that has not beaten for
+    /// that long holds no connection that counts.
+    public func operatorPresence(
+        workspaceID: String, operatorID: String? = nil, defaultCapacity: Int, liveSeconds: Int
+    ) throws(QueryError) -> [OperatorPresence] {
+        let result = try run(
+            """
+            SELECT o.id, o.name, o.role, o.status,
+                   EXISTS (SELECT 1 FROM operator_connections c JOIN gateway_nodes n ON n.node_id = c.node_id
+                            WHERE c.workspace_id = o.workspace_id AND c.operator_id = o.id
+                              AND n.heartbeat_at > now() - $3::int * interval '1 second'),
+                   (SELECT count(*) FROM chat_sessions s
+                     WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
+                       AND s.status = 'assigned' AND s.deleted_at IS NULL),
+                   coalesce(o.capacity, $2::int), \(RowDecoding.timestamp("o.last_assigned_at"))
+              FROM operators o
+             WHERE o.workspace_id = $1::uuid AND ($4::text IS NULL OR o.id = $4::text)
+             ORDER BY lower(coalesce(o.name, o.id)), o.id
+            """, [workspaceID, String(defaultCapacity), String(liveSeconds), operatorID], retryable: true)
+        var operators: [OperatorPresence] = []
+        for row in 0..<result.rowCount {
+            let statusText = try RowDecoding.required(result, row, 3)
+            guard let status = OperatorStatus(rawValue: statusText) else {
+                throw .failed("unexpected operator status \(statusText)")
+            }
+            operators.append(
+                OperatorPresence(
+                    id: try RowDecoding.required(result, row, 0), name: result.string(row, 1),
+                    role: try RowDecoding.required(result, row, 2), status: status,
+                    connected: result.bool(row, 4) == true,
+                    activeSessions: Int(try RowDecoding.int64(result, row, 5)),
+                    capacity: Int(try RowDecoding.int64(result, row, 6)), lastAssignedAt: result.string(row, 7)))
+        }
+        return operators
+    }
+
+    /// The status `operatorID` chose; false when the workspace has no such operator.
+    public func setOperatorStatus(
+        workspaceID: String, operatorID: String, status: OperatorStatus
+    ) throws(QueryError) -> Bool {
+        let result = try run(
+            """
+            UPDATE operators SET status = $3, status_changed_at = now()
+             WHERE workspace_id = $1::uuid AND id = $2
+            """, [workspaceID, operatorID, status.rawValue], retryable: true)
+        return result.affectedRows == 1
+    }
+
+    /// `operatorID`'s own capacity (nil: the gateway's default); false when no such operator.
+    public func setOperatorCapacity(
+        workspaceID: String, operatorID: String, capacity: Int?
+    ) throws(QueryError) -> Bool {
+        let result = try run(
+            "UPDATE operators SET capacity = $3::int WHERE workspace_id = $1::uuid AND id = $2",
+            [workspaceID, operatorID, capacity.map(String.init)], retryable: true)
+        return result.affectedRows == 1
+    }
+
+    /// The workspace's queued sessions, oldest first (at most `limit`).
+    public func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String] {
+        let result = try run(
+            """
+            SELECT s.id::text FROM chat_sessions s
+             WHERE s.workspace_id = $1::uuid AND s.status = 'open' AND s.assigned_operator_id IS NULL
+               AND s.waiting_since IS NOT NULL AND s.deleted_at IS NULL
+             ORDER BY s.waiting_since, s.id
+             LIMIT $2::int
+            """, [workspaceID, String(limit)], retryable: true)
+        var ids: [String] = []
+        for row in 0..<result.rowCount { ids.append(try RowDecoding.required(result, row, 0)) }
+        return ids
+    }
+}
