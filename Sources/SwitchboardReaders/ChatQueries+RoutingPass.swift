@@ -62,7 +62,7 @@ extension ChatQueries {
     private func requeue(_ workspaceID: String) throws(QueryError) -> [SessionChange] {
         let result = try run(
             """
-            WITH gone AS (
+            WITH gone AS MATERIALIZED (
                 SELECT o.id, o.name, o.role,
                        CASE WHEN o.status = 'offline' AND o.status_changed_at IS NOT NULL THEN 'signed_off'
                             ELSE 'disconnected' END AS reason
@@ -71,14 +71,24 @@ extension ChatQueries {
                    AND (o.connected_until < statement_timestamp()
                         OR (o.status = 'offline' AND o.status_changed_at IS NOT NULL))
             ),
+            -- Each gone operator's sessions by key (idx_chat_sessions_assigned): with nobody gone,
+            -- nothing is read. (A plain join let the planner walk every assigned session of the
+            -- workspace and probe the operators for each: 20 ms a pass at 2,000 assigned.)
+            held AS (
+                SELECT g.*, h.id AS session_id
+                  FROM gone g
+                 CROSS JOIN LATERAL (
+                     SELECT x.id FROM chat_sessions x
+                      WHERE x.workspace_id = $1::uuid AND x.assigned_operator_id = g.id AND x.status = 'assigned'
+                        AND x.deleted_at IS NULL) h
+            ),
             s AS (
                 UPDATE chat_sessions s
                    SET status = 'open', assigned_operator_id = NULL, assigned_operator_name = NULL,
                        waiting_since = coalesce(s.waiting_since, s.first_visitor_message_at, s.created_at),
                        last_seq = s.last_seq + 1, version = s.version + 1
-                  FROM gone g
-                 WHERE s.workspace_id = $1::uuid AND s.assigned_operator_id = g.id AND s.status = 'assigned'
-                   AND s.deleted_at IS NULL
+                  FROM held g
+                 WHERE s.id = g.session_id AND s.status = 'assigned'
                 RETURNING s.*, g.id AS previous_id, g.name AS previous_name, g.role AS previous_role, g.reason,
                           gen_random_uuid() AS event_id
             ),
