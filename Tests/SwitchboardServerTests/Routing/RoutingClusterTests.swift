@@ -231,6 +231,7 @@ import Glibc
             return loads["a0"] == nil && loads["a1"] == nil && assigned == 12
         }
         let took = Date().timeIntervalSince(killed)
+        print("routing: the killed node's operators' sessions were with the others \(took) s after SIGKILL")
         #expect(took >= Double(RoutingClusterTests.graceSeconds) - 1.5, "not before the grace: \(took) s")
         let after = try cluster.loads
         #expect(after.values.allSatisfy { $0 <= 5 } && after.values.reduce(0, +) == 12, "\(after)")
