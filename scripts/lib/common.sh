@@ -5,7 +5,9 @@
 #
 # Provides: SB_ROOT (repository root), logging (sb_log, sb_warn, sb_die, sb_step),
 # as_root, ensure_packages, ensure_venv, free_port, wait_for_port, wait_for_log,
-# ensure_postgres DIR, stop_postgres DIR, and SB_PG_BIN.
+# ensure_postgres DIR, stop_postgres DIR, SB_PG_BIN, and the one set-up every
+# script shares (at the end): sb_on_exit, sb_release_bins, sb_private_postgres,
+# sb_report_dir, sb_start_server.
 
 if [ -n "${SB_COMMON_SH_LOADED:-}" ]; then
   return 0
@@ -403,4 +405,161 @@ stop_postgres() {
     pg_as_owner "$SB_PG_BIN/pg_ctl" stop -D "$cdir/data" -m fast -w -t 60 -s ||
       sb_warn "pg_ctl stop failed for $cdir/data"
   fi
+}
+
+# ---------------------------------------------------------------------------
+# the scripts' one set-up: clean-up on exit, release binaries, a private
+# PostgreSQL, a report directory, servers started and stopped
+#
+#   sb_release_bins "$bin_dir" switchboard loadtest   # sets bin
+#   sb_private_postgres bench-x bench                  # sets work; work/pg runs
+#   sb_report_dir bench-x                              # sets out
+#   sb_start_server gateway "$port" "$work/gw.log" "$bin/switchboard" serve ...
+
+# sb_on_exit COMMAND: evaluate COMMAND when the script exits, before the commands
+# registered earlier (last in, first out). The first call installs the EXIT trap
+# and makes SIGINT and SIGTERM exit 130 and 143 (not in an interactive shell that
+# sourced this file). A command may change SB_EXIT_STATUS, the status the script
+# then exits with.
+SB_EXIT_HOOKS=()
+sb_on_exit() {
+  if [ ${#SB_EXIT_HOOKS[@]} -eq 0 ] && [[ $- != *i* ]]; then
+    trap sb_run_exit_hooks EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+  fi
+  SB_EXIT_HOOKS+=("$1")
+}
+sb_run_exit_hooks() {
+  SB_EXIT_STATUS=$?
+  set +e
+  local i
+  for ((i = ${#SB_EXIT_HOOKS[@]} - 1; i >= 0; i--)); do eval "${SB_EXIT_HOOKS[i]}"; done
+  exit "$SB_EXIT_STATUS"
+}
+
+# sb_release_bins DIR PRODUCT...: sets bin to DIR (a --bin-dir: no build) or, when
+# DIR is empty, builds the release PRODUCTs and sets bin to their directory. Dies
+# unless each bin/PRODUCT is an executable.
+sb_release_bins() {
+  local dir=$1 product
+  shift
+  if [ -n "$dir" ]; then
+    [ -d "$dir" ] || sb_die "--bin-dir: no directory $dir"
+    bin=$(cd "$dir" && pwd)
+    sb_log "using binaries in $bin (no build)"
+  else
+    sb_step "building $* (release)"
+    for product in "$@"; do
+      swift build --package-path "$SB_ROOT" -c release --product "$product" >&2 || sb_die "building $product failed"
+    done
+    bin=$(swift build --package-path "$SB_ROOT" -c release --show-bin-path)
+  fi
+  for product in "$@"; do
+    [ -x "$bin/$product" ] || sb_die "no executable $bin/$product"
+  done
+}
+
+# sb_work_dir TAG: sets work to a new directory ${TMPDIR:-/tmp}/sb-TAG.XXXXXX, mode
+# 755 (the postgres user must reach work/pg), removed on exit with the cluster
+# that work/pg holds (stopped first).
+sb_work_dir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/sb-$1.XXXXXX")
+  chmod 755 "$work"
+  sb_on_exit "sb_remove_work '$work'"
+}
+sb_remove_work() {
+  stop_postgres "$1/pg" >/dev/null 2>&1
+  # As root the cluster's files belong to postgres (root removes them); otherwise to us.
+  rm -rf "$1" "$(pg_alt_dir "$1/pg")"
+}
+
+# sb_private_postgres TAG [durable|bench|fast]: a fresh PostgreSQL in work/pg
+# (sb_work_dir TAG first unless work is set), stopped and removed on exit;
+# exports SWITCHBOARD_DATABASE_URL and the rest as ensure_postgres does.
+#   durable  PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on)
+#   bench    durable, with SB_BENCH_PG_SETTINGS (shared_buffers, max_wal_size)
+#   fast     durability off: for throwaway test databases only
+sb_private_postgres() {
+  [ -n "${work:-}" ] || sb_work_dir "$1"
+  case ${2:-durable} in
+    durable)
+      sb_step "starting a private PostgreSQL (durable settings)"
+      ensure_postgres "$work/pg"
+      ;;
+    bench)
+      sb_step "starting a private PostgreSQL with durable settings ($SB_BENCH_PG_SETTINGS)"
+      SB_PG_SETTINGS=$SB_BENCH_PG_SETTINGS ensure_postgres "$work/pg"
+      ;;
+    fast) ensure_postgres "$work/pg" --fast ;;
+    *) sb_die "sb_private_postgres: unknown mode $2" ;;
+  esac
+}
+
+# sb_report_dir NAME: sets out to .build-test/NAME (relative when the script runs
+# in SB_ROOT), emptied.
+sb_report_dir() {
+  out=.build-test/$1
+  [ "$PWD" = "$SB_ROOT" ] || out=$SB_ROOT/$out
+  rm -rf "$out"
+  mkdir -p "$out"
+}
+
+# http_status HOST PORT PATH: print the HTTP status of GET PATH (nothing when no answer).
+http_status() {
+  (
+    exec 3<>"/dev/tcp/$1/$2" || exit 0
+    printf 'GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n' "$3" "$1" "$2" >&3
+    IFS=' ' read -r -t 5 _ status _ <&3 || exit 0
+    printf '%s\n' "$status"
+  ) 2>/dev/null
+}
+
+# sb_start_server [--readyz] LABEL PORT LOG COMMAND...: starts COMMAND in the
+# background (input /dev/null, output to LOG) and waits until it serves
+# 127.0.0.1:PORT: LOG says `listening on` and the port accepts, or with --readyz
+# GET /readyz answers 200 (within 60 s). Sets server_pid. Dies, after LOG's last
+# lines, when the server does not come up. Servers still running at exit are
+# stopped (SIGTERM, then SIGKILL after 20 s); sb_stop_server stops one earlier.
+SB_SERVER_PIDS=()
+sb_start_server() {
+  local readyz=0 label port log ready=0 deadline=$((SECONDS + 60))
+  [ "$1" != --readyz ] || { readyz=1 && shift; }
+  label=$1 port=$2 log=$3
+  shift 3
+  if [ -z "${SB_SERVERS_HOOKED:-}" ]; then
+    SB_SERVERS_HOOKED=1
+    sb_on_exit sb_stop_servers
+  fi
+  "$@" </dev/null >"$log" 2>&1 &
+  server_pid=$!
+  SB_SERVER_PIDS+=("$server_pid")
+  if [ "$readyz" = 0 ]; then
+    wait_for_log "$log" 'listening on' 60 "$server_pid" && wait_for_port 127.0.0.1 "$port" 10 "$server_pid" && ready=1
+  else
+    while kill -0 "$server_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+      [ "$(http_status 127.0.0.1 "$port" /readyz)" != 200 ] || { ready=1 && break; }
+      sleep 0.2
+    done
+  fi
+  if [ "$ready" = 0 ]; then
+    tail -n 30 "$log" >&2
+    sb_stop_server "$server_pid"
+    sb_die "$label did not start serving 127.0.0.1:$port (log above: $log)"
+  fi
+  sb_log "$label: pid $server_pid, 127.0.0.1:$port (log $log)"
+}
+
+# sb_stop_server PID [TIMEOUT_S]: stop a server sb_start_server started (stop_pid).
+sb_stop_server() {
+  local pid=$1 kept=() p
+  stop_pid "$pid" "${2:-20}"
+  for p in ${SB_SERVER_PIDS[@]+"${SB_SERVER_PIDS[@]}"}; do
+    [ "$p" = "$pid" ] || kept+=("$p")
+  done
+  SB_SERVER_PIDS=(${kept[@]+"${kept[@]}"})
+}
+sb_stop_servers() {
+  local pid
+  for pid in ${SB_SERVER_PIDS[@]+"${SB_SERVER_PIDS[@]}"}; do sb_stop_server "$pid"; done
 }
