@@ -10,6 +10,7 @@ import Glibc
 /// scenarios go through `LoadOptions`.
 let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = [
     ("soak", "mixed traffic for minutes; fails when RSS, descriptors, queue or p99 grow", SoakDriver.main),
+    ("chaos", "faults under load (or --drain: SIGTERM under load); fails when anything is lost", ChaosDriver.main),
 ]
 
 func subcommandUsage() -> String {
