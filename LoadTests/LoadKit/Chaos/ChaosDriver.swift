@@ -5,24 +5,8 @@ import SwitchboardJSON
 /// (docs/operations.md, "Chaos runs" and "Graceful drain under load").
 public enum ChaosDriver {
     public static func main(_ arguments: [String]) -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(ChaosOptions.usage)
-            return 0
-        }
-        let log = DriveLog(tag: "chaos")
-        let options: ChaosOptions
-        do {
-            options = try ChaosOptions(arguments: arguments)
-        } catch {
-            log("error: \(error) (loadtest chaos --help)")
-            return 2
-        }
-        do {
-            return try run(options, log: log) ? 0 : 1
-        } catch {
-            log("error: \(error)")
-            return 2
-        }
+        DriverMain.run(
+            arguments, usage: ChaosOptions.usage, tag: "chaos", parse: ChaosOptions.init(arguments:), run: run)
     }
 
     static func run(_ options: ChaosOptions, log: DriveLog) throws(DriveError) -> Bool {

@@ -69,24 +69,9 @@ public enum ChaosReport {
                     ["fault", "recovered after (s): ready and storing again", "note"], faultRows, numeric: [1])),
             HTMLReport.section("Errors answered to sends, by code", errorTable),
             HTMLReport.section("Correctness", "<pre>\(ReportEscaping.html(PythonFormat.json(correctness)))</pre>"),
-            HTMLReport.section(
-                "Problems",
-                "<ul>\n" + problems.map { "<li>\(ReportEscaping.html($0))</li>" }.joined(separator: "\n") + "\n</ul>"),
+            HTMLReport.list("Problems", problems),
         ]
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <title>Switchboard chaos run</title>
-            <style>\(HTMLReport.style)</style>
-            </head>
-            <body>
-            \(body.joined(separator: "\n"))
-            </body>
-            </html>
-
-            """
+        return HTMLReport.page(title: "Switchboard chaos run", body: body)
     }
 
     /// Deliveries and acks per second over the run, each fault a marked instant.

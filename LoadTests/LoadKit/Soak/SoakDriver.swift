@@ -4,24 +4,8 @@ import SwitchboardSystem
 /// anything grows that should not (docs/operations.md, "Soak runs").
 public enum SoakDriver {
     public static func main(_ arguments: [String]) -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(SoakOptions.usage)
-            return 0
-        }
-        let log = DriveLog(tag: "soak")
-        let options: SoakOptions
-        do {
-            options = try SoakOptions(arguments: arguments)
-        } catch {
-            log("error: \(error) (loadtest soak --help)")
-            return 2
-        }
-        do {
-            return try run(options, log: log) ? 0 : 1
-        } catch {
-            log("error: \(error)")
-            return 2
-        }
+        DriverMain.run(
+            arguments, usage: SoakOptions.usage, tag: "soak", parse: SoakOptions.init(arguments:), run: run)
     }
 
     static func run(_ options: SoakOptions, log: DriveLog) throws(DriveError) -> Bool {

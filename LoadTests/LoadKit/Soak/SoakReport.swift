@@ -77,23 +77,8 @@ public enum SoakReport {
             HTMLReport.section(
                 "Trends after the first quarter",
                 HTMLReport.table(["series", "slope per minute", "bound", ""], rows, numeric: [1, 2])),
-            HTMLReport.section(
-                "Problems",
-                "<ul>\n" + problems.map { "<li>\(ReportEscaping.html($0))</li>" }.joined(separator: "\n") + "\n</ul>"),
+            HTMLReport.list("Problems", problems),
         ]
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <title>Switchboard soak</title>
-            <style>\(HTMLReport.style)</style>
-            </head>
-            <body>
-            \(body.joined(separator: "\n"))
-            </body>
-            </html>
-
-            """
+        return HTMLReport.page(title: "Switchboard soak", body: body)
     }
 }
