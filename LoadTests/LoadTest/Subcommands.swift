@@ -11,6 +11,11 @@ import Glibc
 let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = [
     ("soak", "mixed traffic for minutes; fails when RSS, descriptors, queue or p99 grow", SoakDriver.main),
     ("chaos", "faults under load (or --drain: SIGTERM under load); fails when anything is lost", ChaosDriver.main),
+    ("doc", "writes a benchmark's section of docs/benchmarks.md (or the fuzzing campaign's)", DocDriver.main),
+    ("chat-report", "renders scripts/bench's chat section from its report directory", ChatReportDriver.main),
+    ("chat-floor-row", "one result line of scripts/bench-chat-floor", ChatFloorRowDriver.main),
+    ("seed-sessions", "creates sessions with messages as one visitor (scripts/api-fuzz)", SeedSessionsDriver.main),
+    ("transcript", "plays a short conversation and prints every frame (docs/protocol.md)", TranscriptDriver.main),
 ]
 
 func subcommandUsage() -> String {

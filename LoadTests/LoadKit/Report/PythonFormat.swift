@@ -76,8 +76,10 @@ public enum PythonFormat {
         "{" + members.map { jsonString($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
     }
 
-    /// `json.dumps` of what `json.loads` made of `value` (numbers as Python holds them).
-    public static func json(_ value: JSONValue) -> String {
+    /// `json.dumps` of what `json.loads` made of `value` (numbers as Python holds them);
+    /// `compact`: with `separators=(",", ":")`.
+    public static func json(_ value: JSONValue, compact: Bool = false) -> String {
+        let (comma, colon) = compact ? (",", ":") : (", ", ": ")
         switch value {
         case .null: return "null"
         case .bool(let flag): return flag ? "true" : "false"
@@ -86,14 +88,15 @@ public enum PythonFormat {
             let double = Double(number.raw) ?? .nan
             return double.isNaN ? "NaN" : double.isInfinite ? (double < 0 ? "-Infinity" : "Infinity") : repr(double)
         case .string(let text): return jsonString(text)
-        case .array(let items): return "[" + items.map(json).joined(separator: ", ") + "]"
+        case .array(let items): return "[" + items.map { json($0, compact: compact) }.joined(separator: comma) + "]"
         case .object(let object):
-            return "{" + object.members.map { jsonString($0.0) + ": " + json($0.1) }.joined(separator: ", ") + "}"
+            let members = object.members.map { jsonString($0.0) + colon + json($0.1, compact: compact) }
+            return "{" + members.joined(separator: comma) + "}"
         }
     }
 
     /// A JSON string as `json.dumps` writes it (ASCII only: others as \uXXXX).
-    static func jsonString(_ text: String) -> String {
+    public static func jsonString(_ text: String) -> String {
         var result = "\""
         for unit in text.utf16 {
             switch unit {
