@@ -16,6 +16,7 @@ let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> I
     ("chat-floor-row", "one result line of scripts/bench-chat-floor", ChatFloorRowDriver.main),
     ("seed-sessions", "creates sessions with messages as one visitor (scripts/api-fuzz)", SeedSessionsDriver.main),
     ("transcript", "plays a short conversation and prints every frame (docs/protocol.md)", TranscriptDriver.main),
+    ("check-imports", "checks Package.swift's layering and its table in docs/architecture.md", CheckImportsDriver.main),
 ]
 
 func subcommandUsage() -> String {

@@ -16,6 +16,17 @@ enum DriverOutput {
         return 2
     }
 
+    /// Runs `body`: 0 when it returns, 1 (saying why) when it throws.
+    static func failing(_ driver: String, _ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch {
+            standardError("loadtest \(driver): \(error)")
+            return 1
+        }
+    }
+
     /// Whether the arguments ask for help (then `text` is printed).
     static func help(_ arguments: [String], _ text: String) -> Bool {
         guard arguments.contains("--help") || arguments.contains("-h") else { return false }

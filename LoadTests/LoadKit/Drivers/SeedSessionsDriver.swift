@@ -14,13 +14,9 @@ public enum SeedSessionsDriver {
         if DriverOutput.help(arguments, help) { return 0 }
         guard arguments.count == 2 || arguments.count == 3, let count = Int(arguments.count == 3 ? arguments[2] : "3")
         else { return DriverOutput.usage("seed-sessions", "WS_URL VISITOR_TOKEN [COUNT] (--help)") }
-        do {
+        return DriverOutput.failing("seed-sessions") {
             try seed(url: arguments[0], token: arguments[1], count: count) { print($0) }
-        } catch {
-            DriverOutput.standardError("loadtest seed-sessions: \(error)")
-            return 1
         }
-        return 0
     }
 
     /// Creates the sessions, reporting each id as it is made.
@@ -30,12 +26,8 @@ public enum SeedSessionsDriver {
         throws(ScriptedConnections.Failure)
     {
         let connections = try ScriptedConnections(url: url, timeout: 30)
-        let visitor = try connections.open()
+        let visitor = try connections.greeted(token: token)
         defer { visitor.close() }
-        visitor.send(PythonFormat.json(["type": "hello", "token": .string(token)]))
-        guard try frame(connections.next(visitor)).string("type") == "welcome" else {
-            throw .init(description: "the hello was not answered with welcome")
-        }
         /// Sends `request` and returns the answer carrying its ref (other frames are skipped).
         func answer(_ request: JSONObject) throws(ScriptedConnections.Failure) -> JSONValue {
             visitor.send(PythonFormat.json(.object(request)))

@@ -18,15 +18,15 @@ public enum TranscriptDriver {
             return DriverOutput.usage("transcript", "WS_URL VISITOR_TOKEN OPERATOR_TOKEN (--help)")
         }
         var lines: [String] = []
-        do {
+        let status = DriverOutput.failing("transcript") {
             try play(url: arguments[0], visitorToken: arguments[1], operatorToken: arguments[2]) { lines.append($0) }
-        } catch {
-            DriverOutput.standardError(
-                "loadtest transcript: \(error) (frames so far:)\n" + lines.joined(separator: "\n"))
-            return 1
         }
-        print(lines.joined(separator: "\n"))
-        return 0
+        if status == 0 {
+            print(lines.joined(separator: "\n"))
+        } else {
+            DriverOutput.standardError("frames so far:\n" + lines.joined(separator: "\n"))
+        }
+        return status
     }
 
     /// Plays the conversation; `line` gets each frame as the transcript shows it.
@@ -36,8 +36,11 @@ public enum TranscriptDriver {
         throws(ScriptedConnections.Failure)
     {
         let connections = try ScriptedConnections(url: url, timeout: 10)
-        let visitor = try connections.open()
-        let operator_ = try connections.open()
+        // Each line is led by who sent or read the frame.
+        let visitor = try connections.greeted(
+            token: visitorToken, sent: { line("visitor  >> \($0)") }, received: { line("visitor  << \($0)") })
+        let operator_ = try connections.greeted(
+            token: operatorToken, sent: { line("operator >> \($0)") }, received: { line("operator << \($0)") })
         defer {
             operator_.close()
             visitor.close()
@@ -62,10 +65,6 @@ public enum TranscriptDriver {
                 if frame.string("type") == kind { return frame }
             }
         }
-        send(visitor, ["type": "hello", "token": .string(visitorToken)])
-        try until(visitor, "welcome")
-        send(operator_, ["type": "hello", "token": .string(operatorToken)])
-        try until(operator_, "welcome")
         send(operator_, ["type": "inbox.subscribe", "ref": "o1"])
         try until(operator_, "inbox")
         send(visitor, ["type": "session.create", "ref": "v1", "title": "Order question"])

@@ -65,6 +65,23 @@ public final class ScriptedConnections {
         return connection
     }
 
+    /// A new connection that said hello with `token` (the frame `hello` makes is passed to
+    /// `sent` first) and whose first answer, passed to `received`, was `welcome`.
+    public func greeted(
+        token: String, sent: (String) -> Void = { _ in }, received: (String) -> Void = { _ in }
+    ) throws(Failure) -> Connection {
+        let connection = try open()
+        let hello = PythonFormat.json(["type": "hello", "token": .string(token)], compact: true)
+        sent(hello)
+        connection.send(hello)
+        let welcome = try next(connection)
+        received(welcome)
+        guard (try? JSONParser.parse(welcome, limits: .reports))?.string("type") == "welcome" else {
+            throw Failure(description: "the hello was answered with \(welcome), not welcome")
+        }
+        return connection
+    }
+
     /// The connection's next message.
     public func next(_ connection: Connection) throws(Failure) -> String {
         try wait(connection, for: "a message") { !connection.inbox.isEmpty }

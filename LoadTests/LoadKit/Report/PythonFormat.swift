@@ -167,22 +167,20 @@ public enum PythonFormat {
     private static func integerText(_ raw: String) -> String { raw == "-0" ? "0" : raw }
 
     private static func stringRepr(_ text: String) -> String {
-        let quote: Character = text.contains("'") && !text.contains("\"") ? "\"" : "'"
-        var result = String(quote)
-        for scalar in text.unicodeScalars {
+        let quote: Unicode.Scalar = text.contains("'") && !text.contains("\"") ? "\"" : "'"
+        let body = ReportEscaping.replacing(text) { scalar in
             switch scalar {
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where Character(scalar) == quote: result += "\\" + String(quote)
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case quote: "\\" + String(quote)
             case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\x" + (hex.count < 2 ? "0" : "") + hex
-            default: result.unicodeScalars.append(scalar)
+                "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: nil
             }
         }
-        return result + String(quote)
+        return String(quote) + body + String(quote)
     }
 
     /// Commas between thousands in the whole part of a decimal text.
