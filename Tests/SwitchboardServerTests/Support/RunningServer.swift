@@ -29,3 +29,7 @@ final class RunningServer {
         server.wait()
     }
 }
+
+extension RunningServer: TestGateway {
+    func connect() throws -> any ClientStream { try RawClient(port: port) }
+}
