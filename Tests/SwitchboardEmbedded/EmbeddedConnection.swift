@@ -1,4 +1,5 @@
 import SwitchboardIO
+import Synchronization
 
 /// A connection without a socket, for tests: the test plays the peer. It
 /// pushes bytes in with `receive` (the handler runs at once, on the test's
@@ -26,14 +27,13 @@ public final class EmbeddedConnection: ConnectionIO {
     public private(set) var deadline: UInt64?
     private var outbound: [UInt8] = []
     private var preamble = PreambleStage()
-    /// Stands in for descriptors: each connection its own number.
-    nonisolated(unsafe) private static var serial: Int32 = 100
+    /// Stands in for descriptors: each connection its own number (tests run in parallel).
+    private static let serial = Atomic<Int32>(100)
 
     public init(loop: EmbeddedLoop, maxOutboundBytes: Int = 1 << 20) {
         self.loop = loop
         self.maxOutboundBytes = maxOutboundBytes
-        Self.serial &+= 1
-        fd = Self.serial
+        fd = Self.serial.add(1, ordering: .relaxed).newValue
         loop.opened(self)
     }
 

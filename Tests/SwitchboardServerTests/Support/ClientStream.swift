@@ -15,6 +15,7 @@ protocol ClientStream: AnyObject {
 /// Where a test's clients connect: a gateway on a socket or one in-process.
 protocol TestGateway {
     func connect() throws -> any ClientStream
+    func stop()
 }
 
 extension ClientStream {

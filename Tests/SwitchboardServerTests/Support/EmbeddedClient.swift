@@ -4,7 +4,8 @@ import SwitchboardEmbedded
 /// A client of an `EmbeddedGateway`, playing the peer of one in-memory
 /// connection. Sending runs the handler at once; reading runs the gateway's
 /// loops until the bytes are there or the gateway has closed, waiting (up to
-/// `timeoutSeconds`, as a socket's read would) only for the database threads.
+/// `timeoutSeconds`, as a socket's read would) only for the database threads:
+/// without a database nothing else can write, so an idle read returns at once.
 /// Time does not pass while it waits: deadlines fire through `advance`.
 final class EmbeddedClient: ClientStream {
     let connection: EmbeddedConnection
@@ -12,11 +13,12 @@ final class EmbeddedClient: ClientStream {
     /// Written by the gateway; read up to `position`.
     private var unread: [UInt8] = []
     private var position = 0
-    private var timeoutSeconds = 5
+    private let timeoutSeconds: Int
 
-    init(_ connection: EmbeddedConnection, of gateway: EmbeddedGateway) {
+    init(_ connection: EmbeddedConnection, of gateway: EmbeddedGateway, timeoutSeconds: Int) {
         self.connection = connection
         self.gateway = gateway
+        self.timeoutSeconds = timeoutSeconds
     }
 
     func send(_ bytes: [UInt8]) { connection.receive(bytes) }
@@ -45,7 +47,7 @@ final class EmbeddedClient: ClientStream {
             }
             if !connection.isOpen { break }
             if gateway.runPending() { continue }
-            if ContinuousClock.now >= deadline { break }
+            if !gateway.hasDatabaseThreads || ContinuousClock.now >= deadline { break }
             usleep(200)  // a database thread is still to answer
         }
         return out

@@ -35,9 +35,12 @@ final class EmbeddedGateway: TestGateway {
 
     func connect() throws -> any ClientStream { client() }
 
+    /// Whether threads other than the test's may still queue work for the loops.
+    var hasDatabaseThreads: Bool { context.chat != nil }
+
     /// A client from `peer` (loopback, as a socket test's), admitted as
     /// `Server.accept` admits one and served by HTTP, on the loops in turn.
-    func client(from peer: IPAddress = IPAddress(ipv4: 0x7f00_0001)) -> EmbeddedClient {
+    func client(from peer: IPAddress = IPAddress(ipv4: 0x7f00_0001), timeoutSeconds: Int = 5) -> EmbeddedClient {
         let loop = loops[nextLoop % loops.count]
         nextLoop += 1
         let connection = EmbeddedConnection(loop: loop, maxOutboundBytes: context.configuration.maxOutboundBytes)
@@ -52,7 +55,7 @@ final class EmbeddedGateway: TestGateway {
             connection.closeObserver = ticket
             handler.start(on: connection)
         }
-        return EmbeddedClient(connection, of: self)
+        return EmbeddedClient(connection, of: self, timeoutSeconds: timeoutSeconds)
     }
 
     /// Runs what the database threads and the other loops queued; true if anything ran.
