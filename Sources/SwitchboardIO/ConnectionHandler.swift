@@ -55,3 +55,18 @@ public enum PreambleOutcome: Equatable, Sendable {
     case needMore
     case done(Int)
 }
+
+extension ConnectionIO {
+    /// The last step of every close, whatever carried the connection: its
+    /// handler is told and let go, then its close observer, each once.
+    @inlinable
+    public func reportClosed(nowMilliseconds now: UInt64) {
+        let handler = self.handler
+        self.handler = nil
+        handler?.closed(self)
+        if let observer = closeObserver {
+            closeObserver = nil
+            observer.connectionClosed(nowMilliseconds: now)
+        }
+    }
+}

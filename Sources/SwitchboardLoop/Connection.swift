@@ -372,12 +372,6 @@ public final class Connection: EventSource, ConnectionIO {
         outbound = []
         outboundStart = 0
         isHeld = false
-        let handler = self.handler
-        self.handler = nil
-        handler?.closed(self)
-        if let observer = closeObserver {
-            closeObserver = nil
-            observer.connectionClosed(nowMilliseconds: loop.now)
-        }
+        reportClosed(nowMilliseconds: loop.now)
     }
 }

@@ -131,12 +131,6 @@ public final class EmbeddedConnection: ConnectionIO {
         state = .closed(abruptly: abruptly && state == .open)
         deadline = nil
         loop.closed(self)
-        let handler = self.handler
-        self.handler = nil
-        handler?.closed(self)
-        if let observer = closeObserver {
-            closeObserver = nil
-            observer.connectionClosed(nowMilliseconds: loop.now)
-        }
+        reportClosed(nowMilliseconds: loop.now)
     }
 }

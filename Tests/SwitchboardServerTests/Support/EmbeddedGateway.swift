@@ -18,16 +18,10 @@ final class EmbeddedGateway: TestGateway {
     private var nextLoop = 0
     private var stopped = false
 
-    /// The same defaults as `RunningServer`: two loops, the echo endpoint, a 1 s grace period.
+    /// The same defaults as `RunningServer` (`Configuration.forTests`).
     init(_ configure: (inout Configuration) -> Void = { _ in }) throws {
-        var configuration = Configuration()
-        configuration.threads = 2
-        configuration.echoEndpoint = true
-        configuration.shutdownGraceSeconds = 1
-        configure(&configuration)
-        try configuration.validate()
-        var logger = Logger(label: "test-gateway")
-        logger.logLevel = .warning
+        let configuration = try Configuration.forTests(configure)
+        let logger = Logger.forTests("test-gateway")
         context = try ServerContext(configuration: configuration, logger: logger)
         loops = (0..<configuration.effectiveThreads).map { EmbeddedLoop(index: $0) }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
