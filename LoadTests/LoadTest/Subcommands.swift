@@ -8,7 +8,14 @@ import Glibc
 /// Each entry takes the arguments after its name and returns the exit status;
 /// its own `--help` says what it does. A scenario name is not in this table:
 /// scenarios go through `LoadOptions`.
-let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = []
+let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = [
+    ("doc", "writes a benchmark's section of docs/benchmarks.md (or the fuzzing campaign's)", DocDriver.main),
+    ("chat-report", "renders scripts/bench's chat section from its report directory", ChatReportDriver.main),
+    ("chat-floor-row", "one result line of scripts/bench-chat-floor", ChatFloorRowDriver.main),
+    ("seed-sessions", "creates sessions with messages as one visitor (scripts/api-fuzz)", SeedSessionsDriver.main),
+    ("transcript", "plays a short conversation and prints every frame (docs/protocol.md)", TranscriptDriver.main),
+    ("check-imports", "checks Package.swift's layering and its table in docs/architecture.md", CheckImportsDriver.main),
+]
 
 func subcommandUsage() -> String {
     guard !subcommands.isEmpty else { return "" }

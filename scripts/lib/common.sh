@@ -5,7 +5,9 @@
 #
 # Provides: SB_ROOT (repository root), logging (sb_log, sb_warn, sb_die, sb_step),
 # as_root, ensure_packages, ensure_venv, free_port, wait_for_port, wait_for_log,
-# ensure_postgres DIR, stop_postgres DIR, and SB_PG_BIN.
+# ensure_postgres DIR, stop_postgres DIR, SB_PG_BIN, and the one set-up every
+# script shares (at the end): sb_on_exit, sb_release_bins, sb_private_postgres,
+# sb_report_dir, sb_start_server.
 
 if [ -n "${SB_COMMON_SH_LOADED:-}" ]; then
   return 0
@@ -150,41 +152,29 @@ except OSError:
     sys.exit(1)' "$1" 2>/dev/null
 }
 
-# wait_for_port HOST PORT [TIMEOUT_S] [PID]: wait until HOST:PORT accepts
-# connections; fail early if PID (when given) exits.
-wait_for_port() {
-  local host=$1 port=$2 timeout=${3:-60} pid=${4:-} deadline
-  deadline=$((SECONDS + timeout))
-  while ! port_open "$host" "$port"; do
+# sb_wait_for TIMEOUT_S PID WHAT COMMAND...: wait until COMMAND succeeds; fail,
+# saying WHAT was awaited, after TIMEOUT_S or as soon as PID (when not empty) exits.
+sb_wait_for() {
+  local timeout=$1 pid=$2 what=$3 deadline=$((SECONDS + $1))
+  shift 3
+  until "$@"; do
     if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-      sb_warn "process $pid exited before $host:$port accepted connections"
+      sb_warn "process $pid exited before $what"
       return 1
     fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      sb_warn "$host:$port did not accept connections within ${timeout}s"
-      return 1
-    fi
+    [ "$SECONDS" -lt "$deadline" ] || { sb_warn "not within ${timeout}s: $what" && return 1; }
     sleep 0.2
   done
 }
 
+# wait_for_port HOST PORT [TIMEOUT_S] [PID]: wait until HOST:PORT accepts
+# connections; fail early if PID (when given) exits.
+wait_for_port() { sb_wait_for "${3:-60}" "${4:-}" "$1:$2 accepted connections" port_open "$1" "$2"; }
+
 # wait_for_log FILE PATTERN [TIMEOUT_S] [PID]: wait until FILE has a line matching
 # the extended regex PATTERN; fail early if PID (when given) exits.
-wait_for_log() {
-  local file=$1 pattern=$2 timeout=${3:-60} pid=${4:-} deadline
-  deadline=$((SECONDS + timeout))
-  while ! grep -Eq -- "$pattern" "$file" 2>/dev/null; do
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-      sb_warn "process $pid exited before logging /$pattern/ (see $file)"
-      return 1
-    fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      sb_warn "no line matching /$pattern/ in $file within ${timeout}s"
-      return 1
-    fi
-    sleep 0.2
-  done
-}
+wait_for_log() { sb_wait_for "${3:-60}" "${4:-}" "a line matching /$2/ in $1" log_has "$1" "$2"; }
+log_has() { grep -Eq -- "$2" "$1" 2>/dev/null; }
 
 # stop_pid PID [TIMEOUT_S]: SIGTERM a process we started, SIGKILL it after TIMEOUT_S.
 stop_pid() {
@@ -265,19 +255,12 @@ pg_running_info() {
   printf '%s %s\n' "$(sed -n 4p "$pidfile")" "$(sed -n 5p "$pidfile")"
 }
 
-# ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
-# and has database `switchboard`; export SWITCHBOARD_DATABASE_URL (TCP form),
-# SB_PG_PORT, SB_PG_SOCKET_DIR and SB_PG_DIR (the directory really used). A second
-# call (from this or another process) reuses the running cluster. --fast turns off
-# durability (fsync and friends): for throwaway test databases only.
-# The durable private PostgreSQL of the benchmarks (scripts/bench,
-# bench-writer, bench-chat-floor), for SB_PG_SETTINGS: fsync,
-# synchronous_commit and full_page_writes keep their defaults (on).
-# shared_buffers=2GB (of 24 GiB): with the 128MB default the backends of a
-# long run spend it evicting dirty buffers themselves (each eviction first
-# flushing WAL up to the page), which no production server would be sized
-# for. max_wal_size=4GB (default 1GB): runs write up to about 1 GB of WAL,
-# and a checkpoint would otherwise start inside one.
+# SB_PG_SETTINGS for the benchmarks' durable PostgreSQL (fsync, synchronous_commit
+# and full_page_writes keep their defaults: on). shared_buffers=2GB (of 24 GiB):
+# with the 128MB default the backends of a long run spend it evicting dirty
+# buffers themselves (each eviction first flushing WAL up to the page), which no
+# production server would be sized for. max_wal_size=4GB (default 1GB): runs
+# write up to about 1 GB of WAL, and a checkpoint would otherwise start inside one.
 SB_BENCH_PG_SETTINGS="shared_buffers=2GB max_wal_size=4GB"
 
 # harness_priority: set SB_HARNESS_NICE to the command prefix that runs a load
@@ -295,6 +278,12 @@ harness_priority() {
   fi
 }
 
+# ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
+# and has database `switchboard`; export SWITCHBOARD_DATABASE_URL (TCP form),
+# SB_PG_PORT, SB_PG_SOCKET_DIR and SB_PG_DIR (the directory really used). A second
+# call (from this or another process) reuses the running cluster. --fast turns off
+# durability (fsync and friends): for throwaway test databases only. Extra server
+# settings: SB_PG_SETTINGS (space-separated name=value).
 ensure_postgres() {
   local dir=$1 fast=${2:-} cdir sockdir port info opts
   [ -n "$dir" ] || sb_die "ensure_postgres: no directory given"
@@ -347,7 +336,6 @@ ensure_postgres() {
     if [ "$fast" = --fast ]; then
       opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     fi
-    # Extra server settings, space-separated name=value (e.g. SB_PG_SETTINGS=shared_buffers=2GB).
     local setting
     for setting in ${SB_PG_SETTINGS:-}; do opts="$opts -c $setting"; done
     sb_log "starting PostgreSQL ($cdir/data, 127.0.0.1:$port, socket $sockdir)"
@@ -403,4 +391,152 @@ stop_postgres() {
     pg_as_owner "$SB_PG_BIN/pg_ctl" stop -D "$cdir/data" -m fast -w -t 60 -s ||
       sb_warn "pg_ctl stop failed for $cdir/data"
   fi
+}
+
+# ---------------------------------------------------------------------------
+# the scripts' one set-up: clean-up on exit, release binaries, a private
+# PostgreSQL, a report directory, servers started and stopped
+
+# sb_on_exit COMMAND: evaluate COMMAND when the script exits, before the commands
+# registered earlier (last in, first out). The first call installs the EXIT trap
+# and makes SIGINT and SIGTERM exit 130 and 143 (not in an interactive shell that
+# sourced this file). A command may change SB_EXIT_STATUS, the status the script
+# then exits with.
+SB_EXIT_HOOKS=()
+sb_on_exit() {
+  if [ ${#SB_EXIT_HOOKS[@]} -eq 0 ] && [[ $- != *i* ]]; then
+    trap sb_run_exit_hooks EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+  fi
+  SB_EXIT_HOOKS+=("$1")
+}
+sb_run_exit_hooks() {
+  SB_EXIT_STATUS=$?
+  set +e
+  local i
+  for ((i = ${#SB_EXIT_HOOKS[@]} - 1; i >= 0; i--)); do eval "${SB_EXIT_HOOKS[i]}"; done
+  exit "$SB_EXIT_STATUS"
+}
+
+# sb_release_bins DIR PRODUCT...: sets bin to DIR (a --bin-dir: no build) or, when
+# DIR is empty, builds the release PRODUCTs and sets bin to their directory. Dies
+# unless each bin/PRODUCT is an executable.
+sb_release_bins() {
+  local dir=$1 product
+  shift
+  if [ -n "$dir" ]; then
+    [ -d "$dir" ] || sb_die "--bin-dir: no directory $dir"
+    bin=$(cd "$dir" && pwd)
+    sb_log "using binaries in $bin (no build)"
+  else
+    sb_step "building $* (release)"
+    for product in "$@"; do
+      swift build --package-path "$SB_ROOT" -c release --product "$product" >&2 || sb_die "building $product failed"
+    done
+    bin=$(swift build --package-path "$SB_ROOT" -c release --show-bin-path)
+  fi
+  for product in "$@"; do
+    [ -x "$bin/$product" ] || sb_die "no executable $bin/$product"
+  done
+}
+
+# sb_work_dir TAG: sets work to a new directory ${TMPDIR:-/tmp}/sb-TAG.XXXXXX, mode
+# 755 (the postgres user must reach work/pg), removed on exit with the cluster
+# that work/pg holds (stopped first).
+sb_work_dir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/sb-$1.XXXXXX")
+  chmod 755 "$work"
+  sb_on_exit "sb_remove_work '$work'"
+}
+sb_remove_work() {
+  stop_postgres "$1/pg" >/dev/null 2>&1
+  # As root the cluster's files belong to postgres (root removes them); otherwise to us.
+  rm -rf "$1" "$(pg_alt_dir "$1/pg")"
+}
+
+# sb_private_postgres TAG [durable|bench|fast]: a fresh PostgreSQL in work/pg
+# (sb_work_dir TAG first unless work is set), stopped and removed on exit;
+# exports SWITCHBOARD_DATABASE_URL and the rest as ensure_postgres does.
+#   durable  PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on)
+#   bench    durable, with SB_BENCH_PG_SETTINGS (shared_buffers, max_wal_size)
+#   fast     durability off: for throwaway test databases only
+sb_private_postgres() {
+  [ -n "${work:-}" ] || sb_work_dir "$1"
+  case ${2:-durable} in
+    durable)
+      sb_step "starting a private PostgreSQL (durable settings)"
+      ensure_postgres "$work/pg"
+      ;;
+    bench)
+      sb_step "starting a private PostgreSQL with durable settings ($SB_BENCH_PG_SETTINGS)"
+      SB_PG_SETTINGS=$SB_BENCH_PG_SETTINGS ensure_postgres "$work/pg"
+      ;;
+    fast) ensure_postgres "$work/pg" --fast ;;
+    *) sb_die "sb_private_postgres: unknown mode $2" ;;
+  esac
+}
+
+# sb_report_dir NAME: sets out to .build-test/NAME (relative when the script runs
+# in SB_ROOT), emptied.
+sb_report_dir() {
+  out=.build-test/$1
+  [ "$PWD" = "$SB_ROOT" ] || out=$SB_ROOT/$out
+  rm -rf "$out"
+  mkdir -p "$out"
+}
+
+# is_ready PORT: whether GET /readyz on 127.0.0.1:PORT answers 200.
+is_ready() {
+  (
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'GET /readyz HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' "$1" >&3
+    IFS=' ' read -r -t 5 _ status _ <&3 && [ "$status" = 200 ]
+  ) 2>/dev/null
+}
+
+# sb_start_server [--readyz] LABEL PORT LOG COMMAND...: starts COMMAND in the
+# background (input /dev/null, output to LOG) and waits until it serves
+# 127.0.0.1:PORT: LOG says `listening on` and the port accepts, or with --readyz
+# GET /readyz answers 200 (within 60 s). Sets server_pid. Dies, after LOG's last
+# lines, when the server does not come up. Servers still running at exit are
+# stopped (SIGTERM, then SIGKILL after 20 s); sb_stop_server stops one earlier.
+SB_SERVER_PIDS=()
+sb_start_server() {
+  local readyz=0 label port log ready=0
+  [ "$1" != --readyz ] || { readyz=1 && shift; }
+  label=$1 port=$2 log=$3
+  shift 3
+  if [ -z "${SB_SERVERS_HOOKED:-}" ]; then
+    SB_SERVERS_HOOKED=1
+    sb_on_exit sb_stop_servers
+  fi
+  "$@" </dev/null >"$log" 2>&1 &
+  server_pid=$!
+  SB_SERVER_PIDS+=("$server_pid")
+  if [ "$readyz" = 0 ]; then
+    wait_for_log "$log" 'listening on' 60 "$server_pid" && wait_for_port 127.0.0.1 "$port" 10 "$server_pid" && ready=1
+  else
+    sb_wait_for 60 "$server_pid" "GET /readyz answered 200" is_ready "$port" && ready=1
+  fi
+  if [ "$ready" = 0 ]; then
+    tail -n 30 "$log" >&2
+    sb_stop_server "$server_pid"
+    sb_die "$label did not start serving 127.0.0.1:$port (log above: $log)"
+  fi
+  sb_log "$label: pid $server_pid, 127.0.0.1:$port (log $log)"
+}
+
+# sb_stop_server PID [TIMEOUT_S]: stop a server sb_start_server started (stop_pid).
+sb_stop_server() {
+  local pid=$1 kept=() p
+  stop_pid "$pid" "${2:-20}"
+  for p in ${SB_SERVER_PIDS[@]+"${SB_SERVER_PIDS[@]}"}; do
+    [ "$p" = "$pid" ] || kept+=("$p")
+  done
+  SB_SERVER_PIDS=(${kept[@]+"${kept[@]}"})
+}
+sb_stop_servers() {
+  local pid
+  for pid in ${SB_SERVER_PIDS[@]+"${SB_SERVER_PIDS[@]}"}; do sb_stop_server "$pid"; done
 }
