@@ -8,7 +8,7 @@ import Glibc
 /// Each entry takes the arguments after its name and returns the exit status;
 /// its own `--help` says what it does. A scenario name is not in this table:
 /// scenarios go through `LoadOptions`.
-let subcommands: [(name: String, summary: String, run: ([String]) -> Int32)] = []
+let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = []
 
 func subcommandUsage() -> String {
     guard !subcommands.isEmpty else { return "" }
