@@ -171,7 +171,8 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTLSTests",
             dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
-        .testTarget(name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket"]),
+        .testTarget(
+            name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
         .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardServerTests",

@@ -34,22 +34,10 @@ public enum ReportFiles {
     }
 
     private static func makeDirectories(_ path: String) throws(WriteError) {
-        var partial = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
-            partial += component + "/"
-            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
-                throw WriteError(description: "cannot create \(partial): \(String(cString: strerror(errno)))")
-            }
-        }
+        do { try TextFile.makeDirectories(path) } catch { throw WriteError(description: error.description) }
     }
 
     private static func writeFile(_ path: String, _ text: String) throws(WriteError) {
-        guard let file = fopen(path, "w") else {
-            throw WriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(text.utf8)
-        let written = fwrite(bytes, 1, bytes.count, file)
-        let closed = fclose(file)
-        if written != bytes.count || closed != 0 { throw WriteError(description: "short write to \(path)") }
+        do { try TextFile.write(path, text) } catch { throw WriteError(description: error.description) }
     }
 }
