@@ -162,7 +162,6 @@ struct DrivePureTests {
         #expect(DriveClock.parseUTC("2000-02-29T12:00:00Z") == 951_825_600)
         #expect(DriveClock.parseUTC("2026-11-23 18:11:05") == nil)
         #expect(DriveClock.parseUTC("2026-13-23T18:11:05Z") == nil)
-        #expect(DriveClock.utcMinute(1_795_457_465) == "2026-11-23 18:11 UTC")
         #expect(DriveLog(tag: "soak").line("hello", at: "18:11:05") == "[18:11:05 soak] hello")
         #expect(DriveClock.localTimeOfDay().count == 8)
     }

@@ -25,15 +25,10 @@ public enum DriveClock {
 
     /// "HH:MM:SS" in local time, as the scripts' log lines print it.
     public static func localTimeOfDay(_ seconds: Int64 = UnixClock.nowSeconds()) -> String {
-        let parts = brokenDown(seconds, local: true)
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
         return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-    }
-
-    /// "YYYY-MM-DD HH:MM UTC", as docs/benchmarks.md dates a run.
-    public static func utcMinute(_ seconds: Int64 = UnixClock.nowSeconds()) -> String {
-        let parts = brokenDown(seconds, local: false)
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
     }
 
     /// The epoch seconds of a report's `started_at` ("2026-11-23T18:11:05Z"), or nil.
@@ -65,13 +60,6 @@ public enum DriveClock {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146097 + dayOfEra - 719468
-    }
-
-    private static func brokenDown(_ seconds: Int64, local: Bool) -> tm {
-        var time = time_t(seconds)
-        var parts = tm()
-        if local { localtime_r(&time, &parts) } else { gmtime_r(&time, &parts) }
-        return parts
     }
 
     private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

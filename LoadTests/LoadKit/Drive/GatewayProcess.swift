@@ -75,7 +75,11 @@ public final class GatewayProcess {
         self.configPath = configPath
         self.logPath = logPath
         self.core = core
-        try TextFile.write(configPath, config.toml)
+        do {
+            try TextFile.write(configPath, config.toml)
+        } catch {
+            throw DriveError(error.description)
+        }
         process = try Self.start(
             command: Self.command(
                 binDirectory: binDirectory, configPath: configPath, databaseURL: databaseURL, core: core),

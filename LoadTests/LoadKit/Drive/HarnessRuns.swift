@@ -47,9 +47,7 @@ public enum HarnessRuns {
     /// A report the harness wrote (DIR/SCENARIO.json), or nil when it is missing or not JSON.
     public static func report(_ path: String) -> JSONValue? {
         guard let bytes = ThisProcess.readFile(path) else { return nil }
-        let limits = JSONLimits(
-            maxDepth: 64, maxStringBytes: 1 << 20, maxMembers: 1 << 22, maxTotalBytes: 1 << 28)
-        return try? JSONParser.parse(bytes, limits: limits)
+        return try? JSONParser.parse(bytes, limits: .reports)
     }
 }
 

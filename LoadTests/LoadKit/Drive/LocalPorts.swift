@@ -11,7 +11,7 @@ public enum LocalPorts {
     /// restarted on it cannot find it taken as the source port of one of the
     /// thousands of connections the harness opens meanwhile.
     public static func free() throws(DriveError) -> UInt16 {
-        let range = TextFile.read("/proc/sys/net/ipv4/ip_local_port_range") ?? ""
+        let range = (try? TextFile.read("/proc/sys/net/ipv4/ip_local_port_range")) ?? ""
         let low = Int(range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first ?? "") ?? 32768
         let top = low > 11_000 ? low : 32768
         for _ in 0..<500 {

@@ -35,34 +35,7 @@ public enum ProcessFacts {
     }
 }
 
-/// Whole small files: configuration a driver writes, reports it reads back.
-public enum TextFile {
-    public static func read(_ path: String) -> String? {
-        ThisProcess.readFile(path).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// Replaces `path` with `text`.
-    public static func write(_ path: String, _ text: String) throws(DriveError) {
-        guard let file = fopen(path, "w") else {
-            throw DriveError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(text.utf8)
-        let written = fwrite(bytes, 1, bytes.count, file)
-        let closed = fclose(file)
-        if written != bytes.count || closed != 0 { throw DriveError("short write to \(path)") }
-    }
-
-    /// `directory` and its parents, as `mkdir -p`.
-    public static func makeDirectories(_ directory: String) throws(DriveError) {
-        var partial = directory.hasPrefix("/") ? "/" : ""
-        for component in directory.split(separator: "/") {
-            partial += component + "/"
-            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
-                throw DriveError("cannot create \(partial): \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-
+extension TextFile {
     /// `directory/name`, without doubling a slash.
     public static func join(_ directory: String, _ name: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
