@@ -8,7 +8,18 @@ import Glibc
 /// Each entry takes the arguments after its name and returns the exit status;
 /// its own `--help` says what it does. A scenario name is not in this table:
 /// scenarios go through `LoadOptions`.
-let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = []
+let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = [
+    ("abuser", "one address flooding the gateway with slow-loris connections (bench-abuse's)", AbuserDriver.main),
+    (
+        "bench-abuse", "the fanout scenario's latency with and without an abusive address (scripts/bench-abuse)",
+        AbuseDriver.main
+    ),
+    ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
+    (
+        "bench-latency", "the gateway's latency above its own commit, shape by shape (scripts/bench-latency)",
+        LatencyDriver.main
+    ),
+]
 
 func subcommandUsage() -> String {
     guard !subcommands.isEmpty else { return "" }

@@ -1,0 +1,80 @@
+import SwitchboardJSON
+
+/// `loadtest bench-cluster`: what a cluster costs on this machine
+/// (scripts/bench-cluster; docs/benchmarks.md, "Clusters").
+public enum ClusterDriver {
+    public static let usage = """
+        usage: loadtest bench-cluster [--rates R1,R2] [--seconds S] [--rounds N] [--repeats K] [--quick] SET-UP
+               loadtest bench-cluster --render DIR [--rates R1,R2] [--seconds S] [--repeats K] [--quick]
+
+        1. The writer with and without NOTIFY (writer-bench --only batched, with and without
+           --notify), N rounds each (default 5), alternating: stored messages/s and the ratio;
+           and within runs with NOTIFY, the bus backends' CPU against the writer backends'.
+        2. For each bus (postgres, nats) and rate (default 5,000 and 10,000/s): `loadtest
+           conversations` for S seconds (default 10; 500 sessions of a visitor and two operators)
+           against one node (two writer connections), two nodes with two each, two with one
+           each, and two with one each at writer.pipeline_depth 1; two nodes: each session's
+           visitor on one, its operators on the other. K times each (default 2) in rotating
+           order, each run with only its own nodes up, on a vacuumed and checkpointed database.
+        Nodes on core 0, the harness on core 1. Writes results.json and each run's reports to
+        --out and the "Clusters" section of docs/benchmarks.md. --quick: 2,000 msg/s for 4 s,
+        one round, one repeat. --render DIR writes the section again from DIR's results.json
+        and reports. --check only checks the flags.
+
+        """ + BenchContext.setUpUsage
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        DriverMain.run("bench-cluster", usage: usage, arguments) {
+            let flags = try DriverFlags(
+                arguments,
+                options: BenchContext.setUpOptions + ["rates", "seconds", "rounds", "repeats", "render"],
+                switchNames: ["quick", "check"])
+            let quick = flags.has("quick")
+            let rates = try flags.string("rates").map(parseRates) ?? (quick ? [2000] : [5000, 10000])
+            let seconds = try flags.int("seconds", default: quick ? 4 : 10)
+            let rounds = try flags.int("rounds", default: quick ? 1 : 5)
+            let repeats = try flags.int("repeats", default: quick ? 1 : 2)
+            let run = ClusterSection.Run(quick: quick, seconds: seconds, repeats: repeats, rates: rates)
+            if let directory = flags.string("render") {
+                try render(directory, run)
+                return 0
+            }
+            if flags.has("check") { return 0 }
+            let context = try BenchContext(flags: flags, tag: "bench-cluster")
+            let bench = ClusterBench(context: context, quick: quick, seconds: seconds)
+            var results = ClusterResults()
+            (results.plain, results.notify) = try bench.writerRounds(rounds)
+            results.notifyCPU = try bench.notifyCPURuns()
+            results.runs = try bench.clusterRuns(rates: rates, repeats: repeats)
+            let json = results.json.text
+            try TextFile.write(TextFile.join(context.out, "results.json"), json + "\n")
+            print(json)
+            try BenchmarksDoc.replaceSection(
+                "bench-cluster", with: ClusterSection.render(results, run))
+            context.log("docs/benchmarks.md: section Clusters written")
+            return 0
+        }
+    }
+
+    static func parseRates(_ text: String) throws(DriverFlags.UsageError) -> [Int] {
+        let rates = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        guard !rates.isEmpty, rates.allSatisfy({ ($0 ?? 0) > 0 }) else {
+            throw DriverFlags.UsageError(description: "--rates needs rates separated by commas, not \(text)")
+        }
+        return rates.compactMap { $0 }
+    }
+
+    /// The section again from a finished run's files: results.json and each run's report.
+    static func render(_ directory: String, _ run: ClusterSection.Run) throws {
+        guard let json = HarnessRuns.report(TextFile.join(directory, "results.json")),
+            var results = ClusterResults(json: json)
+        else { throw DriveError("no results in \(directory)/results.json") }
+        for index in results.runs.indices {
+            let path = TextFile.join(TextFile.join(directory, results.runs[index].label), "conversations.json")
+            guard let report = HarnessRuns.report(path) else { throw DriveError("no report \(path)") }
+            results.runs[index].read(report: report)
+        }
+        try BenchmarksDoc.replaceSection(
+            "bench-cluster", with: ClusterSection.render(results, run))
+    }
+}
