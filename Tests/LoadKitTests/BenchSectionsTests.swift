@@ -4,6 +4,8 @@ import Testing
 
 @Suite("Bench sections (docs/benchmarks.md: Latency, Abuse, Clusters)")
 struct BenchSectionsTests {
+    static let heading = ["## TITLE", "", "Run NOW on HERE."]
+
     @Test("figures are spelled as the Python drivers spelled them")
     func formats() {
         #expect(BenchFormat.percent(0.123) == "+12%")
@@ -31,20 +33,13 @@ struct BenchSectionsTests {
     }
 
     private func latencyRun(_ repeat_: Int, p99: Double, floor: Double, passed: Bool = true) -> LatencyRun {
-        var run = LatencyRun(label: "fanout-10x100-\(repeat_)", shape: "10 x 100", rate: 10500)
-        run.passed = passed
-        run.deliveryP50Ms = 2
-        run.deliveryP99Ms = p99
-        run.ackP99Ms = 3
-        run.deliveriesPerSecond = 1_050_000
-        run.gatewayCores = 0.91
-        run.floorP50Ms = 1
-        run.floorP99Ms = floor
-        run.stages = SendStages.stages.map {
+        let stages = SendStages.stages.map {
             SendStages.Stage(name: $0, count: 100, p50Milliseconds: 0.5, p99Milliseconds: 1.25)
         }
-        run.cpu = ["machine": 1.5, "gateway": 0.9, "postgres": 0.3, "harness": 0.4]
-        return run
+        return LatencyRun(
+            label: "fanout-10x100-\(repeat_)", shape: "10 x 100", rate: 10500, passed: passed, deliveryP50Ms: 2,
+            deliveryP99Ms: p99, ackP99Ms: 3, deliveriesPerSecond: 1_050_000, gatewayCores: 0.91, floorP50Ms: 1,
+            floorP99Ms: floor, stages: stages, cpu: ["machine": 1.5, "gateway": 0.9, "postgres": 0.3, "harness": 0.4])
     }
 
     @Test("Latency: one row per shape with ranges over the repeats, the target, stages and the ramp")
@@ -52,17 +47,17 @@ struct BenchSectionsTests {
         var results = LatencyResults(
             command: "scripts/bench-latency", started: "2026-11-24 10:00 UTC", repeats: 2, seconds: 8)
         results.fanout = [latencyRun(1, p99: 9, floor: 5), latencyRun(2, p99: 12, floor: 6)]
-        var ramp = LatencyRamp(label: "ramp-1")
-        ramp.passed = true
-        ramp.steps = [
+        let steps: [LatencyRamp.Step] = [
             .init(rate: 2500, p99Ms: 6, floorP99Ms: 4, within: true, ackedShare: 1),
             .init(rate: 5000, p99Ms: 12.34, floorP99Ms: 4.06, within: false, ackedShare: 1),
         ]
-        results.ramp = [ramp]
-        let text = LatencySection.render(results, date: "NOW", machine: "HERE")
+        results.ramp = [LatencyRamp(label: "ramp-1", steps: steps, passed: true)]
+        let text = LatencySection.render(results, heading: Self.heading)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines[0] == "## Latency: the gateway above its own commit (scripts/bench-latency)")
-        #expect(lines[2] == "Run NOW on HERE.")
+        #expect(Array(lines[0..<4]) == Self.heading + [""])
+        #expect(
+            LatencySection.render(results).hasPrefix(
+                "## Latency: the gateway above its own commit (scripts/bench-latency)\n\nRun "))
         #expect(
             lines.contains(
                 "| 10 x 100 | 10,500 | 2.0 ms | 9.0-12.0 ms | 1.0 ms | 5.0-6.0 ms | 4.0-6.0 ms | **MISSED** | 1,050,000 | 0.91 |"
@@ -80,7 +75,7 @@ struct BenchSectionsTests {
         #expect(text.hasSuffix(".\n\n"))
 
         results.fanout[1] = latencyRun(2, p99: 10, floor: 6, passed: false)
-        let again = LatencySection.render(results, date: "NOW", machine: "HERE")
+        let again = LatencySection.render(results, heading: Self.heading)
         #expect(again.contains("| 4.0 ms | met |"))
         #expect(again.contains("**a run failed: see its report**"))
     }
@@ -89,58 +84,42 @@ struct BenchSectionsTests {
     func latencyRoundTrip() throws {
         var results = LatencyResults(command: "c", started: "s", repeats: 1, seconds: 3)
         results.fanout = [latencyRun(1, p99: 9, floor: 5)]
-        var ramp = LatencyRamp(label: "ramp-1")
-        ramp.steps = [.init(rate: 1000, p99Ms: 6, floorP99Ms: 4, within: true, ackedShare: 0.995)]
-        results.ramp = [ramp]
+        results.ramp = [
+            LatencyRamp(
+                label: "ramp-1", steps: [.init(rate: 1000, p99Ms: 6, floorP99Ms: 4, within: true, ackedShare: 0.995)])
+        ]
         let read = try #require(LatencyResults(json: results.json))
         #expect(
-            LatencySection.render(read, date: "x", machine: "y")
-                == LatencySection.render(results, date: "x", machine: "y"))
+            LatencySection.render(read, heading: ["x"])
+                == LatencySection.render(results, heading: ["x"]))
         #expect(read.fanout[0].aboveP99Ms == 4)
         #expect(read.ramp[0].highestWithinRate == 1000)
     }
 
     @Test("Abuse: both tables and the verdict line")
     func abuseSection() {
-        let shape = AbuseResults.Shape(sessions: 10, subscribers: 100, rate: 3000)
-        var results = AbuseResults(
-            command: "scripts/bench-abuse --rate 3000", started: "T", repeats: 1, seconds: 10, shape: shape,
-            abuseRate: 1000, interleaveSeconds: 120)
-        var alone = AbuseRun(label: "alone-1", abuse: false)
-        alone.passed = true
-        alone.p50Ms = 5
-        alone.p99Ms = 20
-        alone.insideP50Ms = 1
-        alone.insideP99Ms = 4
-        alone.deliveriesPerSecond = 300_000
+        let attack = AbuserCounts(attempts: 13000, maxHeld: 256)
+        let alone = AbuseRun(
+            label: "alone-1", abuse: false, passed: true, p50Ms: 5, p99Ms: 20, insideP50Ms: 1, insideP99Ms: 4,
+            deliveriesPerSecond: 300_000)
         var abused = alone
         abused.abuse = true
         abused.p99Ms = 22
         abused.insideP99Ms = 5
         abused.refused = ["per_ip_connections": 1234, "per_ip_rate": 5678]
-        var attack = AbuserCounts()
-        attack.attempts = 13000
-        attack.maxHeld = 256
         abused.attack = attack
-        results.pairs = [(alone, abused)]
-        var control = InterleavedRun(label: "interleaved-aa-1", abuse: false)
-        control.passed = true
-        control.aP99Ms = 20
-        control.bP99Ms = 19
-        var within = InterleavedRun(label: "interleaved-abused-1", abuse: true)
-        within.passed = true
-        within.aP99Ms = 20
-        within.bP99Ms = 23
-        within.aP50Ms = 5
-        within.bP50Ms = 6
-        within.aCount = 100_000
-        within.bCount = 99_000
-        within.attack = attack
-        results.interleaved = [(control, within)]
-        let text = AbuseSection.render(results, date: "NOW", machine: "HERE")
+        let control = InterleavedRun(label: "interleaved-aa-1", abuse: false, passed: true, aP99Ms: 20, bP99Ms: 19)
+        let within = InterleavedRun(
+            label: "interleaved-abused-1", abuse: true, passed: true, aP99Ms: 20, bP99Ms: 23, aP50Ms: 5, bP50Ms: 6,
+            aCount: 100_000, bCount: 99_000, attack: attack)
+        var results = AbuseResults(
+            command: "scripts/bench-abuse --rate 3000", started: "T", repeats: 1, seconds: 10,
+            shape: (sessions: 10, subscribers: 100, rate: 3000), abuseRate: 1000, interleaveSeconds: 120,
+            pairs: [(alone, abused)], interleaved: [(control, within)])
+        let text = AbuseSection.render(results, heading: Self.heading)
         #expect(
-            text.hasPrefix(
-                "## Abuse: one address flooding beside the fanout load (scripts/bench-abuse)\n\nRun NOW on HERE.\n\n"))
+            text.hasPrefix("## TITLE\n\nRun NOW on HERE.\n\nCommand: `scripts/bench-abuse --rate 3000` (started T)."))
+        #expect(AbuseSection.render(results).hasPrefix("## Abuse: one address flooding beside the fanout load"))
         #expect(text.contains("(10 sessions x 100 subscribers at 3,000 msg/s, 10 s)"))
         #expect(
             text.contains(
@@ -162,18 +141,11 @@ struct BenchSectionsTests {
 
     private func clusterRun(
         _ bus: String, _ name: String, nodes: Int, writers: Int = 2, depth: Int = 2, rate: Int, p99: Double
-    )
-        -> ClusterRun
-    {
-        var run = ClusterRun(
-            label: "\(bus)-\(name)-\(rate)-1", nodes: nodes, writers: writers, depth: depth, rate: rate)
-        run.passed = true
-        run.deliveriesPerSecond = 20000
-        run.p50Ms = 2
-        run.p99Ms = p99
-        run.ackP99Ms = 4
-        run.cores = ["machine": 1.8, "postgres": 0.6, "gateways": 0.7]
-        return run
+    ) -> ClusterRun {
+        ClusterRun(
+            label: "\(bus)-\(name)-\(rate)-1", nodes: nodes, writers: writers, depth: depth, rate: rate, passed: true,
+            deliveriesPerSecond: 20000, p50Ms: 2, p99Ms: p99, ackP99Ms: 4,
+            cores: ["machine": 1.8, "postgres": 0.6, "gateways": 0.7])
     }
 
     @Test("Clusters: the writer's rounds, the NOTIFY CPU share, the runs and the verdict at 10,000 msg/s")
@@ -191,8 +163,9 @@ struct BenchSectionsTests {
             clusterRun("postgres", "two-nodes-w1-d1", nodes: 2, writers: 1, depth: 1, rate: 10000, p99: 16),
         ]
         let run = ClusterSection.Run(quick: false, seconds: 10, repeats: 1, rates: [10000])
-        let text = ClusterSection.render(results, run, date: "NOW", machine: "HERE")
-        #expect(text.hasPrefix("## Clusters\n\nRun NOW on HERE.\n\n`scripts/bench-cluster`. Nodes"))
+        let text = ClusterSection.render(results, run, heading: Self.heading)
+        #expect(text.hasPrefix("## TITLE\n\nRun NOW on HERE.\n\n`scripts/bench-cluster`. Nodes"))
+        #expect(ClusterSection.render(results, run).hasPrefix("## Clusters\n\nRun "))
         #expect(text.contains("| 1 | 100,000 | 97,000 | 0.970 | 98 |"))
         #expect(text.contains("stores 0.970-0.970 times as many messages per second as without (median 0.970)"))
         #expect(text.contains("| full throughput | 10.00 | 0.32 | 3.2% |"))
@@ -212,7 +185,7 @@ struct BenchSectionsTests {
             ))
 
         let quick = ClusterSection.render(
-            results, .init(quick: true, seconds: 4, repeats: 1, rates: [2000]), date: "R", machine: "M")
+            results, .init(quick: true, seconds: 4, repeats: 1, rates: [2000]), heading: ["R"])
         #expect(quick.contains("`scripts/bench-cluster --quick`"))
         #expect(quick.contains("This run had no 10,000 msg/s step; at 2,000 msg/s, for reference:"))
     }

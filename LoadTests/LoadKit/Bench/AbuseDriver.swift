@@ -4,8 +4,8 @@ import SwitchboardJSON
 /// one abusive client address beside it (scripts/bench-abuse;
 /// docs/benchmarks.md, "Abuse").
 public enum AbuseDriver {
-    static let shape = AbuseResults.Shape(sessions: 10, subscribers: 100, rate: 10500)  // scripts/bench's fanout
-    static let quickShape = AbuseResults.Shape(sessions: 5, subscribers: 20, rate: 1000)
+    static let shape: AbuseResults.Shape = (sessions: 10, subscribers: 100, rate: 10500)  // scripts/bench's fanout
+    static let quickShape: AbuseResults.Shape = (sessions: 5, subscribers: 20, rate: 1000)
 
     public static let usage = """
         usage: loadtest bench-abuse [--seconds S] [--repeats N] [--rate M] [--abuse-rate R]
@@ -65,15 +65,9 @@ public enum AbuseDriver {
                 results.interleaved.append((control, within))
             }
             gateway.stop()
-            try TextFile.write(TextFile.join(context.out, "results.json"), results.json.text + "\n")
-            let section = AbuseSection.render(results)
-            if quick {
-                print(section)
-                context.log("--quick: docs/benchmarks.md left alone")
-            } else {
-                try BenchmarksDoc.replaceSection("bench-abuse", with: section)
-                context.log("docs/benchmarks.md: section Abuse written")
-            }
+            try context.publish(
+                results: results.json, section: AbuseSection.render(results), name: "bench-abuse", title: "Abuse",
+                quick: quick)
             let failed = results.failed
             if !failed.isEmpty {
                 context.log("correctness checks failed in \(failed)")

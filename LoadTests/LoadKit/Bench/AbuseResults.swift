@@ -4,49 +4,27 @@ import SwitchboardJSON
 /// (alone, then beside the abuser) and a pair of interleaved runs (A/A, then
 /// the abuser in the B windows). Written to results.json and rendered into
 /// docs/benchmarks.md ("Abuse") by `AbuseSection`.
-public struct AbuseResults: Sendable {
-    public struct Shape: Sendable, Equatable {
-        public var sessions: Int
-        public var subscribers: Int
-        public var rate: Int
+struct AbuseResults {
+    /// The fanout scenario's sessions, subscribers per session and messages/s.
+    typealias Shape = (sessions: Int, subscribers: Int, rate: Int)
 
-        public init(sessions: Int, subscribers: Int, rate: Int) {
-            self.sessions = sessions
-            self.subscribers = subscribers
-            self.rate = rate
-        }
-    }
-
-    public var command: String
-    public var started: String
-    public var repeats: Int
-    public var seconds: Int
-    public var shape: Shape
-    public var abuseRate: Int
-    public var interleaveSeconds: Int
-    public var pairs: [(alone: AbuseRun, abused: AbuseRun)] = []
-    public var interleaved: [(control: InterleavedRun, abused: InterleavedRun)] = []
-
-    public init(
-        command: String, started: String, repeats: Int, seconds: Int, shape: Shape, abuseRate: Int,
-        interleaveSeconds: Int
-    ) {
-        self.command = command
-        self.started = started
-        self.repeats = repeats
-        self.seconds = seconds
-        self.shape = shape
-        self.abuseRate = abuseRate
-        self.interleaveSeconds = interleaveSeconds
-    }
+    var command: String
+    var started: String
+    var repeats: Int
+    var seconds: Int
+    var shape: Shape
+    var abuseRate: Int
+    var interleaveSeconds: Int
+    var pairs: [(alone: AbuseRun, abused: AbuseRun)] = []
+    var interleaved: [(control: InterleavedRun, abused: InterleavedRun)] = []
 
     /// The labels of the runs whose correctness checks failed.
-    public var failed: [String] {
+    var failed: [String] {
         pairs.flatMap { [$0.alone, $0.abused] }.filter { $0.passed != true }.map(\.label)
             + interleaved.flatMap { [$0.control, $0.abused] }.filter { $0.passed != true }.map(\.label)
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         let meta: JSONValue = [
             "started": .string(started), "command": .string(command), "repeats": .int(repeats),
             "seconds": .int(seconds), "shape": [.int(shape.sessions), .int(shape.subscribers), .int(shape.rate)],
@@ -65,27 +43,20 @@ public struct AbuseResults: Sendable {
 }
 
 /// One separate fanout run, alone or beside the abuser.
-public struct AbuseRun: Sendable {
-    public var label: String
-    public var abuse: Bool
-    public var passed: Bool?
-    public var p50Ms: Double?
-    public var p99Ms: Double?
+struct AbuseRun {
+    var label: String
+    var abuse: Bool
+    var passed: Bool?
+    var p50Ms, p99Ms: Double?
     /// Inside the gateway (frame read to ack written): what the harness's core does not move.
-    public var insideP50Ms: Double?
-    public var insideP99Ms: Double?
-    public var deliveriesPerSecond: Double?
+    var insideP50Ms, insideP99Ms: Double?
+    var deliveriesPerSecond: Double?
     /// Connections the gateway refused during the run, by reason (per_ip_connections, per_ip_rate, ...).
-    public var refused: [String: Int] = [:]
-    public var attack: AbuserCounts?
-
-    public init(label: String, abuse: Bool) {
-        self.label = label
-        self.abuse = abuse
-    }
+    var refused: [String: Int] = [:]
+    var attack: AbuserCounts?
 
     /// `value / base - 1`, NaN without both (or with a base of 0).
-    public static func change(_ value: Double?, over base: Double?) -> Double {
+    static func change(_ value: Double?, over base: Double?) -> Double {
         guard let value, let base, base != 0 else { return .nan }
         return value / base - 1
     }
@@ -101,26 +72,18 @@ public struct AbuseRun: Sendable {
 }
 
 /// One fanout run with its latency split by alternating windows (A/A, or the abuser in the B ones).
-public struct InterleavedRun: Sendable {
-    public var label: String
-    public var abuse: Bool
-    public var passed: Bool?
-    public var aP99Ms: Double?
-    public var bP99Ms: Double?
-    public var aP50Ms: Double?
-    public var bP50Ms: Double?
-    public var aCount: Int?
-    public var bCount: Int?
-    public var p99Ms: Double?
-    public var attack: AbuserCounts?
-
-    public init(label: String, abuse: Bool) {
-        self.label = label
-        self.abuse = abuse
-    }
+struct InterleavedRun {
+    var label: String
+    var abuse: Bool
+    var passed: Bool?
+    /// The A windows' and the B windows' latency, and the whole run's p99.
+    var aP99Ms, bP99Ms, aP50Ms, bP50Ms: Double?
+    var aCount, bCount: Int?
+    var p99Ms: Double?
+    var attack: AbuserCounts?
 
     /// The B windows' p99 over the A windows', minus one.
-    public var change: Double { AbuseRun.change(bP99Ms, over: aP99Ms) }
+    var change: Double { AbuseRun.change(bP99Ms, over: aP99Ms) }
 
     var json: JSONValue {
         [

@@ -1,4 +1,3 @@
-import CSystem
 import SwitchboardSystem
 
 #if canImport(Glibc)
@@ -19,19 +18,19 @@ import Glibc
 /// seconds on the wall clock (`AlternatingWindows`) and closes everything it
 /// holds when an A window begins, so that `loadtest --alternate S` compares
 /// the A windows (no abuser) with the B ones within one run.
-public struct Abuser {
-    public var port: UInt16
-    public var seconds: Double
-    public var source = "127.0.0.2"
-    public var rate = 1000.0
-    public var dripSeconds = 5.0
-    public var alternateSeconds = 0.0
-    public var maxOpen = 4000
+struct Abuser {
+    var port: UInt16
+    var seconds: Double
+    var source = "127.0.0.2"
+    var rate = 1000.0
+    var dripSeconds = 5.0
+    var alternateSeconds = 0.0
+    var maxOpen = 4000
 
     static let head =
         Array("GET /healthz HTTP/1.1\r\nHost: abuser\r\nX-Padding: ".utf8) + [UInt8](repeating: 0x78, count: 64)
 
-    public init(port: UInt16, seconds: Double) {
+    init(port: UInt16, seconds: Double) {
         self.port = port
         self.seconds = seconds
     }
@@ -49,7 +48,7 @@ public struct Abuser {
     }
 
     /// Floods for `seconds` and returns what happened.
-    public func run() throws(SystemError) -> AbuserCounts {
+    func run() throws(SystemError) -> AbuserCounts {
         let epfd = try Epoll.create()
         defer { Posix.close(epfd) }
         let events = EpollEvents(capacity: 256)
@@ -109,7 +108,7 @@ public struct Abuser {
                 }
                 if sent == 1 {
                     attempt.sent += 1
-                } else if csystem_errno() != EAGAIN && csystem_errno() != EINTR {
+                } else if errno != EAGAIN && errno != EINTR {
                     finish(fd)
                     continue
                 }
@@ -127,7 +126,7 @@ public struct Abuser {
                 if n > 0 {
                     let room = 64 - open[fd]!.answer.count
                     if room > 0 { open[fd]!.answer += buffer[0..<min(n, room)] }
-                } else if n == 0 || (csystem_errno() != EAGAIN && csystem_errno() != EINTR) {
+                } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
                     finish(fd)
                 }
             }
@@ -168,7 +167,7 @@ public struct Abuser {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) }
             }
             : -1
-        if bound != 0 || (connected != 0 && csystem_errno() != EINPROGRESS) {
+        if bound != 0 || (connected != 0 && errno != EINPROGRESS) {
             Posix.close(fd)
             return nil
         }

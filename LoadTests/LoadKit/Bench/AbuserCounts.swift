@@ -3,22 +3,20 @@ import SwitchboardJSON
 /// What one abuser run did: its attempts, how the gateway answered them, and
 /// what it held. Printed as one JSON line (`loadtest abuser`) and read back by
 /// `loadtest bench-abuse`, whose report shows the attempts and the most held.
-public struct AbuserCounts: Equatable, Sendable {
-    public var attempts = 0
-    public var connectFailed = 0
-    public var answered429 = 0
-    public var answered503 = 0
-    public var answered408 = 0
-    public var answeredOther = 0
-    public var closedUnanswered = 0
-    public var maxHeld = 0
-    public var skippedAtMaxOpen = 0
-    public var closedAtWindowEnd = 0
-    public var heldAtEnd = 0
-    public var seconds = 0.0
-    public var cpuSeconds = 0.0
-
-    public init() {}
+struct AbuserCounts: Equatable, Sendable {
+    var attempts = 0
+    var connectFailed = 0
+    var answered429 = 0
+    var answered503 = 0
+    var answered408 = 0
+    var answeredOther = 0
+    var closedUnanswered = 0
+    var maxHeld = 0
+    var skippedAtMaxOpen = 0
+    var closedAtWindowEnd = 0
+    var heldAtEnd = 0
+    var seconds = 0.0
+    var cpuSeconds = 0.0
 
     /// Counts a connection the gateway closed by the status it answered with
     /// (the first bytes it sent: "HTTP/1.1 429 ..."), if any.
@@ -45,14 +43,16 @@ public struct AbuserCounts: Equatable, Sendable {
         ]
     }
 
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject()
         for (key, value) in members { object[key] = value }
         return .object(object)
     }
+}
 
+extension AbuserCounts {
     /// The counts a JSON line of `json` holds (missing members count 0).
-    public init(json: JSONValue) {
+    init(json: JSONValue) {
         func int(_ key: String) -> Int { PythonFormat.int(json[key]) ?? 0 }
         attempts = int("attempts")
         connectFailed = int("connect_failed")

@@ -5,25 +5,25 @@ import SwitchboardSystem
 /// the set-up their script made (binaries, a private PostgreSQL, a work and a
 /// report directory), a fresh JWT secret, the database migrated, and the
 /// harness run as a child on core 1.
-public struct BenchContext: Sendable {
+struct BenchContext: Sendable {
     /// The flags every bench driver takes from its script, besides its own.
-    public static let setUpOptions = ["bin-dir", "database-url", "work", "out", "command"]
-    public static let setUpUsage = """
+    static let setUpOptions = ["bin-dir", "database-url", "work", "out", "command"]
+    static let setUpUsage = """
         Set-up (the script passes these): --bin-dir DIR (switchboard, loadtest, writer-bench),
         --database-url URL (a private PostgreSQL with durable settings), --work DIR (scratch),
         --out DIR (reports), --command TEXT (the command line the report quotes).
         """
 
-    public let binDirectory: String
-    public let databaseURL: String
-    public let work: String
-    public let out: String
-    public let command: String
-    public let secret: String
-    public let log: DriveLog
+    let binDirectory: String
+    let databaseURL: String
+    let work: String
+    let out: String
+    let command: String
+    let secret: String
+    let log: DriveLog
 
     /// From the set-up flags; migrates the database.
-    public init(flags: DriverFlags, tag: String) throws {
+    init(flags: DriverFlags, tag: String) throws {
         do throws(DriverFlags.UsageError) {
             binDirectory = try flags.required("bin-dir")
             databaseURL = try flags.required("database-url")
@@ -39,19 +39,19 @@ public struct BenchContext: Sendable {
     }
 
     /// `out/label`, created.
-    public func directory(_ label: String) throws -> String {
+    func directory(_ label: String) throws -> String {
         let path = TextFile.join(out, label)
         try TextFile.makeDirectories(path)
         return path
     }
 
-    public func binary(_ name: String) -> String { TextFile.join(binDirectory, name) }
+    func binary(_ name: String) -> String { TextFile.join(binDirectory, name) }
 
     /// The harness's `scenario` against `urls`, pinned to core 1 at nice -5
     /// where allowed, its report written to `directory`; that report, and what
     /// it printed. The harness's exit status is not the verdict: its report
     /// says what passed.
-    public func harness(
+    func harness(
         _ scenario: String, urls: [String], options: [String], directory: String
     ) throws -> (report: JSONValue, output: String) {
         let more = urls.dropFirst().flatMap { ["--url", $0] }
@@ -70,7 +70,7 @@ public struct BenchContext: Sendable {
     }
 
     /// The harness's `fanout` scenario against `gateway` (its CPU measured too), with `extra` options.
-    public func fanout(
+    func fanout(
         _ gateway: GatewayProcess, sessions: Int, subscribers: Int, rate: Int, seconds: Int, directory: String,
         extra: [String] = []
     ) throws -> JSONValue {
@@ -86,7 +86,7 @@ public struct BenchContext: Sendable {
     /// A gateway for the bench: one event loop pinned to core 0, its
     /// configuration in the work directory as NAME.toml, its log at `logPath`
     /// (default: the report directory's gateway.log).
-    public func gateway(
+    func gateway(
         name: String = "gateway", logPath: String? = nil, serverExtra: String = "", extra: String = ""
     ) throws -> GatewayProcess {
         var config = GatewayConfig(port: try LocalPorts.free(), jwtSecret: secret)
@@ -98,9 +98,23 @@ public struct BenchContext: Sendable {
     }
 
     /// A gateway's /metrics, also written to `path`.
-    public func scrape(_ gateway: GatewayProcess, to path: String) throws -> String {
+    func scrape(_ gateway: GatewayProcess, to path: String) throws -> String {
         let text = try gateway.metrics()
         try TextFile.write(path, text)
         return text
+    }
+
+    /// Writes `results` to results.json, then the section: printed with
+    /// `quick` (docs/benchmarks.md left alone), else written into
+    /// docs/benchmarks.md between the markers of `name`.
+    func publish(results: JSONValue, section: String, name: String, title: String, quick: Bool) throws {
+        try TextFile.write(TextFile.join(out, "results.json"), results.text + "\n")
+        if quick {
+            print(section)
+            log("--quick: docs/benchmarks.md left alone")
+        } else {
+            try BenchmarksDoc.replaceSection(name, with: section)
+            log("docs/benchmarks.md: section \(title) written")
+        }
     }
 }

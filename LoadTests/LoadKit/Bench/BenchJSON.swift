@@ -4,31 +4,31 @@ import SwitchboardJSON
 /// binaries print (writer-bench, `loadtest abuser`).
 extension JSONValue {
     /// A number, or null for nil and values JSON cannot hold (NaN, infinity).
-    public static func optional(_ value: Double?) -> JSONValue {
+    static func optional(_ value: Double?) -> JSONValue {
         guard let value, value.isFinite else { return .null }
         return .double(value)
     }
 
-    public static func optional(_ value: Int?) -> JSONValue { value.map { .int($0) } ?? .null }
+    static func optional(_ value: Int?) -> JSONValue { value.map { .int($0) } ?? .null }
 
-    public static func optional(_ value: Bool?) -> JSONValue { value.map { .bool($0) } ?? .null }
+    static func optional(_ value: Bool?) -> JSONValue { value.map { .bool($0) } ?? .null }
 
     /// An object of numbers by name (busy cores by party), in the names' order.
-    public static func numbers(_ values: [String: Double]) -> JSONValue {
+    static func numbers(_ values: [String: Double]) -> JSONValue {
         var object = JSONObject()
         for (key, value) in values.sorted(by: { $0.key < $1.key }) { object[key] = .optional(value) }
         return .object(object)
     }
 
     /// The numbers of an object by name; members that are not numbers are left out.
-    public var numbers: [String: Double] {
+    var numbers: [String: Double] {
         var values: [String: Double] = [:]
         for (key, value) in members { values[key] = value.doubleValue }
         return values
     }
 
     /// An object of whole numbers by name (refusals by reason), in the names' order.
-    public static func counts(_ values: [String: Int]) -> JSONValue {
+    static func counts(_ values: [String: Int]) -> JSONValue {
         var object = JSONObject()
         for (key, value) in values.sorted(by: { $0.key < $1.key }) { object[key] = .int(value) }
         return .object(object)
@@ -41,9 +41,9 @@ extension JSONValue {
     func figure(_ name: String) -> Double? { self["figures"]?[name]?["value"]?.doubleValue }
 }
 
-public enum BenchJSON {
+enum BenchJSON {
     /// The JSON objects in `text`, one per line; other lines (progress, warnings) are skipped.
-    public static func lines(_ text: String) -> [JSONValue] {
+    static func lines(_ text: String) -> [JSONValue] {
         text.split(separator: "\n").compactMap { line in
             let trimmed = line.drop { $0 == " " }
             guard trimmed.first == "{", let value = try? JSONParser.parse(String(trimmed)), value.objectValue != nil
@@ -53,7 +53,7 @@ public enum BenchJSON {
     }
 
     /// The first line of `text` that is a JSON object with "kind": `kind`.
-    public static func line(kind: String, in text: String) -> JSONValue? {
+    static func line(kind: String, in text: String) -> JSONValue? {
         lines(text).first { $0["kind"]?.stringValue == kind }
     }
 }

@@ -46,12 +46,10 @@ public enum ClusterDriver {
             (results.plain, results.notify) = try bench.writerRounds(rounds)
             results.notifyCPU = try bench.notifyCPURuns()
             results.runs = try bench.clusterRuns(rates: rates, repeats: repeats)
-            let json = results.json.text
-            try TextFile.write(TextFile.join(context.out, "results.json"), json + "\n")
-            print(json)
-            try BenchmarksDoc.replaceSection(
-                "bench-cluster", with: ClusterSection.render(results, run))
-            context.log("docs/benchmarks.md: section Clusters written")
+            print(results.json.text)
+            try context.publish(
+                results: results.json, section: ClusterSection.render(results, run), name: "bench-cluster",
+                title: "Clusters", quick: false)
             return 0
         }
     }

@@ -59,15 +59,9 @@ public enum LatencyDriver {
                 results.ramp.append(try bench.ramp(label: "ramp-\(repeat_)", rates: quick ? quickRampRates : rampRates))
             }
             gateway.stop()
-            try TextFile.write(TextFile.join(context.out, "results.json"), results.json.text + "\n")
-            let section = LatencySection.render(results)
-            if quick {
-                print(section)
-                context.log("--quick: docs/benchmarks.md left alone")
-            } else {
-                try BenchmarksDoc.replaceSection("bench-latency", with: section)
-                context.log("docs/benchmarks.md: section Latency written")
-            }
+            try context.publish(
+                results: results.json, section: LatencySection.render(results), name: "bench-latency",
+                title: "Latency", quick: quick)
             return 0
         }
     }

@@ -6,10 +6,10 @@ import Synchronization
 /// watches PostgreSQL's processes and pg_stat_activity names each backend
 /// of `database` by its application_name ("switchboard-writer",
 /// "switchboard-bus", ...).
-public enum BackendCPU {
+enum BackendCPU {
     /// Runs `command` (it must succeed); its output, and the CPU-seconds each
     /// kind of backend used meanwhile, rounded to 2 places.
-    public static func run(
+    static func run(
         _ command: [String], databaseURL: String, database: String
     ) throws -> (output: String, seconds: [String: Double]) {
         let names = Mutex<[Int32: String]>([:])

@@ -11,7 +11,7 @@ import Glibc
 /// second on a thread of its own. `cores()` gives each one's median over the
 /// half-second intervals, so a run's steady state, not its set-up or its
 /// final checks, is what shows. The driver's own process never counts.
-public final class CPUSampler: Sendable {
+final class CPUSampler: Sendable {
     /// What one sample read: CPU ticks by key ("machine", or a label and a pid).
     struct Sample: Sendable {
         var seconds: Double
@@ -31,18 +31,18 @@ public final class CPUSampler: Sendable {
     private let thread = Mutex<NamedThread?>(nil)
     private let clock = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-    public init(named: [(label: String, needle: String)] = []) {
+    init(named: [(label: String, needle: String)] = []) {
         self.named = named
     }
 
     /// Samples while `body` runs, and once before and after it.
-    public func measure<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    func measure<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         start()
         defer { stop() }
         return try body()
     }
 
-    public func start() {
+    func start() {
         sample()
         thread.withLock {
             $0 = NamedThread.spawn(name: "cpu-sampler") { [self] in
@@ -51,7 +51,7 @@ public final class CPUSampler: Sendable {
         }
     }
 
-    public func stop() {
+    func stop() {
         stopped.store(true, ordering: .relaxed)
         thread.withLock { $0?.join() }
         sample()
@@ -127,7 +127,7 @@ public final class CPUSampler: Sendable {
     }
 
     /// Median busy cores per label over the intervals: machine, postgres, and each named label.
-    public func cores() -> [String: Double] {
+    func cores() -> [String: Double] {
         let labels = ["machine", "postgres"] + named.map(\.label)
         var rates: [String: [Double]] = [:]
         for (length, used) in intervals() where length > 0 {

@@ -1,13 +1,13 @@
 /// docs/benchmarks.md, "Abuse": the fanout scenario's latency with and without
 /// one abusive address beside it, by separate runs and within one run, and
 /// the verdict read against the method's own noise (`loadtest bench-abuse`).
-public enum AbuseSection {
-    public static let targetChange = 0.20
+enum AbuseSection {
+    static let targetChange = 0.20
     /// The interleaved runs' windows: 4.75 s of each counted, the first 250 ms left to settle.
-    public static let windowSeconds = 5
+    static let windowSeconds = 5
     static let title = "Abuse: one address flooding beside the fanout load (scripts/bench-abuse)"
 
-    public enum Verdict: Equatable, Sendable {
+    enum Verdict: Equatable, Sendable {
         case notShown, met, missed
 
         var text: String {
@@ -22,19 +22,17 @@ public enum AbuseSection {
     /// A change is read against the method's own noise: where the A/A halves
     /// differ by 20% or more, a change under 20% shows nothing, and neither
     /// does one above it.
-    public static func verdict(abused: [Double], controls: [Double]) -> Verdict {
+    static func verdict(abused: [Double], controls: [Double]) -> Verdict {
         if controls.contains(where: { $0.magnitude >= targetChange }) { return .notShown }
         return abused.allSatisfy { $0.magnitude < targetChange } ? .met : .missed
     }
 
-    public static func render(
-        _ results: AbuseResults, date: String = BenchmarksDoc.utcMinute(), machine: String = BenchmarksDoc.machine()
-    ) -> String {
+    static func render(_ results: AbuseResults, heading: [String] = BenchmarksDoc.heading(title)) -> String {
         let shape = results.shape
         let window = windowSeconds
         func ms(_ value: Double?) -> String { PythonFormat.fixed(value ?? .nan, 1) }
         func count(_ value: Double?) -> String { PythonFormat.fixed(value ?? .nan, 0, grouping: true) }
-        var lines = BenchmarksDoc.heading(title, date: date, machine: machine) + [""]
+        var lines = heading + [""]
         lines += [
             "Command: `\(results.command)` (started \(results.started)). One gateway (one event loop) on core 0 "
                 + "with the default per-address limits (256 connections, 50/s after a burst of 100); only 127.0.0.1, "

@@ -3,27 +3,19 @@ import SwitchboardJSON
 /// docs/benchmarks.md, "Clusters": what NOTIFY costs the writer, and the
 /// cross-node runs against one node, with the verdict on the 5-ms target
 /// (`loadtest bench-cluster`).
-public enum ClusterSection {
+enum ClusterSection {
     /// How the run was asked for, as the section tells it.
-    public struct Run: Sendable {
-        public var quick: Bool
-        public var seconds: Int
-        public var repeats: Int
-        public var rates: [Int]
-
-        public init(quick: Bool, seconds: Int, repeats: Int, rates: [Int]) {
-            self.quick = quick
-            self.seconds = seconds
-            self.repeats = repeats
-            self.rates = rates
-        }
+    struct Run: Sendable {
+        var quick: Bool
+        var seconds: Int
+        var repeats: Int
+        var rates: [Int]
     }
 
-    public static func render(
-        _ results: ClusterResults, _ run: Run, date: String = BenchmarksDoc.utcMinute(),
-        machine: String = BenchmarksDoc.machine()
+    static func render(
+        _ results: ClusterResults, _ run: Run, heading: [String] = BenchmarksDoc.heading("Clusters")
     ) -> String {
-        var lines = BenchmarksDoc.heading("Clusters", date: date, machine: machine)
+        var lines = heading
         lines += writerLines(results, quick: run.quick)
         lines += crossNodeLines(results.runs, run)
         return lines.joined(separator: "\n") + "\n"

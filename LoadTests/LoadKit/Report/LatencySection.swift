@@ -1,15 +1,13 @@
 /// docs/benchmarks.md, "Latency": the gateway's send-to-delivery latency
 /// against its own durable commit (the floor), shape by shape, where the CPU
 /// went, the gateway's stages, and the ramp (`loadtest bench-latency`).
-public enum LatencySection {
-    public static let aboveFloorTargetMs = 5.0
+enum LatencySection {
+    static let aboveFloorTargetMs = 5.0
     static let title = "Latency: the gateway above its own commit (scripts/bench-latency)"
 
     /// The section; its heading names the run's date and machine.
-    public static func render(
-        _ results: LatencyResults, date: String = BenchmarksDoc.utcMinute(), machine: String = BenchmarksDoc.machine()
-    ) -> String {
-        var lines = BenchmarksDoc.heading(title, date: date, machine: machine) + [""]
+    static func render(_ results: LatencyResults, heading: [String] = BenchmarksDoc.heading(title)) -> String {
+        var lines = heading + [""]
         lines += [
             "Command: `\(results.command)` (started \(results.started)). One gateway "
                 + "(one event loop) pinned to core 0, the load harness to core 1 at nice -5, PostgreSQL (durable: fsync, "
