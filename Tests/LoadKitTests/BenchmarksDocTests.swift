@@ -21,20 +21,7 @@ struct BenchmarksDocTests {
     @Test("a section is replaced between its markers and nothing else changes")
     func replacesBetweenMarkers() {
         let replaced = BenchmarksDoc.replacingSection("writer", with: "## Writer\nnew\n", in: document)
-        #expect(
-            replaced == """
-                # Benchmarks
-
-                intro
-                <!-- writer:begin -->
-                ## Writer
-                new
-                <!-- writer:end -->
-
-                ## Hand-written
-                kept  as it is\u{20}
-
-                """)
+        #expect(replaced == document.replacing("## Writer\nold\n", with: "## Writer\nnew\n"))
         // Again with the same body: the same text.
         #expect(BenchmarksDoc.replacingSection("writer", with: "## Writer\nnew\n", in: replaced) == replaced)
     }

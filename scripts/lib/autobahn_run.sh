@@ -5,7 +5,7 @@
 # Runs the Autobahn|Testsuite fuzzing client (wstest -m fuzzingclient) against
 # the WebSocket server listening at WS_URL (ws://HOST:PORT/PATH) and summarises
 # the result. Installs the testsuite first if needed (scripts/lib/autobahn_install.sh).
-# scripts/autobahn and scripts/test call it against the gateway's echo endpoint.
+# scripts/autobahn (and through it scripts/test) calls it against the gateway's echo endpoint.
 #
 # Case patterns are Autobahn's: an id ("6.4.1") or a wildcard ("9.*", "12.2.*");
 # several may be given comma-separated. Without any, every case runs (1.* to 13.*).

@@ -152,41 +152,29 @@ except OSError:
     sys.exit(1)' "$1" 2>/dev/null
 }
 
-# wait_for_port HOST PORT [TIMEOUT_S] [PID]: wait until HOST:PORT accepts
-# connections; fail early if PID (when given) exits.
-wait_for_port() {
-  local host=$1 port=$2 timeout=${3:-60} pid=${4:-} deadline
-  deadline=$((SECONDS + timeout))
-  while ! port_open "$host" "$port"; do
+# sb_wait_for TIMEOUT_S PID WHAT COMMAND...: wait until COMMAND succeeds; fail,
+# saying WHAT was awaited, after TIMEOUT_S or as soon as PID (when not empty) exits.
+sb_wait_for() {
+  local timeout=$1 pid=$2 what=$3 deadline=$((SECONDS + $1))
+  shift 3
+  until "$@"; do
     if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-      sb_warn "process $pid exited before $host:$port accepted connections"
+      sb_warn "process $pid exited before $what"
       return 1
     fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      sb_warn "$host:$port did not accept connections within ${timeout}s"
-      return 1
-    fi
+    [ "$SECONDS" -lt "$deadline" ] || { sb_warn "not within ${timeout}s: $what" && return 1; }
     sleep 0.2
   done
 }
 
+# wait_for_port HOST PORT [TIMEOUT_S] [PID]: wait until HOST:PORT accepts
+# connections; fail early if PID (when given) exits.
+wait_for_port() { sb_wait_for "${3:-60}" "${4:-}" "$1:$2 accepted connections" port_open "$1" "$2"; }
+
 # wait_for_log FILE PATTERN [TIMEOUT_S] [PID]: wait until FILE has a line matching
 # the extended regex PATTERN; fail early if PID (when given) exits.
-wait_for_log() {
-  local file=$1 pattern=$2 timeout=${3:-60} pid=${4:-} deadline
-  deadline=$((SECONDS + timeout))
-  while ! grep -Eq -- "$pattern" "$file" 2>/dev/null; do
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-      sb_warn "process $pid exited before logging /$pattern/ (see $file)"
-      return 1
-    fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      sb_warn "no line matching /$pattern/ in $file within ${timeout}s"
-      return 1
-    fi
-    sleep 0.2
-  done
-}
+wait_for_log() { sb_wait_for "${3:-60}" "${4:-}" "a line matching /$2/ in $1" log_has "$1" "$2"; }
+log_has() { grep -Eq -- "$2" "$1" 2>/dev/null; }
 
 # stop_pid PID [TIMEOUT_S]: SIGTERM a process we started, SIGKILL it after TIMEOUT_S.
 stop_pid() {
@@ -267,19 +255,12 @@ pg_running_info() {
   printf '%s %s\n' "$(sed -n 4p "$pidfile")" "$(sed -n 5p "$pidfile")"
 }
 
-# ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
-# and has database `switchboard`; export SWITCHBOARD_DATABASE_URL (TCP form),
-# SB_PG_PORT, SB_PG_SOCKET_DIR and SB_PG_DIR (the directory really used). A second
-# call (from this or another process) reuses the running cluster. --fast turns off
-# durability (fsync and friends): for throwaway test databases only.
-# The durable private PostgreSQL of the benchmarks (scripts/bench,
-# bench-writer, bench-chat-floor), for SB_PG_SETTINGS: fsync,
-# synchronous_commit and full_page_writes keep their defaults (on).
-# shared_buffers=2GB (of 24 GiB): with the 128MB default the backends of a
-# long run spend it evicting dirty buffers themselves (each eviction first
-# flushing WAL up to the page), which no production server would be sized
-# for. max_wal_size=4GB (default 1GB): runs write up to about 1 GB of WAL,
-# and a checkpoint would otherwise start inside one.
+# SB_PG_SETTINGS for the benchmarks' durable PostgreSQL (fsync, synchronous_commit
+# and full_page_writes keep their defaults: on). shared_buffers=2GB (of 24 GiB):
+# with the 128MB default the backends of a long run spend it evicting dirty
+# buffers themselves (each eviction first flushing WAL up to the page), which no
+# production server would be sized for. max_wal_size=4GB (default 1GB): runs
+# write up to about 1 GB of WAL, and a checkpoint would otherwise start inside one.
 SB_BENCH_PG_SETTINGS="shared_buffers=2GB max_wal_size=4GB"
 
 # harness_priority: set SB_HARNESS_NICE to the command prefix that runs a load
@@ -297,6 +278,12 @@ harness_priority() {
   fi
 }
 
+# ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
+# and has database `switchboard`; export SWITCHBOARD_DATABASE_URL (TCP form),
+# SB_PG_PORT, SB_PG_SOCKET_DIR and SB_PG_DIR (the directory really used). A second
+# call (from this or another process) reuses the running cluster. --fast turns off
+# durability (fsync and friends): for throwaway test databases only. Extra server
+# settings: SB_PG_SETTINGS (space-separated name=value).
 ensure_postgres() {
   local dir=$1 fast=${2:-} cdir sockdir port info opts
   [ -n "$dir" ] || sb_die "ensure_postgres: no directory given"
@@ -349,7 +336,6 @@ ensure_postgres() {
     if [ "$fast" = --fast ]; then
       opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     fi
-    # Extra server settings, space-separated name=value (e.g. SB_PG_SETTINGS=shared_buffers=2GB).
     local setting
     for setting in ${SB_PG_SETTINGS:-}; do opts="$opts -c $setting"; done
     sb_log "starting PostgreSQL ($cdir/data, 127.0.0.1:$port, socket $sockdir)"
@@ -410,11 +396,6 @@ stop_postgres() {
 # ---------------------------------------------------------------------------
 # the scripts' one set-up: clean-up on exit, release binaries, a private
 # PostgreSQL, a report directory, servers started and stopped
-#
-#   sb_release_bins "$bin_dir" switchboard loadtest   # sets bin
-#   sb_private_postgres bench-x bench                  # sets work; work/pg runs
-#   sb_report_dir bench-x                              # sets out
-#   sb_start_server gateway "$port" "$work/gw.log" "$bin/switchboard" serve ...
 
 # sb_on_exit COMMAND: evaluate COMMAND when the script exits, before the commands
 # registered earlier (last in, first out). The first call installs the EXIT trap
@@ -539,13 +520,12 @@ sb_report_dir() {
   mkdir -p "$out"
 }
 
-# http_status HOST PORT PATH: print the HTTP status of GET PATH (nothing when no answer).
-http_status() {
+# is_ready PORT: whether GET /readyz on 127.0.0.1:PORT answers 200.
+is_ready() {
   (
-    exec 3<>"/dev/tcp/$1/$2" || exit 0
-    printf 'GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n' "$3" "$1" "$2" >&3
-    IFS=' ' read -r -t 5 _ status _ <&3 || exit 0
-    printf '%s\n' "$status"
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'GET /readyz HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' "$1" >&3
+    IFS=' ' read -r -t 5 _ status _ <&3 && [ "$status" = 200 ]
   ) 2>/dev/null
 }
 
@@ -557,7 +537,7 @@ http_status() {
 # stopped (SIGTERM, then SIGKILL after 20 s); sb_stop_server stops one earlier.
 SB_SERVER_PIDS=()
 sb_start_server() {
-  local readyz=0 label port log ready=0 deadline=$((SECONDS + 60))
+  local readyz=0 label port log ready=0
   [ "$1" != --readyz ] || { readyz=1 && shift; }
   label=$1 port=$2 log=$3
   shift 3
@@ -571,10 +551,7 @@ sb_start_server() {
   if [ "$readyz" = 0 ]; then
     wait_for_log "$log" 'listening on' 60 "$server_pid" && wait_for_port 127.0.0.1 "$port" 10 "$server_pid" && ready=1
   else
-    while kill -0 "$server_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
-      [ "$(http_status 127.0.0.1 "$port" /readyz)" != 200 ] || { ready=1 && break; }
-      sleep 0.2
-    done
+    sb_wait_for 60 "$server_pid" "GET /readyz answered 200" is_ready "$port" && ready=1
   fi
   if [ "$ready" = 0 ]; then
     tail -n 30 "$log" >&2

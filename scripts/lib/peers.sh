@@ -42,18 +42,10 @@ build_hb_echo() {
 # start_hb_echo PORT: start hb-echo on 127.0.0.1:PORT in the background, wait until
 # it listens; sets HB_ECHO_PID.
 start_hb_echo() {
-  local port=$1 log
   build_hb_echo
   mkdir -p "$SB_PEER_LOG_DIR"
-  log=$SB_PEER_LOG_DIR/peer-hb-echo.log
-  "$SB_HB_ECHO_BIN" --port "$port" </dev/null >"$log" 2>&1 &
-  HB_ECHO_PID=$!
-  if ! wait_for_log "$log" 'listening on' 60 "$HB_ECHO_PID" || ! wait_for_port 127.0.0.1 "$port" 10 "$HB_ECHO_PID"; then
-    tail -n 20 "$log" >&2
-    stop_pid "$HB_ECHO_PID"
-    sb_die "hb-echo did not start on 127.0.0.1:$port"
-  fi
-  sb_log "hb-echo: ws://127.0.0.1:$port/v1/echo (pid $HB_ECHO_PID)"
+  sb_start_server hb-echo "$1" "$SB_PEER_LOG_DIR/peer-hb-echo.log" "$SB_HB_ECHO_BIN" --port "$1"
+  HB_ECHO_PID=$server_pid
 }
 
 # --- Node.js ws (Debian package node-ws) -------------------------------------------
@@ -77,18 +69,11 @@ ensure_node_ws() {
 # start_node_ws_echo PORT: start the ws echo server on 127.0.0.1:PORT in the
 # background, wait until it listens; sets NODE_WS_ECHO_PID.
 start_node_ws_echo() {
-  local port=$1 log
   ensure_node_ws
   mkdir -p "$SB_PEER_LOG_DIR"
-  log=$SB_PEER_LOG_DIR/peer-node-ws-echo.log
-  env "$(node_ws_env)" node "$SB_NODE_ECHO_JS" --port "$port" </dev/null >"$log" 2>&1 &
-  NODE_WS_ECHO_PID=$!
-  if ! wait_for_log "$log" 'listening on' 30 "$NODE_WS_ECHO_PID" || ! wait_for_port 127.0.0.1 "$port" 10 "$NODE_WS_ECHO_PID"; then
-    tail -n 20 "$log" >&2
-    stop_pid "$NODE_WS_ECHO_PID"
-    sb_die "node-ws-echo did not start on 127.0.0.1:$port"
-  fi
-  sb_log "node-ws-echo: ws://127.0.0.1:$port/v1/echo (pid $NODE_WS_ECHO_PID)"
+  sb_start_server node-ws-echo "$1" "$SB_PEER_LOG_DIR/peer-node-ws-echo.log" \
+    env "$(node_ws_env)" node "$SB_NODE_ECHO_JS" --port "$1"
+  NODE_WS_ECHO_PID=$server_pid
 }
 
 # --- the floors (LoadTests/Floors): the least any server does --

@@ -19,6 +19,12 @@ public enum TextFile {
             throw Failure(description: "cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
+        guard let text = readAll(file) else { throw Failure(description: "cannot read \(path): read error") }
+        return text
+    }
+
+    /// What is left to read from `file` (a file or a pipe), or nil on a read error.
+    static func readAll(_ file: UnsafeMutablePointer<FILE>) -> String? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -26,8 +32,7 @@ public enum TextFile {
             bytes.append(contentsOf: chunk[0..<count])
             if count < chunk.count { break }
         }
-        if ferror(file) != 0 { throw Failure(description: "cannot read \(path): read error") }
-        return String(decoding: bytes, as: UTF8.self)
+        return ferror(file) != 0 ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Replaces the file's content with `text`.

@@ -24,7 +24,7 @@ public enum BenchmarksDoc {
     public static var currentDirectory: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public static var path: String { root + "/docs/benchmarks.md" }
@@ -78,14 +78,7 @@ public enum BenchmarksDoc {
     }
 
     /// Now, as `2026-01-20 10:00 UTC`.
-    public static func utcMinute() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
-    }
+    public static func utcMinute() -> String { WallClock.utcMinute() }
 
     /// This machine: `2 cores (MODEL), 23 GiB, Linux RELEASE`.
     public static func machine() -> String {

@@ -76,8 +76,10 @@ public enum PythonFormat {
         "{" + members.map { jsonString($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
     }
 
-    /// `json.dumps` of what `json.loads` made of `value` (numbers as Python holds them).
-    public static func json(_ value: JSONValue) -> String {
+    /// `json.dumps` of what `json.loads` made of `value` (numbers as Python holds them);
+    /// `compact`: with `separators=(",", ":")`.
+    public static func json(_ value: JSONValue, compact: Bool = false) -> String {
+        let (comma, colon) = compact ? (",", ":") : (", ", ": ")
         switch value {
         case .null: return "null"
         case .bool(let flag): return flag ? "true" : "false"
@@ -86,14 +88,15 @@ public enum PythonFormat {
             let double = Double(number.raw) ?? .nan
             return double.isNaN ? "NaN" : double.isInfinite ? (double < 0 ? "-Infinity" : "Infinity") : repr(double)
         case .string(let text): return jsonString(text)
-        case .array(let items): return "[" + items.map(json).joined(separator: ", ") + "]"
+        case .array(let items): return "[" + items.map { json($0, compact: compact) }.joined(separator: comma) + "]"
         case .object(let object):
-            return "{" + object.members.map { jsonString($0.0) + ": " + json($0.1) }.joined(separator: ", ") + "}"
+            let members = object.members.map { jsonString($0.0) + colon + json($0.1, compact: compact) }
+            return "{" + members.joined(separator: comma) + "}"
         }
     }
 
     /// A JSON string as `json.dumps` writes it (ASCII only: others as \uXXXX).
-    static func jsonString(_ text: String) -> String {
+    public static func jsonString(_ text: String) -> String {
         var result = "\""
         for unit in text.utf16 {
             switch unit {
@@ -164,22 +167,20 @@ public enum PythonFormat {
     private static func integerText(_ raw: String) -> String { raw == "-0" ? "0" : raw }
 
     private static func stringRepr(_ text: String) -> String {
-        let quote: Character = text.contains("'") && !text.contains("\"") ? "\"" : "'"
-        var result = String(quote)
-        for scalar in text.unicodeScalars {
+        let quote: Unicode.Scalar = text.contains("'") && !text.contains("\"") ? "\"" : "'"
+        let body = ReportEscaping.replacing(text) { scalar in
             switch scalar {
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where Character(scalar) == quote: result += "\\" + String(quote)
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case quote: "\\" + String(quote)
             case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\x" + (hex.count < 2 ? "0" : "") + hex
-            default: result.unicodeScalars.append(scalar)
+                "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: nil
             }
         }
-        return result + String(quote)
+        return String(quote) + body + String(quote)
     }
 
     /// Commas between thousands in the whole part of a decimal text.

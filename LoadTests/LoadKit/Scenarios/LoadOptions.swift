@@ -178,7 +178,7 @@ public struct LoadOptions: Sendable {
         try validate()
     }
 
-    private static func parseURL(_ url: String) throws(UsageError) -> GatewayEndpoint {
+    static func parseURL(_ url: String) throws(UsageError) -> GatewayEndpoint {
         guard url.hasPrefix("ws://") else {
             throw UsageError(description: "--url must be ws://HOST:PORT/PATH (the harness speaks plain WebSocket)")
         }

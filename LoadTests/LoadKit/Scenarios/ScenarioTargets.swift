@@ -1,7 +1,7 @@
 /// What the scenarios are held to: the project's goals, here and nowhere
 /// else. `LoadOptions` starts from them (`--target-*` overrides them), each
 /// report carries its targets with the goal, the measured value and whether
-/// it was met, and scripts/lib/benchmarks_chat.py only renders what the
+/// it was met, and `loadtest chat-report` (`ChatSection`) only renders what the
 /// reports say.
 public enum ScenarioTargets {
     /// conversations: stored messages per second...
