@@ -9,6 +9,8 @@ import Glibc
 /// its own `--help` says what it does. A scenario name is not in this table:
 /// scenarios go through `LoadOptions`.
 let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = [
+    ("soak", "mixed traffic for minutes; fails when RSS, descriptors, queue or p99 grow", SoakDriver.main),
+    ("chaos", "faults under load (or --drain: SIGTERM under load); fails when anything is lost", ChaosDriver.main),
     ("doc", "writes a benchmark's section of docs/benchmarks.md (or the fuzzing campaign's)", DocDriver.main),
     ("chat-report", "renders scripts/bench's chat section from its report directory", ChatReportDriver.main),
     ("chat-floor-row", "one result line of scripts/bench-chat-floor", ChatFloorRowDriver.main),

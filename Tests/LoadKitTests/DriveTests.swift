@@ -8,28 +8,23 @@ import Glibc
 
 @Suite("Drive: send stages between two scrapes")
 struct SendStagesTests {
-    static let before = """
-        # HELP switchboard_send_stage_seconds x
-        switchboard_send_stage_seconds_bucket{stage="total",le="0.001"} 10
-        switchboard_send_stage_seconds_bucket{stage="total",le="0.002"} 20
-        switchboard_send_stage_seconds_bucket{stage="total",le="0.005"} 30
-        switchboard_send_stage_seconds_bucket{stage="total",le="+Inf"} 30
-        switchboard_send_stage_seconds_bucket{stage="queue",le="0.001"} 5
-        switchboard_send_stage_seconds_bucket{stage="queue",le="+Inf"} 5
-        switchboard_writer_queue_depth 3
-        """
-    static let after = """
-        switchboard_send_stage_seconds_bucket{stage="total",le="0.001"} 60
-        switchboard_send_stage_seconds_bucket{stage="total",le="0.002"} 170
-        switchboard_send_stage_seconds_bucket{stage="total",le="0.005"} 228
-        switchboard_send_stage_seconds_bucket{stage="total",le="+Inf"} 230
-        switchboard_send_stage_seconds_bucket{stage="queue",le="0.001"} 5
-        switchboard_send_stage_seconds_bucket{stage="queue",le="+Inf"} 105
-        switchboard_send_stage_seconds_bucket{stage="commit",le="0.004"} 3
-        switchboard_send_stage_seconds_bucket{stage="commit",le="+Inf"} 3
-        switchboard_send_stage_seconds_bucket{stage="Bad",le="0.004"} 3
-        switchboard_send_stage_seconds_count{stage="total"} 230
-        """
+    /// Bucket lines of an exposition: (stage, le, cumulative count).
+    static func exposition(_ buckets: [(String, String, Int)], extra: [String]) -> String {
+        (buckets.map { #"switchboard_send_stage_seconds_bucket{stage="\#($0.0)",le="\#($0.1)"} \#($0.2)"# } + extra)
+            .joined(separator: "\n")
+    }
+
+    static let before = exposition(
+        [
+            ("total", "0.001", 10), ("total", "0.002", 20), ("total", "0.005", 30), ("total", "+Inf", 30),
+            ("queue", "0.001", 5), ("queue", "+Inf", 5),
+        ], extra: ["# HELP switchboard_send_stage_seconds x", "switchboard_writer_queue_depth 3"])
+    static let after = exposition(
+        [
+            ("total", "0.001", 60), ("total", "0.002", 170), ("total", "0.005", 228), ("total", "+Inf", 230),
+            ("queue", "0.001", 5), ("queue", "+Inf", 105), ("commit", "0.004", 3), ("commit", "+Inf", 3),
+            ("Bad", "0.004", 3),
+        ], extra: [#"switchboard_send_stage_seconds_count{stage="total"} 230"#])
 
     // The figures scripts/lib/send_stages.py printed for the same two files.
     @Test("the difference of two scrapes, interpolated inside buckets")

@@ -26,54 +26,62 @@ public enum AbuseDriver {
 
         """ + BenchContext.setUpUsage
 
+    struct Options {
+        var flags: DriverFlags
+        var quick: Bool
+        var seconds, repeats, abuseRate, interleaveSeconds: Int
+        var shape: AbuseResults.Shape
+    }
+
     public static func main(_ arguments: [String]) -> Int32 {
-        DriverMain.run("bench-abuse", usage: usage, arguments) {
-            let flags = try DriverFlags(
-                arguments,
-                options: BenchContext.setUpOptions + [
-                    "seconds", "repeats", "rate", "abuse-rate", "interleave-seconds",
-                ],
-                switchNames: ["quick", "check"])
-            let quick = flags.has("quick")
-            let seconds = try flags.int("seconds", default: quick ? 3 : 10)
-            let repeats = try flags.int("repeats", default: quick ? 1 : 3)
-            let abuseRate = try flags.int("abuse-rate", default: 1000)
-            let rate = try flags.int("rate", default: 0)
-            let interleave = try flags.int("interleave-seconds", default: quick ? 20 : 60)
-            // Two 5-s windows at least, so both sides of the interleaved runs are measured.
-            guard interleave >= 10 else {
-                throw DriverFlags.UsageError(description: "--interleave-seconds must be at least 10 (two 5-s windows)")
-            }
-            if flags.has("check") { return 0 }
-            var shape = quick ? quickShape : shape
-            if rate != 0 { shape.rate = rate }
-            let context = try BenchContext(flags: flags, tag: "bench-abuse")
-            var results = AbuseResults(
-                command: context.command, started: BenchmarksDoc.utcMinute(), repeats: repeats, seconds: seconds,
-                shape: shape, abuseRate: abuseRate, interleaveSeconds: interleave)
-            let gateway = try context.gateway(serverExtra: "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]")
-            defer { gateway.stop() }
-            let bench = AbuseBench(context: context, gateway: gateway, shape: shape, abuseRate: abuseRate)
-            for repeat_ in stride(from: 1, through: repeats, by: 1) {
-                let alone = try bench.separate(label: "alone-\(repeat_)", seconds: seconds, abuse: false)
-                let abused = try bench.separate(label: "abused-\(repeat_)", seconds: seconds, abuse: true)
-                results.pairs.append((alone, abused))
-                let control = try bench.interleaved(
-                    label: "interleaved-aa-\(repeat_)", seconds: interleave, abuse: false)
-                let within = try bench.interleaved(
-                    label: "interleaved-abused-\(repeat_)", seconds: interleave, abuse: true)
-                results.interleaved.append((control, within))
-            }
-            gateway.stop()
-            try context.publish(
-                results: results.json, section: AbuseSection.render(results), name: "bench-abuse", title: "Abuse",
-                quick: quick)
-            let failed = results.failed
-            if !failed.isEmpty {
-                context.log("correctness checks failed in \(failed)")
-                return 1
-            }
-            return 0
+        BenchMain.run(arguments, usage: usage, tag: "bench-abuse", parse: parse, run: run)
+    }
+
+    static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
+        let flags = try DriverFlags(
+            arguments,
+            options: BenchContext.setUpOptions + ["seconds", "repeats", "rate", "abuse-rate", "interleave-seconds"],
+            switchNames: ["quick", "check"])
+        let quick = flags.has("quick")
+        var shape = quick ? quickShape : shape
+        let rate = try flags.int("rate", default: 0)
+        if rate != 0 { shape.rate = rate }
+        let interleave = try flags.int("interleave-seconds", default: quick ? 20 : 60)
+        // Two 5-s windows at least, so both sides of the interleaved runs are measured.
+        guard interleave >= 10 else {
+            throw DriverFlags.UsageError(description: "--interleave-seconds must be at least 10 (two 5-s windows)")
         }
+        return Options(
+            flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 10),
+            repeats: try flags.int("repeats", default: quick ? 1 : 3),
+            abuseRate: try flags.int("abuse-rate", default: 1000), interleaveSeconds: interleave, shape: shape)
+    }
+
+    /// False when a correctness check failed in any run.
+    static func run(_ options: Options, log: DriveLog) throws -> Bool {
+        let context = try BenchContext(flags: options.flags, log: log)
+        var results = AbuseResults(
+            command: context.command, started: BenchmarksDoc.utcMinute(), repeats: options.repeats,
+            seconds: options.seconds, shape: options.shape, abuseRate: options.abuseRate,
+            interleaveSeconds: options.interleaveSeconds)
+        let gateway = try context.gateway(serverExtra: "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]")
+        defer { gateway.stop() }
+        let bench = AbuseBench(context: context, gateway: gateway, shape: options.shape, abuseRate: options.abuseRate)
+        for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
+            let alone = try bench.separate(label: "alone-\(repeat_)", seconds: options.seconds, abuse: false)
+            let abused = try bench.separate(label: "abused-\(repeat_)", seconds: options.seconds, abuse: true)
+            results.pairs.append((alone, abused))
+            let window = options.interleaveSeconds
+            let control = try bench.interleaved(label: "interleaved-aa-\(repeat_)", seconds: window, abuse: false)
+            let within = try bench.interleaved(label: "interleaved-abused-\(repeat_)", seconds: window, abuse: true)
+            results.interleaved.append((control, within))
+        }
+        gateway.stop()
+        try context.publish(
+            results: results.json, section: AbuseSection.render(results), name: "bench-abuse", title: "Abuse",
+            quick: options.quick)
+        let failed = results.failed
+        if !failed.isEmpty { log("correctness checks failed in \(failed)") }
+        return failed.isEmpty
     }
 }

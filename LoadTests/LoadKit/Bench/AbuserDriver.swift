@@ -13,9 +13,9 @@ public enum AbuserDriver {
         """
 
     public static func main(_ arguments: [String]) -> Int32 {
-        DriverMain.run("abuser", usage: usage, arguments) {
-            print(try parse(arguments).run().json.text)
-            return 0
+        BenchMain.run(arguments, usage: usage, tag: "abuser", parse: parse) { abuser, _ in
+            print(try abuser.run().json.text)
+            return true
         }
     }
 

@@ -23,7 +23,7 @@ struct BenchContext: Sendable {
     let log: DriveLog
 
     /// From the set-up flags; migrates the database.
-    init(flags: DriverFlags, tag: String) throws {
+    init(flags: DriverFlags, log: DriveLog) throws {
         do throws(DriverFlags.UsageError) {
             binDirectory = try flags.required("bin-dir")
             databaseURL = try flags.required("database-url")
@@ -32,9 +32,9 @@ struct BenchContext: Sendable {
         } catch {
             throw DriveError(error.description)
         }
-        command = flags.string("command") ?? "scripts/\(tag)"
+        command = flags.string("command") ?? "scripts/\(log.tag)"
         secret = HarnessRuns.newSecret()
-        log = DriveLog(tag: tag)
+        self.log = log
         try DatabaseCommands.migrate(binDirectory: binDirectory, databaseURL: databaseURL)
     }
 

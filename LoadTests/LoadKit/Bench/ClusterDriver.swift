@@ -23,35 +23,45 @@ public enum ClusterDriver {
 
         """ + BenchContext.setUpUsage
 
+    struct Options {
+        var flags: DriverFlags
+        var run: ClusterSection.Run
+        var rounds: Int
+    }
+
     public static func main(_ arguments: [String]) -> Int32 {
-        DriverMain.run("bench-cluster", usage: usage, arguments) {
-            let flags = try DriverFlags(
-                arguments,
-                options: BenchContext.setUpOptions + ["rates", "seconds", "rounds", "repeats", "render"],
-                switchNames: ["quick", "check"])
-            let quick = flags.has("quick")
-            let rates = try flags.string("rates").map(parseRates) ?? (quick ? [2000] : [5000, 10000])
-            let seconds = try flags.int("seconds", default: quick ? 4 : 10)
-            let rounds = try flags.int("rounds", default: quick ? 1 : 5)
-            let repeats = try flags.int("repeats", default: quick ? 1 : 2)
-            let run = ClusterSection.Run(quick: quick, seconds: seconds, repeats: repeats, rates: rates)
-            if let directory = flags.string("render") {
-                try render(directory, run)
-                return 0
-            }
-            if flags.has("check") { return 0 }
-            let context = try BenchContext(flags: flags, tag: "bench-cluster")
-            let bench = ClusterBench(context: context, quick: quick, seconds: seconds)
-            var results = ClusterResults()
-            (results.plain, results.notify) = try bench.writerRounds(rounds)
-            results.notifyCPU = try bench.notifyCPURuns()
-            results.runs = try bench.clusterRuns(rates: rates, repeats: repeats)
-            print(results.json.text)
-            try context.publish(
-                results: results.json, section: ClusterSection.render(results, run), name: "bench-cluster",
-                title: "Clusters", quick: false)
-            return 0
+        BenchMain.run(arguments, usage: usage, tag: "bench-cluster", parse: parse, run: run)
+    }
+
+    static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
+        let flags = try DriverFlags(
+            arguments, options: BenchContext.setUpOptions + ["rates", "seconds", "rounds", "repeats", "render"],
+            switchNames: ["quick", "check"])
+        let quick = flags.has("quick")
+        let run = ClusterSection.Run(
+            quick: quick, seconds: try flags.int("seconds", default: quick ? 4 : 10),
+            repeats: try flags.int("repeats", default: quick ? 1 : 2),
+            rates: try flags.string("rates").map(parseRates) ?? (quick ? [2000] : [5000, 10000]))
+        return Options(flags: flags, run: run, rounds: try flags.int("rounds", default: quick ? 1 : 5))
+    }
+
+    static func run(_ options: Options, log: DriveLog) throws -> Bool {
+        if let directory = options.flags.string("render") {
+            try render(directory, options.run)
+            return true
         }
+        let run = options.run
+        let context = try BenchContext(flags: options.flags, log: log)
+        let bench = ClusterBench(context: context, quick: run.quick, seconds: run.seconds)
+        var results = ClusterResults()
+        (results.plain, results.notify) = try bench.writerRounds(options.rounds)
+        results.notifyCPU = try bench.notifyCPURuns()
+        results.runs = try bench.clusterRuns(rates: run.rates, repeats: run.repeats)
+        print(results.json.text)
+        try context.publish(
+            results: results.json, section: ClusterSection.render(results, run), name: "bench-cluster",
+            title: "Clusters", quick: false)
+        return true
     }
 
     static func parseRates(_ text: String) throws(DriverFlags.UsageError) -> [Int] {

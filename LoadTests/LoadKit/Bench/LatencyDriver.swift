@@ -27,42 +27,56 @@ public enum LatencyDriver {
 
         """ + BenchContext.setUpUsage
 
+    struct Options {
+        var flags: DriverFlags
+        var quick: Bool
+        var seconds: Int
+        var repeats: Int
+    }
+
     public static func main(_ arguments: [String]) -> Int32 {
-        DriverMain.run("bench-latency", usage: usage, arguments) {
-            let flags = try DriverFlags(
-                arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render"],
-                switchNames: ["quick", "check"])
-            if let directory = flags.string("render") {
-                guard let json = HarnessRuns.report(TextFile.join(directory, "results.json")),
-                    let results = LatencyResults(json: json)
-                else { throw DriveError("no results in \(directory)/results.json") }
-                try BenchmarksDoc.replaceSection("bench-latency", with: LatencySection.render(results))
-                return 0
-            }
-            let quick = flags.has("quick")
-            let seconds = try flags.int("seconds", default: quick ? 3 : 8)
-            let repeats = try flags.int("repeats", default: quick ? 1 : 3)
-            if flags.has("check") { return 0 }
-            let context = try BenchContext(flags: flags, tag: "bench-latency")
-            var results = LatencyResults(
-                command: context.command, started: BenchmarksDoc.utcMinute(), repeats: repeats, seconds: seconds)
-            let gateway = try context.gateway()
-            defer { gateway.stop() }
-            let bench = LatencyBench(context: context, gateway: gateway, seconds: seconds, quick: quick)
-            for repeat_ in stride(from: 1, through: repeats, by: 1) {
-                for (sessions, subscribers, rate) in quick ? quickShapes : shapes {
-                    results.fanout.append(
-                        try bench.fanout(
-                            label: "fanout-\(sessions)x\(subscribers)-\(repeat_)", sessions: sessions,
-                            subscribers: subscribers, rate: rate))
-                }
-                results.ramp.append(try bench.ramp(label: "ramp-\(repeat_)", rates: quick ? quickRampRates : rampRates))
-            }
-            gateway.stop()
-            try context.publish(
-                results: results.json, section: LatencySection.render(results), name: "bench-latency",
-                title: "Latency", quick: quick)
-            return 0
+        BenchMain.run(arguments, usage: usage, tag: "bench-latency", parse: parse, run: run)
+    }
+
+    static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
+        let flags = try DriverFlags(
+            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render"],
+            switchNames: ["quick", "check"])
+        let quick = flags.has("quick")
+        return Options(
+            flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 8),
+            repeats: try flags.int("repeats", default: quick ? 1 : 3))
+    }
+
+    static func run(_ options: Options, log: DriveLog) throws -> Bool {
+        if let directory = options.flags.string("render") {
+            guard let json = HarnessRuns.report(TextFile.join(directory, "results.json")),
+                let results = LatencyResults(json: json)
+            else { throw DriveError("no results in \(directory)/results.json") }
+            try BenchmarksDoc.replaceSection("bench-latency", with: LatencySection.render(results))
+            return true
         }
+        let context = try BenchContext(flags: options.flags, log: log)
+        var results = LatencyResults(
+            command: context.command, started: BenchmarksDoc.utcMinute(), repeats: options.repeats,
+            seconds: options.seconds)
+        let gateway = try context.gateway()
+        defer { gateway.stop() }
+        let bench = LatencyBench(context: context, gateway: gateway, seconds: options.seconds, quick: options.quick)
+        for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
+            for (sessions, subscribers, rate) in options.quick ? quickShapes : shapes {
+                results.fanout.append(
+                    try bench.fanout(
+                        label: "fanout-\(sessions)x\(subscribers)-\(repeat_)", sessions: sessions,
+                        subscribers: subscribers, rate: rate))
+            }
+            results.ramp.append(
+                try bench.ramp(label: "ramp-\(repeat_)", rates: options.quick ? quickRampRates : rampRates))
+        }
+        gateway.stop()
+        try context.publish(
+            results: results.json, section: LatencySection.render(results), name: "bench-latency", title: "Latency",
+            quick: options.quick)
+        return true
     }
 }

@@ -67,3 +67,33 @@ public struct DriverFlags: Sendable {
         return value
     }
 }
+
+/// The frame of a `loadtest` driver's entry point: `--help` prints `usage`
+/// (exit 0); a usage error is logged (exit 2); `run` returns whether the run
+/// passed (exit 0 or 1); a set-up error it throws is logged (exit 2).
+public enum DriverMain {
+    public static func run<Options>(
+        _ arguments: [String], usage: String, tag: String,
+        parse: ([String]) throws(DriverFlags.UsageError) -> Options,
+        run: (Options, DriveLog) throws(DriveError) -> Bool
+    ) -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+        let log = DriveLog(tag: tag)
+        let options: Options
+        do {
+            options = try parse(arguments)
+        } catch {
+            log("error: \(error) (loadtest \(tag) --help)")
+            return 2
+        }
+        do {
+            return try run(options, log) ? 0 : 1
+        } catch {
+            log("error: \(error)")
+            return 2
+        }
+    }
+}

@@ -28,7 +28,7 @@ public struct HTTPResponse: Sendable {
     /// without Content-Length ends there. Chunked bodies are refused: the
     /// gateway always sends Content-Length.
     static func parse(_ bytes: [UInt8], ended: Bool) -> Parse {
-        guard let headEnd = headEnd(bytes) else {
+        guard let headEnd = WebSocketClient.headEnd(bytes) else {
             return ended ? .malformed("the answer ended in its head") : .incomplete
         }
         let lines = String(decoding: bytes[0..<(headEnd - 4)], as: UTF8.self).split(
@@ -57,15 +57,6 @@ public struct HTTPResponse: Sendable {
         guard ended else { return .incomplete }
         response.body = Array(bytes[headEnd...])
         return .complete(response)
-    }
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 3..<bytes.count
-        where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
-            return index + 1
-        }
-        return nil
     }
 }
 
