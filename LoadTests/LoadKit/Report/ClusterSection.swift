@@ -80,10 +80,7 @@ enum ClusterSection {
     /// A group of runs: one bus, rate and configuration, over the repeats.
     struct Group {
         var bus: String
-        var rate: Int
-        var nodes: Int
-        var writers: Int
-        var depth: Int
+        var rate, nodes, writers, depth: Int
         var rows: [ClusterRun]
 
         func matches(_ run: ClusterRun) -> Bool {
