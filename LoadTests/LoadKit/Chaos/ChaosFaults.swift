@@ -85,7 +85,15 @@ final class ChaosFaults {
         let token = HarnessRuns.token(role: .operator, subject: "op-slow", workspace: workspace, secret: secret)
         let name = "switchboard_slow_consumer_closes_total"
         let before = gateway.metric(name) ?? 0
-        let consumer = try SteppedWebSocket(port: port, token: token, receiveBufferBytes: 4096)
+        let connections: ScriptedConnections
+        let consumer: ScriptedConnections.Connection
+        do {
+            connections = try ScriptedConnections(url: gateway.url, timeout: 5)
+            consumer = try connections.open(receiveBufferBytes: 4096)
+        } catch {
+            throw DriveError("the slow consumer: \(error)")
+        }
+        consumer.send(ClientFrames.hello(token: token))
         consumer.send(ClientFrames.inboxSubscribe)
         let deadline = DriveClock.monotonicSeconds() + Double(options.recoverySeconds)
         var closes = before
@@ -93,7 +101,7 @@ final class ChaosFaults {
             DriveClock.sleep(seconds: 0.2)
             closes = gateway.metric(name) ?? before
         }
-        let cut = closes > before ? consumer.closedByPeer() : false
+        let cut = closes > before ? connections.closedByPeer(consumer, within: 5) : false
         consumer.abort()
         if closes > before && cut {
             return (

@@ -92,18 +92,29 @@ final class SoakWorkers: Sendable {
     private func churnClients() throws(DriveError) {
         let visitorToken = token(.visitor, "soak-churn")
         let operatorToken = token(.operator, "soak-operator")
+        let connections: ScriptedConnections
+        do {
+            connections = try ScriptedConnections(url: gatewayURL, timeout: 5)
+        } catch {
+            throw DriveError(error.description)
+        }
         var sessions: [String] = []
         var cycles = 0
         while !stopped {
-            do throws(DriveError) {
+            do {
                 if sessions.count < 20 {
-                    let client = try SteppedWebSocket(port: port, token: visitorToken)
+                    let client = try connections.open()
+                    defer { client.abort() }
+                    client.send(ClientFrames.hello(token: visitorToken))
                     client.send(ClientFrames.createSession(title: "soak"))
-                    let answer = try client.receive { Self.frameType($0) == "session" }
-                    if let id = (try? JSONParser.parse(answer))?["session"]?["id"]?.stringValue { sessions.append(id) }
-                    client.abort()
+                    var answer = try connections.next(client)
+                    while Self.frame(answer)?["type"]?.stringValue != "session" {
+                        answer = try connections.next(client)
+                    }
+                    if let id = Self.frame(answer)?["session"]?["id"]?.stringValue { sessions.append(id) }
                 }
-                let client = try SteppedWebSocket(port: port, token: operatorToken)
+                let client = try connections.open()
+                client.send(ClientFrames.hello(token: operatorToken))
                 if !sessions.isEmpty {
                     let session = sessions[cycles % sessions.count]
                     client.send(ClientFrames.join(sessionID: session, since: 0))
@@ -114,7 +125,7 @@ final class SoakWorkers: Sendable {
                 }
                 client.send(ClientFrames.ping)
                 DriveClock.sleep(seconds: 0.05)
-                client.drain()
+                connections.drain(client)
                 client.abort()
                 cycles += 1
                 traffic.withLock { $0.churnCycles += 1 }
@@ -163,8 +174,6 @@ final class SoakWorkers: Sendable {
         }
     }
 
-    /// The `type` of a server frame, or nil.
-    static func frameType(_ text: String) -> String? {
-        (try? JSONParser.parse(text))?["type"]?.stringValue
-    }
+    /// A server frame parsed, or nil.
+    static func frame(_ text: String) -> JSONValue? { try? JSONParser.parse(text) }
 }
