@@ -17,6 +17,10 @@ let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> I
     ("seed-sessions", "creates sessions with messages as one visitor (scripts/api-fuzz)", SeedSessionsDriver.main),
     ("transcript", "plays a short conversation and prints every frame (docs/protocol.md)", TranscriptDriver.main),
     ("check-imports", "checks Package.swift's layering and its table in docs/architecture.md", CheckImportsDriver.main),
+    ("abuser", "one address flooding the gateway with slow-loris connections (bench-abuse)", AbuserDriver.main),
+    ("bench-abuse", "fanout latency with and without an abusive address (scripts/bench-abuse)", AbuseDriver.main),
+    ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
+    ("bench-latency", "the gateway's latency above its own commit (scripts/bench-latency)", LatencyDriver.main),
 ]
 
 func subcommandUsage() -> String {
