@@ -111,18 +111,28 @@ extension ChatCore {
     // MARK: operators
 
     /// An operator or admin said hello: remembered with its name, so that
-    /// others can assign sessions to it by id. Best effort: with the readers
-    /// busy or the database away, the next hello records it.
+    /// others can assign sessions to it by id (`StaffSightings` batches the
+    /// writes). Best effort: with the readers busy or the database away, the
+    /// next hello or write takes the rows along.
     func recordStaff(_ identity: Identity) {
         guard identity.role != .visitor else { return }
-        let workspace = identity.workspaceID
-        let staff = identity.participant
+        staffSightings.add(workspaceID: identity.workspaceID, identity.participant)
+        writeStaffSightings()
+    }
+
+    private func writeStaffSightings() {
+        guard let rows = staffSightings.startWrite() else { return }
         let logger = logger
-        _ = reader.read({ queries throws(QueryError) in
-            try queries.recordOperator(workspaceID: workspace, staff)
-        }) { result in
-            if case .failure(let error) = result { logger.debug("could not record operator \(staff.id): \(error)") }
+        let accepted = reader.read({ queries throws(QueryError) in
+            try queries.recordOperators(rows)
+        }) { [self] result in
+            if case .failure(let error) = result {
+                logger.debug("could not record \(rows.count) operator(s): \(error)")
+            }
+            staffSightings.finishWrite()
+            writeStaffSightings()
         }
+        if !accepted { staffSightings.finishWrite(refused: rows) }
     }
 
     /// `session.updated` for a session this loop changed: to every core (this
