@@ -114,25 +114,33 @@ extension ChatCore {
     /// others can assign sessions to it by id (`StaffSightings` batches the
     /// writes). Best effort: with the readers busy or the database away, the
     /// next hello or write takes the rows along.
-    func recordStaff(_ identity: Identity) {
+    func recordStaff(_ id: UInt64, _ identity: Identity) {
         guard identity.role != .visitor else { return }
-        staffSightings.add(workspaceID: identity.workspaceID, identity.participant)
+        staffSightings.add(id)
         writeStaffSightings()
     }
 
     private func writeStaffSightings() {
-        guard let rows = staffSightings.startWrite() else { return }
-        let logger = logger
-        let accepted = reader.read({ queries throws(QueryError) in
-            try queries.recordOperators(rows)
-        }) { [self] result in
-            if case .failure(let error) = result {
-                logger.debug("could not record \(rows.count) operator(s): \(error)")
+        while let write = staffSightings.startWrite({ id in
+            clients[id]?.identity.map { OperatorSighting(workspaceID: $0.workspaceID, staff: $0.participant) }
+        }) {
+            let rows = write.rows
+            guard !rows.isEmpty else {
+                staffSightings.finishWrite()
+                continue
             }
-            staffSightings.finishWrite()
-            writeStaffSightings()
+            let logger = logger
+            let accepted = reader.read({ queries throws(QueryError) in
+                try queries.recordOperators(rows)
+            }) { [self] result in
+                if case .failure(let error) = result {
+                    logger.debug("could not record \(rows.count) operator(s): \(error)")
+                }
+                staffSightings.finishWrite()
+                writeStaffSightings()
+            }
+            guard accepted else { return staffSightings.finishWrite(refused: write.ids) }
         }
-        if !accepted { staffSightings.finishWrite(refused: rows) }
     }
 
     /// `session.updated` for a session this loop changed: to every core (this
