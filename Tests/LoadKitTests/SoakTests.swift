@@ -45,6 +45,37 @@ struct SoakTests {
         #expect(SoakVerdict.judge(samples: warmup, traffic: Self.busyTraffic()).problems.isEmpty)
     }
 
+    /// One minute sampled every 2 s with the p99s `values` (nil: no send in the window).
+    static func p99Samples(_ values: [Double?]) -> [SoakSample] {
+        values.enumerated().map { index, value in
+            SoakSample(
+                minutes: Double(index) / 30, rssKiB: 27_500, descriptors: 624, queueDepth: 0, p99Milliseconds: value)
+        }
+    }
+
+    /// The p99s of a one-minute run in CI (2026-11-25 00:17 UTC) that failed with the least-squares line:
+    /// flat near 3 ms, with single 2-s windows at 42, 77 and 25 ms (a commit waiting on the disk).
+    static let spikyMinute: [Double?] = [
+        nil, 2.536, 2.441, 28.96, 3.663, 2.194, 4.745, 3.49, 2.22, 2.873, 2.328, 2.87, 2.496, 2.69, 4.05, 41.76,
+        2.832, 2.871, 2.841, 3.748, 4.281, 1.881, 3.327, 4.998, 4.248, 6.355, 77.227, 2.998, 4.66, 24.989,
+    ]
+
+    @Test("isolated p99 spikes are not growth; the same spikes on a growing p99 still fail")
+    func spikesAreNotGrowth() {
+        let spiky = Self.p99Samples(Self.spikyMinute)
+        let kept = SoakVerdict.measured(spiky).map { (x: $0.minutes, y: $0.p99Milliseconds) }
+        #expect(LineFit.slope(kept) > 13.6, "least squares: over the one-minute bound with nothing growing")
+        let (trends, problems) = SoakVerdict.judge(samples: spiky, traffic: Self.busyTraffic())
+        #expect(problems.isEmpty)
+        #expect(!trends[3].grows && abs(trends[3].slopePerMinute) < 5, "3.62 a minute: the baseline's own drift")
+        // 20 ms a minute under the same spikes: above the bound (13.6 a minute for this run).
+        let growing = Self.p99Samples(
+            Self.spikyMinute.enumerated().map { index, value in value.map { $0 + 20 * Double(index) / 30 } })
+        let verdict = SoakVerdict.judge(samples: growing, traffic: Self.busyTraffic())
+        #expect(verdict.trends[3].grows && verdict.trends[3].slopePerMinute > 18)
+        #expect(verdict.problems.count == 1 && verdict.problems[0].hasPrefix("p99 receipt to ack (ms) grows"))
+    }
+
     @Test("a short run may grow by its floor over the measured part, not more")
     func floors() {
         // 5 samples over 4 minutes: measured minutes 1...4 (3 minutes); the RSS floor is 8192/3 a minute.
