@@ -37,7 +37,10 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
-        .target(name: "SwitchboardLoop", dependencies: ["SwitchboardSystem"]),
+        // What protocol handlers see of a connection (ConnectionIO): the seam between them and the
+        // loop's sockets, so that tests can run them over in-memory connections. No C, no dependencies.
+        .target(name: "SwitchboardIO"),
+        .target(name: "SwitchboardLoop", dependencies: ["SwitchboardIO", "SwitchboardSystem"]),
         .target(name: "SwitchboardCrypto", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardTLS", dependencies: ["COpenSSL"]),
         .target(name: "SwitchboardHTTP"),
@@ -92,7 +95,8 @@ let package = Package(
         .target(
             name: "SwitchboardServer",
             dependencies: [
-                "SwitchboardChatCore", "SwitchboardSystem", "SwitchboardLoop", "SwitchboardTLS", "SwitchboardHTTP",
+                "SwitchboardChatCore", "SwitchboardSystem", "SwitchboardIO", "SwitchboardLoop", "SwitchboardTLS",
+                "SwitchboardHTTP",
                 "SwitchboardWebSocket",
                 "SwitchboardDeflate", "SwitchboardJSON", "SwitchboardIdentifiers", "SwitchboardCrypto",
                 "SwitchboardAuth",
@@ -170,6 +174,11 @@ let package = Package(
                 "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardIdentifiers",
                 "SwitchboardSystem", "SwitchboardTestSupport",
             ]),
+        // Connections and a loop without sockets or epoll, driven step by step by tests
+        // (ConnectionIO's in-memory side): the gateway's handlers run over them in-process.
+        .target(
+            name: "SwitchboardEmbedded", dependencies: ["SwitchboardIO", "SwitchboardSystem"],
+            path: "Tests/SwitchboardEmbedded"),
         // Shared by the TLS tests: an OpenSSL client over memory BIOs (nothing in the gateway is a TLS client).
         .target(
             name: "SwitchboardTLSTestSupport", dependencies: ["SwitchboardTLS", "COpenSSL"],
@@ -179,7 +188,8 @@ let package = Package(
             dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
-        .testTarget(name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardSystem"]),
+        .testTarget(
+            name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardIO", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardServerTests",
             dependencies: [
@@ -188,7 +198,7 @@ let package = Package(
                 "SwitchboardPostgres", "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat",
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
-                "SwitchboardAdmission", "SwitchboardRouting",
+                "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

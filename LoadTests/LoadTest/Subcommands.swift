@@ -9,12 +9,18 @@ import Glibc
 /// its own `--help` says what it does. A scenario name is not in this table:
 /// scenarios go through `LoadOptions`.
 let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> Int32)] = [
+    ("soak", "mixed traffic for minutes; fails when RSS, descriptors, queue or p99 grow", SoakDriver.main),
+    ("chaos", "faults under load (or --drain: SIGTERM under load); fails when anything is lost", ChaosDriver.main),
     ("doc", "writes a benchmark's section of docs/benchmarks.md (or the fuzzing campaign's)", DocDriver.main),
     ("chat-report", "renders scripts/bench's chat section from its report directory", ChatReportDriver.main),
     ("chat-floor-row", "one result line of scripts/bench-chat-floor", ChatFloorRowDriver.main),
     ("seed-sessions", "creates sessions with messages as one visitor (scripts/api-fuzz)", SeedSessionsDriver.main),
     ("transcript", "plays a short conversation and prints every frame (docs/protocol.md)", TranscriptDriver.main),
     ("check-imports", "checks Package.swift's layering and its table in docs/architecture.md", CheckImportsDriver.main),
+    ("abuser", "one address flooding the gateway with slow-loris connections (bench-abuse)", AbuserDriver.main),
+    ("bench-abuse", "fanout latency with and without an abusive address (scripts/bench-abuse)", AbuseDriver.main),
+    ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
+    ("bench-latency", "the gateway's latency above its own commit (scripts/bench-latency)", LatencyDriver.main),
 ]
 
 func subcommandUsage() -> String {

@@ -86,7 +86,7 @@ extension ChatCore {
             encoder.welcome(
                 connectionID: Self.connectionID(id), identity: identity, heartbeatSeconds: settings.heartbeatSeconds,
                 maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes))
-        recordStaff(identity)
+        recordStaff(id, identity)
         if identity.role != .visitor { cores.routing?.connected(identity.participant, workspace: identity.workspaceID) }
     }
 

@@ -116,17 +116,35 @@ extension ChatCore {
     // MARK: operators
 
     /// An operator or admin said hello: remembered with its name, so that
-    /// others can assign sessions to it by id. Best effort: with the readers
-    /// busy or the database away, the next hello records it.
-    func recordStaff(_ identity: Identity) {
+    /// others can assign sessions to it by id (`StaffSightings` batches the
+    /// writes). Best effort: with the readers busy or the database away, the
+    /// next hello or write takes the rows along.
+    func recordStaff(_ id: UInt64, _ identity: Identity) {
         guard identity.role != .visitor else { return }
-        let workspace = identity.workspaceID
-        let staff = identity.participant
-        let logger = logger
-        _ = reader.read({ queries throws(QueryError) in
-            try queries.recordOperator(workspaceID: workspace, staff)
-        }) { result in
-            if case .failure(let error) = result { logger.debug("could not record operator \(staff.id): \(error)") }
+        staffSightings.add(id)
+        writeStaffSightings()
+    }
+
+    private func writeStaffSightings() {
+        while let write = staffSightings.startWrite({ id in
+            clients[id]?.identity.map { OperatorSighting(workspaceID: $0.workspaceID, staff: $0.participant) }
+        }) {
+            let rows = write.rows
+            guard !rows.isEmpty else {
+                staffSightings.finishWrite()
+                continue
+            }
+            let logger = logger
+            let accepted = reader.read({ queries throws(QueryError) in
+                try queries.recordOperators(rows)
+            }) { [self] result in
+                if case .failure(let error) = result {
+                    logger.debug("could not record \(rows.count) operator(s): \(error)")
+                }
+                staffSightings.finishWrite()
+                writeStaffSightings()
+            }
+            guard accepted else { return staffSightings.finishWrite(refused: write.ids) }
         }
     }
 

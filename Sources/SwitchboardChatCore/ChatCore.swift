@@ -46,6 +46,8 @@ package final class ChatCore: @unchecked Sendable {
     /// Each joined session's last_seq in the database at the previous sweep.
     var sweepMarks: [String: Int64] = [:]
     var directory = SessionDirectory()
+    /// Operators seen saying hello, written to `operators` one batch at a time.
+    var staffSightings = StaffSightings()
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
     var encoder = ServerFrameEncoder()
 

@@ -28,6 +28,9 @@ package final class ChatCores: @unchecked Sendable {
 
     package func core(forLoop index: Int) -> ChatCore { cores[index] }
 
+    /// The way onto loop `index` from other threads (a reader's answer to an HTTP request).
+    package func handoff(forLoop index: Int) -> LoopHandoff { handoffs[index] }
+
     /// A connection id unique in the process (`welcome.conn_id`, exclusions across loops).
     func nextConnectionID() -> UInt64 { connectionSerial.add(1, ordering: .relaxed).newValue }
 

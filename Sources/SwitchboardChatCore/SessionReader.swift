@@ -15,8 +15,8 @@ package protocol SessionQueries {
     func changeSession(
         sessionID: String, _ change: SessionChangeRequest, by actor: Participant
     ) throws(QueryError) -> SessionChange?
-    /// An operator or admin connected (its name, for assignments by others).
-    func recordOperator(workspaceID: String, _ staff: Participant) throws(QueryError)
+    /// Operators or admins connected (their names, for assignments by others).
+    func recordOperators(_ sightings: [OperatorSighting]) throws(QueryError)
     /// Sessions brought up to date from the database (gaps, hints, the bus's absences).
     func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer]
     /// Each live session's last_seq (the sweep for lost hints).

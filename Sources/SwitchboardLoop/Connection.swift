@@ -1,3 +1,4 @@
+import SwitchboardIO
 import SwitchboardSystem
 
 /// One accepted socket, owned for life by one loop.
@@ -6,21 +7,21 @@ import SwitchboardSystem
 /// idle connection holds no read memory. Writes go straight to the socket;
 /// only what the kernel does not take is queued, up to `maxOutboundBytes`.
 /// Not thread-safe: every method runs on the owning loop's thread.
-public final class Connection: EventSource {
+public final class Connection: EventSource, ConnectionIO {
     enum State { case open, draining, lingering, closed }
 
     public let fd: Int32
     public unowned let loop: EventLoop
-    public var handler: ConnectionHandler?
+    public var handler: (any ConnectionHandler<Connection>)?
     /// Told once when the connection closes, whichever handler it has by then
     /// (the per-address count, which outlives the HTTP handler an upgrade replaces).
-    public var closeObserver: ConnectionCloseObserver?
+    public var closeObserver: (any ConnectionCloseObserver)?
     /// Sees the first bytes before the cipher and the handler do (a PROXY
     /// protocol header, which comes before a TLS handshake too) until it says
     /// it is done; set it before the first read.
-    public var preambleReader: ConnectionPreambleReader?
+    public var preambleReader: (any ConnectionPreambleReader<Connection>)?
     /// A preamble that arrived in pieces (`preambleReader` bounds it).
-    private var preamble: [UInt8] = []
+    private var preamble = PreambleStage()
     public var maxOutboundBytes: Int
     let cipher: StreamCipher?
     var state = State.open
@@ -53,7 +54,8 @@ public final class Connection: EventSource {
 
     /// Wraps an accepted socket and registers it with `loop`.
     public static func open(
-        fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int, handler: ConnectionHandler
+        fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int,
+        handler: any ConnectionHandler<Connection>
     ) throws(SystemError) -> Connection {
         Socket.setNoDelay(fd)
         let connection = Connection(fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: maxOutboundBytes)
@@ -143,33 +145,8 @@ public final class Connection: EventSource {
         if preambleReader == nil {
             deliverInput(bytes)
         } else {
-            deliverAfterPreamble(bytes)
+            preamble.offer(bytes, on: self) { deliverInput($0) }
         }
-    }
-
-    /// Gives the first bytes to `preambleReader` until it is done, keeping a
-    /// preamble that arrives in pieces, then passes on what follows it.
-    private func deliverAfterPreamble(_ bytes: UnsafeMutableRawBufferPointer) {
-        guard let reader = preambleReader else { return deliverInput(bytes) }
-        if preamble.isEmpty {
-            switch reader.readPreamble(UnsafeRawBufferPointer(bytes), on: self) {
-            case .needMore:
-                preamble.append(contentsOf: bytes)
-            case .done(let length):
-                preambleReader = nil
-                if state == .open && length < bytes.count {
-                    deliverInput(UnsafeMutableRawBufferPointer(rebasing: bytes[length...]))
-                }
-            }
-            return
-        }
-        preamble.append(contentsOf: bytes)
-        let outcome = preamble.withUnsafeBytes { reader.readPreamble($0, on: self) }
-        guard case .done(let length) = outcome else { return }
-        preambleReader = nil
-        var rest = Array(preamble[min(length, preamble.count)...])
-        preamble = []
-        if state == .open && !rest.isEmpty { rest.withUnsafeMutableBytes { deliverInput($0) } }
     }
 
     /// Plaintext to the handler, or ciphertext through the cipher to it.
@@ -395,12 +372,6 @@ public final class Connection: EventSource {
         outbound = []
         outboundStart = 0
         isHeld = false
-        let handler = self.handler
-        self.handler = nil
-        handler?.closed(self)
-        if let observer = closeObserver {
-            closeObserver = nil
-            observer.connectionClosed(self)
-        }
+        reportClosed(nowMilliseconds: loop.now)
     }
 }

@@ -93,20 +93,34 @@ extension ChatQueries {
         return SessionChange(session: session, event: event, changed: result.bool(0, 0) == true)
     }
 
-    /// Records that an operator or admin connected to a workspace (creating
-    /// the workspace row if needed, as `createSession` does), with the name
-    /// its token carries. Retryable: repeating it leaves the same row.
-    public func recordOperator(workspaceID: String, _ staff: Participant) throws(QueryError) {
+    /// Records that operators or admins connected (creating their workspaces'
+    /// rows if needed, as `createSession` does), with the names their tokens
+    /// carry, in one statement. Retryable: repeating it leaves the same rows.
+    /// At most one sighting per operator: one statement cannot update a row twice.
+    public func recordOperators(_ sightings: [OperatorSighting]) throws(QueryError) {
+        guard !sightings.isEmpty else { return }
+        var rows: [String] = []
+        var parameters: [String?] = []
+        rows.reserveCapacity(sightings.count)
+        parameters.reserveCapacity(sightings.count * 4)
+        for sighting in sightings {
+            let first = parameters.count + 1
+            rows.append("($\(first)::uuid, $\(first + 1), $\(first + 2), $\(first + 3))")
+            parameters += [sighting.workspaceID, sighting.staff.id, sighting.staff.name, sighting.staff.role]
+        }
         _ = try run(
             """
-            WITH workspace AS (
-                INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'Workspace ' || $1::uuid::text)
+            WITH seen (workspace_id, id, name, role) AS (VALUES \(rows.joined(separator: ", "))),
+            workspace AS (
+                INSERT INTO workspaces (id, name)
+                SELECT DISTINCT workspace_id, 'Workspace ' || workspace_id::text FROM seen
                 ON CONFLICT (id) DO NOTHING
             )
-            INSERT INTO operators (workspace_id, id, name, role) VALUES ($1::uuid, $2, $3, $4)
+            INSERT INTO operators (workspace_id, id, name, role)
+            SELECT workspace_id, id, name, role FROM seen
             ON CONFLICT (workspace_id, id) DO UPDATE
                SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now()
-            """, [workspaceID, staff.id, staff.name, staff.role], retryable: true)
+            """, parameters, retryable: true)
     }
 
     /// Every operator and admin seen in the workspace, by name, with its open

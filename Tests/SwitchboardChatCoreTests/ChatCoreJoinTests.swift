@@ -8,7 +8,7 @@ import Testing
 @Suite struct ChatCoreJoinTests {
     @Test func liveMessagesDuringTheReplayAreNeitherLostNorRepeated() {
         let harness = CoreHarness()
-        let (visitor, session) = harness.visitorWithSession()
+        let (_, session) = harness.visitorWithSession()
         for index in 1...5 { harness.storeMessage(session, body: "old \(index)") }
         harness.settle()
 
@@ -31,7 +31,7 @@ import Testing
 
     @Test func messagesHeldDuringTheReplayThatItMissedAreReleasedInOrder() {
         let harness = CoreHarness()
-        let (visitor, session) = harness.visitorWithSession()
+        let (_, session) = harness.visitorWithSession()
         harness.storeMessage(session, body: "one")
         let ken = harness.connect(.operator, "op-ken")
         ken.send(["type": "join", "session_id": session])
@@ -64,7 +64,7 @@ import Testing
 
     @Test func aRefusedJoinUnsubscribesAndSaysWhy() {
         let harness = CoreHarness()
-        let (owner, session) = harness.visitorWithSession()
+        let (_, session) = harness.visitorWithSession()
         let stranger = harness.connect(.visitor, "v-2")
         stranger.send(["type": "join", "session_id": session, "ref": "j1"])
         stranger.send(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "hi", "ref": "s1"])
@@ -80,7 +80,7 @@ import Testing
 
     @Test func anAnswerForAnAbandonedJoinIsIgnored() {
         let harness = CoreHarness()
-        let (visitor, session) = harness.visitorWithSession()
+        let (_, session) = harness.visitorWithSession()
         let ken = harness.connect(.operator, "op-ken")
         ken.send(["type": "join", "session_id": session, "ref": "first"])
         ken.send(["type": "leave", "session_id": session, "ref": "gone"])

@@ -19,7 +19,9 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     /// What `submit` answers instead of queueing, when set.
     var refuseSubmits: SubmitOutcome?
     private var clock = 0
-    /// Operators seen (`recordOperator`): id -> name.
+    /// Rows per `recordOperators` call, in order.
+    private(set) var operatorWrites: [Int] = []
+    /// Operators seen (`recordOperators`): id -> name.
     private(set) var operators: [String: String?] = [:]
     /// Events stored by the batch being committed (a visitor reopening a closed session).
     private var batchEvents: [StoredMessage] = []
@@ -211,7 +213,8 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         return SessionChange(session: session, event: event, changed: true)
     }
 
-    func recordOperator(workspaceID: String, _ staff: Participant) throws(QueryError) {
-        operators[staff.id] = staff.name
+    func recordOperators(_ sightings: [OperatorSighting]) throws(QueryError) {
+        operatorWrites.append(sightings.count)
+        for sighting in sightings { operators[sighting.staff.id] = sighting.staff.name }
     }
 }

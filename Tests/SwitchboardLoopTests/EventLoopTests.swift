@@ -1,3 +1,4 @@
+import SwitchboardIO
 import SwitchboardSystem
 import Synchronization
 import Testing

@@ -3,15 +3,17 @@ import Testing
 
 @testable import SwitchboardServer
 
-/// The HTTP/1.1 layer over real sockets: routes, keep-alive and every refusal status.
-@Suite(.serialized) struct HTTPServingTests {
+/// The HTTP/1.1 layer, in-process over in-memory connections: routes,
+/// keep-alive and every refusal status. Deadlines fire when the test
+/// advances the loops' clocks.
+@Suite struct HTTPServingTests {
     // Swift reads "\r\n" as one Character, so split on the string.
     private func statusLine(of head: String) -> String { head.components(separatedBy: "\r\n").first ?? "" }
 
     @Test func healthzAnswersAndKeepsAlive() throws {
-        let running = try RunningServer()
-        defer { running.stop() }
-        let client = try RawClient(port: running.port)
+        let gateway = try EmbeddedGateway()
+        defer { gateway.stop() }
+        let client = gateway.client()
         for _ in 0..<3 {
             client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             let head = client.readHead()
@@ -23,12 +25,13 @@ import Testing
             let body = String(decoding: client.read(count: length), as: UTF8.self)
             #expect(body == #"{"status":"ok"}"#)
         }
+        #expect(client.connection.isOpen)
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
-        let running = try RunningServer()
-        defer { running.stop() }
-        let client = try RawClient(port: running.port)
+        let gateway = try EmbeddedGateway()
+        defer { gateway.stop() }
+        let client = gateway.client()
         client.send(
             "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let all = String(decoding: client.readToEnd(), as: UTF8.self)
@@ -49,43 +52,47 @@ import Testing
         ("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", "400"),
     ])
     func badRequestsGetTheirStatusAndAClose(request: String, status: String) throws {
-        let running = try RunningServer()
-        defer { running.stop() }
-        let client = try RawClient(port: running.port)
+        let gateway = try EmbeddedGateway()
+        defer { gateway.stop() }
+        let client = gateway.client()
         client.send(request)
         let response = String(decoding: client.readToEnd(), as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 \(status) "), "got: \(response.prefix(80))")
         #expect(response.contains(#"{"error":{"code":"#))
     }
 
+    /// The response, then the close at once: no deadline has to pass for it.
     @Test func halfClosingClientGetsItsResponseAndAPromptClose() throws {
-        let running = try RunningServer()
-        defer { running.stop() }
-        let client = try RawClient(port: running.port)
+        let gateway = try EmbeddedGateway()
+        defer { gateway.stop() }
+        let client = gateway.client()
         client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         client.shutdownWrite()
         let started = Date()
         let response = String(decoding: client.readToEnd(), as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(client.isAtEnd)
         #expect(Date().timeIntervalSince(started) < 1)
     }
 
+    /// Nothing before the header timeout; the 408 and the close when it passes.
     @Test func slowRequestHeadGets408() throws {
-        let running = try RunningServer { $0.headerTimeoutSeconds = 1 }
-        defer { running.stop() }
-        let client = try RawClient(port: running.port)
+        let gateway = try EmbeddedGateway { $0.headerTimeoutSeconds = 1 }
+        defer { gateway.stop() }
+        let client = gateway.client()
         client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")  // never finished
-        let started = Date()
+        gateway.advance(by: 999)
+        #expect(client.available == 0 && client.connection.isOpen)
+        gateway.advance(by: 1)
         let response = String(decoding: client.readToEnd(), as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 408 "))
-        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(client.isAtEnd)
     }
 
     @Test func echoEndpointIsOffUnlessConfigured() throws {
-        let running = try RunningServer { $0.echoEndpoint = false }
-        defer { running.stop() }
-        let client = try RawClient(port: running.port)
-        let head = client.upgrade()
+        let gateway = try EmbeddedGateway { $0.echoEndpoint = false }
+        defer { gateway.stop() }
+        let head = gateway.client().upgrade()
         #expect(statusLine(of: head) == "HTTP/1.1 404 Not Found")
     }
 }

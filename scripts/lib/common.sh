@@ -7,7 +7,7 @@
 # as_root, ensure_packages, ensure_venv, free_port, wait_for_port, wait_for_log,
 # ensure_postgres DIR, stop_postgres DIR, SB_PG_BIN, and the one set-up every
 # script shares (at the end): sb_on_exit, sb_release_bins, sb_private_postgres,
-# sb_report_dir, sb_start_server.
+# sb_report_dir, sb_start_server, sb_flag_value, sb_bench_driver.
 
 if [ -n "${SB_COMMON_SH_LOADED:-}" ]; then
   return 0
@@ -475,6 +475,40 @@ sb_private_postgres() {
     fast) ensure_postgres "$work/pg" --fast ;;
     *) sb_die "sb_private_postgres: unknown mode $2" ;;
   esac
+}
+
+# sb_flag_value FLAG ARG...: print the value FLAG has among the script's ARGs
+# (`FLAG VALUE` or `FLAG=VALUE`, the last one), nothing without it: for the one
+# flag a script needs itself (--bin-dir) before it hands them all to a driver.
+sb_flag_value() {
+  local flag=$1 value= previous= arg
+  shift
+  for arg in "$@"; do
+    if [ "$previous" = "$flag" ]; then value=$arg; elif [ "${arg#"$flag"=}" != "$arg" ]; then value=${arg#*=}; fi
+    previous=$arg
+  done
+  printf '%s' "$value"
+}
+
+# sb_bench_driver NAME "PRODUCT..." ARG...: scripts/bench-latency, bench-abuse and
+# bench-cluster, which are `loadtest NAME ARG...` with a set-up: the release
+# PRODUCTs (those in --bin-dir when ARGs name one), ARGs checked first (a usage
+# error or --help ends the script), the harness's priority and open-file limit,
+# a fresh private PostgreSQL with the bench settings and .build-test/NAME emptied;
+# the driver is told where all that is and the command line its report quotes.
+sb_bench_driver() {
+  local name=$1 products command_line="scripts/$1${3:+ ${*:3}}"
+  read -r -a products <<<"$2"
+  shift 2
+  ensure_packages "${SB_BASE_PACKAGES[@]}" util-linux
+  harness_priority
+  ulimit -n "$(ulimit -Hn)"
+  sb_release_bins "$(sb_flag_value --bin-dir "$@")" "${products[@]}"
+  "$bin/loadtest" "$name" --check "$@" || exit
+  sb_private_postgres "$name" bench
+  sb_report_dir "$name"
+  "$bin/loadtest" "$name" "$@" --bin-dir "$bin" --database-url "$SWITCHBOARD_DATABASE_URL" --work "$work" \
+    --out "$out" --command "$command_line"
 }
 
 # sb_report_dir NAME: sets out to .build-test/NAME (relative when the script runs

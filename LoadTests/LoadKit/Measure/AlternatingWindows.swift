@@ -2,7 +2,7 @@ import SwitchboardSystem
 
 /// Wall-clock windows of a fixed length that take turns between two sides,
 /// A and B, so that one run can compare its latency with something beside it
-/// switched on and off: `scripts/lib/abuser.py --alternate S` attacks only in
+/// switched on and off: `loadtest abuser --alternate S` attacks only in
 /// the B windows of the same clock. Two separate runs differ by more than
 /// such an effect (checkpoints, the database growing, the machine's
 /// neighbours); two sides of one run see the same conditions, a few seconds
@@ -46,6 +46,13 @@ public struct AlternatingWindows: Sendable, Equatable {
     public func side(ofMonotonic monotonic: UInt64) -> Side? {
         let wall = monotonic &+ realtimeOffset
         guard wall % windowNanoseconds >= Self.settlingNanoseconds else { return nil }
-        return ((wall / windowNanoseconds + 1) >> 1) & 1 == 0 ? .a : .b
+        return Self.side(ofWall: wall, windowNanoseconds: windowNanoseconds)
+    }
+
+    /// The side of the window holding wall-clock instant `wall` (nanoseconds
+    /// since the epoch), settling time included: what the abuser switches on.
+    @inline(__always)
+    public static func side(ofWall wall: UInt64, windowNanoseconds: UInt64) -> Side {
+        ((wall / windowNanoseconds + 1) >> 1) & 1 == 0 ? .a : .b
     }
 }

@@ -42,8 +42,12 @@ public final class ClientLoop {
 
     /// Starts connecting `client` to `endpoint`: one loop drives connections
     /// to every node of a cluster, as one thread of widgets would.
-    public func connect(_ client: WebSocketClient, to endpoint: GatewayEndpoint) throws(SystemError) {
-        let fd = try ClientSocket.startConnect(host: endpoint.host, port: endpoint.port)
+    /// `receiveBufferBytes` caps the socket's receive buffer (SO_RCVBUF).
+    public func connect(
+        _ client: WebSocketClient, to endpoint: GatewayEndpoint, receiveBufferBytes: Int32? = nil
+    ) throws(SystemError) {
+        let fd = try ClientSocket.startConnect(
+            host: endpoint.host, port: endpoint.port, receiveBufferBytes: receiveBufferBytes)
         if Int(fd) >= clients.count {
             clients.append(contentsOf: repeatElement(nil, count: Int(fd) + 1024 - clients.count))
         }

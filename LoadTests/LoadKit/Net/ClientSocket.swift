@@ -8,9 +8,20 @@ import Glibc
 /// connect to an IPv4 loopback address. Completion is signalled by epoll
 /// (writable), and `connectError` says whether it worked.
 enum ClientSocket {
-    static func startConnect(host: String, port: UInt16) throws(SystemError) -> Int32 {
+    /// `receiveBufferBytes`: SO_RCVBUF, set before the connect so that the
+    /// window the gateway sees stays that small (a slow consumer).
+    static func startConnect(host: String, port: UInt16, receiveBufferBytes: Int32? = nil) throws(SystemError) -> Int32
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         if fd < 0 { throw SystemError(call: "socket", errno: errno) }
+        if let receiveBufferBytes {
+            do {
+                try Posix.setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: receiveBufferBytes)
+            } catch {
+                Posix.close(fd)
+                throw error
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -32,6 +32,9 @@ public final class ScriptedConnections {
         public func send(_ text: String) { client.sendText(text) }
 
         public func close() { client.close() }
+
+        /// Drops the connection without a close frame.
+        public func abort() { client.abort() }
     }
 
     private let loop: ClientLoop
@@ -49,10 +52,15 @@ public final class ScriptedConnections {
         timeoutNanoseconds = UInt64(timeout * 1e9)
     }
 
-    /// A new connection, once its upgrade succeeded.
-    public func open() throws(Failure) -> Connection {
+    /// A new connection, once its upgrade succeeded. `receiveBufferBytes` caps its
+    /// socket's receive buffer (a slow consumer: see `drain` and `closedByPeer`).
+    public func open(receiveBufferBytes: Int32? = nil) throws(Failure) -> Connection {
         let connection = Connection()
-        do { try loop.connect(connection.client, to: endpoint) } catch { throw Failure(description: "\(error)") }
+        do {
+            try loop.connect(connection.client, to: endpoint, receiveBufferBytes: receiveBufferBytes)
+        } catch {
+            throw Failure(description: "\(error)")
+        }
         try wait(connection, for: "the upgrade") { connection.isOpen }
         return connection
     }
@@ -78,6 +86,24 @@ public final class ScriptedConnections {
     public func next(_ connection: Connection) throws(Failure) -> String {
         try wait(connection, for: "a message") { !connection.inbox.isEmpty }
         return connection.inbox.removeFirst()
+    }
+
+    /// Reads what has arrived, without waiting, and drops `connection`'s messages.
+    /// Between calls nothing is read: a connection nobody waits on stops reading.
+    public func drain(_ connection: Connection) {
+        loop.run { false }
+        connection.inbox.removeAll()
+    }
+
+    /// Whether the server ends `connection` (with a close frame or without) within
+    /// `seconds`, reading what is left on it meanwhile.
+    public func closedByPeer(_ connection: Connection, within seconds: Double) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+        loop.run {
+            connection.inbox.removeAll()
+            return connection.closed == nil && MonotonicClock.nanoseconds() < deadline
+        }
+        return connection.closed != nil && connection.closed != .local
     }
 
     private func wait(_ connection: Connection, for what: String, until done: () -> Bool) throws(Failure) {

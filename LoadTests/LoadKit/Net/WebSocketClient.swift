@@ -196,7 +196,9 @@ public final class WebSocketClient {
         return end - previous
     }
 
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+    /// Where an HTTP head ends (just past its blank line), or nil while it has not;
+    /// the drivers' HTTP client reads answers with it too.
+    static func headEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for index in 3..<bytes.count
         where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {

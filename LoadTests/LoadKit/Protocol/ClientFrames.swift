@@ -19,6 +19,21 @@ public enum ClientFrames {
         #"{"type":"join","ref":"setup","session_id":"\#(sessionID)","since_seq":\#(since)}"#
     }
 
+    public static func typing(sessionID: String, state: Bool) -> String {
+        #"{"type":"typing","session_id":"\#(sessionID)","state":\#(state)}"#
+    }
+
+    public static func read(sessionID: String, seq: Int64) -> String {
+        #"{"type":"read","session_id":"\#(sessionID)","seq":\#(seq)}"#
+    }
+
+    public static func leave(sessionID: String) -> String {
+        #"{"type":"leave","session_id":"\#(sessionID)"}"#
+    }
+
+    public static let ping = #"{"type":"ping"}"#
+    public static let inboxSubscribe = #"{"type":"inbox.subscribe"}"#
+
     /// The `client_msg_id` of a sender's n-th message.
     @inline(__always)
     public static func messageID(sender: Int, counter: Int) -> UInt64 {

@@ -32,20 +32,25 @@ public enum HTMLReport {
             body.append(section("Targets", table(["target", "goal", "measured", "result"], rows)))
         }
         if !report.notes.isEmpty { body.append(notes(report.notes)) }
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <title>\(html(report.scenario)) - \(verdict) - Switchboard load test</title>
-            <style>\(style)</style>
-            </head>
-            <body>
-            \(body.joined(separator: "\n"))
-            </body>
-            </html>
+        return page(title: "\(report.scenario) - \(verdict) - Switchboard load test", body: body)
+    }
 
-            """
+    /// A whole page: `title`, the reports' style, then `body`'s parts (the drivers' pages use it too).
+    static func page(title: String, body: [String]) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <title>\(html(title))</title>
+        <style>\(style)</style>
+        </head>
+        <body>
+        \(body.joined(separator: "\n"))
+        </body>
+        </html>
+
+        """
     }
 
     /// One table row; `marked` rows (failures, missed targets) are highlighted.
@@ -71,9 +76,12 @@ public enum HTMLReport {
                 + "\n<h3>Error frames (reported, not failures)</h3>\n" + errorTable)
     }
 
-    static func notes(_ notes: [String]) -> String {
-        let items = notes.map { "<li>\(html($0))</li>" }
-        return section("Notes", "<ul>\n" + items.joined(separator: "\n") + "\n</ul>")
+    static func notes(_ notes: [String]) -> String { list("Notes", notes) }
+
+    /// A section holding a bulleted list of `items`.
+    static func list(_ title: String, _ items: [String]) -> String {
+        let lines = items.map { "<li>\(html($0))</li>" }
+        return section(title, "<ul>\n" + lines.joined(separator: "\n") + "\n</ul>")
     }
 
     static func section(_ title: String, _ content: String) -> String {

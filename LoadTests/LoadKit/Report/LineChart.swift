@@ -14,10 +14,18 @@ struct ReportLineChart {
         var upper: Double { ticks.last?.value ?? 1 }
     }
 
+    /// A labelled instant on the x axis (a fault in a chaos run's timeline).
+    struct Marker {
+        var x: Double
+        var label: String
+    }
+
     var description: String
     var x: Axis
     var y: Axis
     var series: [Series]
+    /// Drawn as dashed vertical lines across the plot, each labelled at its top.
+    var markers: [Marker] = []
 
     static let width = 720.0
     static let height = 320.0
@@ -30,6 +38,7 @@ struct ReportLineChart {
     static let palette = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"]
     static let gridColor = "#e4e4e4"
     static let mutedColor = "#777"
+    static let markerColor = "#cf222e"
 
     func svg() -> String {
         // Presentation attributes rather than page CSS, so a chart copied out of the page still reads.
@@ -60,6 +69,7 @@ struct ReportLineChart {
                             ("points", coordinates.joined(separator: " ")),
                         ]))
             }
+            parts += markerLines()
             parts += legend()
         }
         parts.append("</svg>")
@@ -90,6 +100,22 @@ struct ReportLineChart {
                 "text", [("transform", "translate(16 \(middle)) rotate(-90)"), ("text-anchor", "middle")], text: y.title
             ))
         return parts
+    }
+
+    private func markerLines() -> [String] {
+        markers.filter { $0.x.isFinite && $0.x >= x.lower && $0.x <= x.upper }.flatMap { marker in
+            let at = position(x: marker.x)
+            let line = Self.line(from: (at, Self.plotTop), to: (at, Self.plotBottom), color: Self.markerColor)
+            return [
+                String(line.dropLast(2)) + " stroke-dasharray=\"4 3\"/>",
+                Self.element(
+                    "text",
+                    [
+                        ("x", Self.number(at + 3)), ("y", Self.number(Self.plotTop + 12)), ("text-anchor", "start"),
+                        ("fill", Self.markerColor),
+                    ], text: marker.label),
+            ]
+        }
     }
 
     private func legend() -> [String] {

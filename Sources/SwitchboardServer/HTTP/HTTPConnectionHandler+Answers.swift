@@ -1,7 +1,7 @@
 import SwitchboardChat
 import SwitchboardChatCore
 import SwitchboardHTTP
-import SwitchboardLoop
+import SwitchboardIO
 import SwitchboardReaders
 
 /// Carrying out a route's answer: a response now, a job for the reader pool
@@ -10,7 +10,7 @@ import SwitchboardReaders
 extension HTTPConnectionHandler {
     func carryOut(
         _ answer: HTTPAnswer, for request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer,
-        on connection: Connection
+        on connection: IO
     ) {
         switch answer {
         case .now(let response):
@@ -32,19 +32,18 @@ extension HTTPConnectionHandler {
     /// Runs `job` on the reader pool and sends its answer when it comes back;
     /// meanwhile this connection reads on but holds its input.
     private func answerLater(
-        _ job: @escaping @Sendable (ChatQueries) -> HTTPResponse, to request: HTTPRequest, on connection: Connection
+        _ job: @escaping @Sendable (ChatQueries) -> HTTPResponse, to request: HTTPRequest, on connection: IO
     ) {
         guard let chat = context.chat else {
             respond(.noDatabase, to: request, on: connection)
             return
         }
         awaitingResponse = true
-        let waiting = LoopBound((self, connection))
-        let loop = LoopHandoff(index: connection.loop.index, loop: connection.loop, logger: context.logger)
-        let submitted = chat.readers.run(job, thenOn: loop) { response in
-            let (handler, connection) = waiting.value
-            handler.finish(response, to: request, on: connection)
-        }
+        // The answer comes back through a closure that names no generic type: only this
+        // loop calls it, and a @Sendable closure may not capture the connection's type.
+        let finish = LoopBound { (response: HTTPResponse) in self.finish(response, to: request, on: connection) }
+        let loop = chat.cores.handoff(forLoop: connection.loop.index)
+        let submitted = chat.readers.run(job, thenOn: loop) { response in finish.value(response) }
         if !submitted {
             awaitingResponse = false
             respond(
@@ -52,7 +51,7 @@ extension HTTPConnectionHandler {
         }
     }
 
-    private func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
+    private func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: IO) {
         awaitingResponse = false
         guard connection.isOpen, connection.handler === self else { return }
         respond(response, to: request, on: connection)
@@ -69,7 +68,7 @@ extension HTTPConnectionHandler {
         }
     }
 
-    func hold(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+    func hold(_ bytes: UnsafeRawBufferPointer, on connection: IO) {
         guard !bytes.isEmpty else { return }
         // One more whole request at most; a client that sends more without reading is cut off.
         let limit = context.httpLimits.maxHeaderBytes + context.httpLimits.maxBodyBytes + 8192

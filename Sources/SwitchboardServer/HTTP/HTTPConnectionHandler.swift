@@ -1,11 +1,12 @@
 import SwitchboardHTTP
-import SwitchboardLoop
+import SwitchboardIO
 import SwitchboardMetrics
 
 /// Serves HTTP/1.1 on one connection until it closes or upgrades to
 /// WebSocket: parsing, pipelining, keep-alive and timeouts. What each path
-/// answers is `Routes`'.
-final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
+/// answers is `Routes`'. Generic over the connection so that tests can run
+/// it over an in-memory one (`ConnectionIO`).
+final class HTTPConnectionHandler<IO: ConnectionIO>: ConnectionHandler, GracefulShutdown {
     let context: ServerContext
     private var parser: HTTPRequestParser
     private var awaitingRequestStart = true
@@ -20,7 +21,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
     /// same connection (a malformed request, a 408) is not counted under it.
     var route: HTTPRoute = .other
     /// The peer is a trusted proxy: the client behind it is still to be named.
-    private let proxied: ProxiedClient?
+    private let proxied: ProxiedClient<IO>?
 
     init(context: ServerContext, viaTrustedProxy: Bool = false, tls: Bool = false) {
         self.context = context
@@ -30,12 +31,12 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
 
     /// Arms the header-arrival timeout: a client must send a whole request
     /// head within it (slowloris defence).
-    func start(on connection: Connection) {
+    func start(on connection: IO) {
         if let proxied { connection.preambleReader = proxied }
         connection.setTimer(afterMilliseconds: context.headerTimeoutMilliseconds)
     }
 
-    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {
+    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: IO) {
         if awaitingResponse {
             hold(UnsafeRawBufferPointer(bytes), on: connection)
             return
@@ -69,7 +70,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
-    func timerFired(on connection: Connection) {
+    func timerFired(on connection: IO) {
         if awaitingResponse {
             connection.setTimer(afterMilliseconds: context.headerTimeoutMilliseconds)
             return
@@ -83,7 +84,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
-    func peerClosed(on connection: Connection) {
+    func peerClosed(on connection: IO) {
         // A half-closed client still reads: a pending answer is sent first.
         if awaitingResponse {
             closeWhenAnswered = true
@@ -92,17 +93,17 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
-    func closed(_ connection: Connection) {}
+    func closed(_ connection: IO) {}
 
     /// A pending answer or a partly received request is finished first, and
     /// the connection closes after that response (`respond` sees
     /// `shuttingDown`); the server's grace period bounds the wait.
-    func beginShutdown(on connection: Connection) {
+    func beginShutdown(on connection: IO) {
         shuttingDown = true
         if !awaitingResponse && !parser.hasPartialRequest { connection.closeAfterFlush() }
     }
 
-    private func handle(_ request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer, on connection: Connection) {
+    private func handle(_ request: HTTPRequest, leftover: UnsafeMutableRawBufferPointer, on connection: IO) {
         if let proxied, proxied.pending {
             proxied.identify(from: request, on: connection)
             if !connection.isOpen { return }
@@ -124,7 +125,7 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
-    func respond(_ response: HTTPResponse, to request: HTTPRequest, on connection: Connection) {
+    func respond(_ response: HTTPResponse, to request: HTTPRequest, on connection: IO) {
         var response = response
         if route.isAPI { CORS.allow(&response, for: request, allowedOrigins: context.allowedOrigins) }
         context.metrics.recordHTTPRequest(route: route, status: response.status.code)
@@ -138,15 +139,10 @@ final class HTTPConnectionHandler: ConnectionHandler, GracefulShutdown {
         }
     }
 
-    func respondAndClose(_ response: HTTPResponse, on connection: Connection) {
+    func respondAndClose(_ response: HTTPResponse, on connection: IO) {
         context.metrics.recordHTTPRequest(route: route, status: response.status.code)
         route = .other
         connection.write(response.serialize(keepAlive: false))
         connection.closeAfterFlush()
     }
-}
-
-/// Handlers that can end their connection politely when the gateway stops.
-protocol GracefulShutdown: AnyObject {
-    func beginShutdown(on connection: Connection)
 }

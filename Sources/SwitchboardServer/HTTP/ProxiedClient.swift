@@ -1,13 +1,13 @@
 import SwitchboardAdmission
 import SwitchboardHTTP
-import SwitchboardLoop
+import SwitchboardIO
 
 /// The client behind a trusted proxy (docs/limits.md): named by a PROXY
 /// header, the connection's first bytes (before TLS, if any), or else by the
 /// first request's `X-Forwarded-For`, and counted against the per-address
 /// limits from then on. The connection's preamble stage; the HTTP handler
 /// asks it about the first request only while the client is still unknown.
-final class ProxiedClient: ConnectionPreambleReader {
+final class ProxiedClient<IO: ConnectionIO>: ConnectionPreambleReader {
     private let context: ServerContext
     /// A refusal of a TLS connection's PROXY header is the close alone
     /// (nothing can be written before the handshake).
@@ -20,7 +20,7 @@ final class ProxiedClient: ConnectionPreambleReader {
         self.tls = tls
     }
 
-    func readPreamble(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> PreambleOutcome {
+    func readPreamble(_ bytes: UnsafeRawBufferPointer, on connection: IO) -> PreambleOutcome {
         switch ProxyProtocol.parse(bytes) {
         case .needMore:
             return .needMore
@@ -44,14 +44,14 @@ final class ProxiedClient: ConnectionPreambleReader {
     /// The first request of a connection whose PROXY header named nobody:
     /// its `X-Forwarded-For`, if any (without one it is the proxy's own
     /// request, a health check). May refuse and close the connection.
-    func identify(from request: HTTPRequest, on connection: Connection) {
+    func identify(from request: HTTPRequest, on connection: IO) {
         let forwarded = request.headers.values("X-Forwarded-For")
         admit(
             forwarded.isEmpty ? nil : ForwardedFor.client(forwarded, trusted: context.admission.trustedProxies),
             on: connection)
     }
 
-    private func admit(_ client: IPAddress?, answerable: Bool = true, on connection: Connection) {
+    private func admit(_ client: IPAddress?, answerable: Bool = true, on connection: IO) {
         pending = false
         guard let client else { return }
         switch context.admission.admitForwarded(client: client, nowMilliseconds: connection.loop.now) {
@@ -65,7 +65,7 @@ final class ProxiedClient: ConnectionPreambleReader {
 
     /// Counted as a request of no route, answered when it can be (not before
     /// a TLS handshake), closed.
-    private func refuse(_ response: [UInt8], status: Int, answerable: Bool, on connection: Connection) {
+    private func refuse(_ response: [UInt8], status: Int, answerable: Bool, on connection: IO) {
         context.metrics.recordHTTPRequest(route: .other, status: status)
         if answerable { connection.write(response) }
         connection.closeAfterFlush()

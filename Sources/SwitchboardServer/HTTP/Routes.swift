@@ -1,5 +1,5 @@
 import SwitchboardHTTP
-import SwitchboardLoop
+import SwitchboardIO
 import SwitchboardMetrics
 import SwitchboardWeb
 
@@ -36,7 +36,7 @@ enum Routes {
     /// What `route` answers to `request` on a connection of `loop`.
     static func answer(
         _ route: HTTPRoute, _ request: HTTPRequest, parameters: [String: String], context: ServerContext,
-        loop: EventLoop
+        loop: some ConnectionLoop
     ) -> HTTPAnswer {
         switch route {
         case .healthz:

@@ -1,6 +1,6 @@
 import SwitchboardAdmission
 import SwitchboardHTTP
-import SwitchboardLoop
+import SwitchboardIO
 import SwitchboardMetrics
 import SwitchboardSystem
 import Synchronization
@@ -128,8 +128,8 @@ final class AddressTicket: ConnectionCloseObserver {
         self.limiter = limiter
     }
 
-    func connectionClosed(_ connection: Connection) {
-        release(nowMilliseconds: connection.loop.now)
+    func connectionClosed(nowMilliseconds now: UInt64) {
+        release(nowMilliseconds: now)
     }
 
     func release(nowMilliseconds now: UInt64) {

@@ -96,7 +96,7 @@ public final class Server: @unchecked Sendable {
                 return
             }
         }
-        let handler = HTTPConnectionHandler(context: context, viaTrustedProxy: viaTrustedProxy, tls: tls)
+        let handler = HTTPConnectionHandler<Connection>(context: context, viaTrustedProxy: viaTrustedProxy, tls: tls)
         do {
             let connection = try Connection.open(
                 fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: context.configuration.maxOutboundBytes,
@@ -126,13 +126,7 @@ public final class Server: @unchecked Sendable {
             nonisolated(unsafe) let owned = listeners[index]
             let task: @Sendable () -> Void = {
                 for listener in owned { listener.close() }
-                loop.forEachConnection { connection in
-                    if let handler = connection.handler as? GracefulShutdown {
-                        handler.beginShutdown(on: connection)
-                    } else {
-                        connection.closeAfterFlush()
-                    }
-                }
+                loop.forEachConnection { GracefulShutdownRequest.send(to: $0) }
                 Self.stopWhenDrained(loop, deadline: MonotonicClock.coarseMilliseconds() + grace)
             }
             // A full queue must not drop the shutdown, or wait() would never return.

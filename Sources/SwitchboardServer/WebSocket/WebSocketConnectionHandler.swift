@@ -1,18 +1,18 @@
 import Logging
 import SwitchboardChatCore
-import SwitchboardLoop
+import SwitchboardIO
 import SwitchboardMetrics
 import SwitchboardWebSocket
 
 /// Runs one WebSocket connection: framing through `WebSocketSession`,
 /// heartbeats, backpressure, and the closing handshake.
-final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
+final class WebSocketConnectionHandler<IO: ConnectionIO>: ConnectionHandler, GracefulShutdown, WebSocketPeer {
     let session: WebSocketSession
     let application: WebSocketApplication
     private let heartbeatMilliseconds: UInt64
     private let metrics: GatewayMetrics
     private let logger: Logger
-    private unowned(unsafe) var connection: Connection?
+    private unowned(unsafe) var connection: IO?
     /// Heartbeat intervals that passed with nothing received from the peer.
     private var silentIntervals = 0
     private var receivedSinceTick = false
@@ -26,7 +26,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         logger = context.logger
     }
 
-    func start(on connection: Connection) {
+    func start(on connection: IO) {
         self.connection = connection
         connection.setTimer(afterMilliseconds: min(heartbeatMilliseconds, application.firstTickMilliseconds ?? .max))
         application.opened(self)
@@ -71,7 +71,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     /// The peer is not reading: cut it off (docs/protocol.md close 1008); it catches up after reconnecting.
-    func backlogExceeded(on connection: Connection) {
+    func backlogExceeded(on connection: IO) {
         guard !session.isClosing else { return }
         metrics.slowConsumerCloses.increment()
         close(code: 1008, reason: "outgoing buffer limit exceeded")
@@ -89,7 +89,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         connection.closeAfterFlush()
     }
 
-    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {
+    func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: IO) {
         receivedSinceTick = true
         let outcome = session.receive(
             bytes,
@@ -99,7 +99,7 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
     }
 
     /// Every heartbeat interval: ping; a peer silent for two intervals is dead.
-    func timerFired(on connection: Connection) {
+    func timerFired(on connection: IO) {
         application.tick(self, nowMilliseconds: connection.loop.now)
         guard connection.isOpen, !session.isClosing else { return }
         if receivedSinceTick {
@@ -130,16 +130,16 @@ final class WebSocketConnectionHandler: ConnectionHandler, GracefulShutdown {
         connection.setTimer(afterMilliseconds: delay)
     }
 
-    func peerClosed(on connection: Connection) {
+    func peerClosed(on connection: IO) {
         connection.closeAfterFlush()
     }
 
-    func closed(_ connection: Connection) {
+    func closed(_ connection: IO) {
         application.closed(self)
         self.connection = nil
     }
 
-    func beginShutdown(on connection: Connection) {
+    func beginShutdown(on connection: IO) {
         close(code: 1001, reason: "gateway shutting down")
     }
 }

@@ -1,5 +1,5 @@
 import SwitchboardHTTP
-import SwitchboardLoop
+import SwitchboardIO
 import SwitchboardWebSocket
 
 /// The switch from HTTP to WebSocket on one connection (RFC 6455 4.2).
@@ -8,9 +8,9 @@ enum WebSocketUpgrade {
     /// hands the connection to a `WebSocketConnectionHandler` running
     /// `application`, feeds it `leftover` (bytes that followed the request),
     /// and returns nil; otherwise returns the refusal to send.
-    static func perform(
+    static func perform<IO: ConnectionIO>(
         _ request: HTTPRequest, configuration: WebSocketConfiguration, application: WebSocketApplication,
-        leftover: UnsafeMutableRawBufferPointer, on connection: Connection, context: ServerContext
+        leftover: UnsafeMutableRawBufferPointer, on connection: IO, context: ServerContext
     ) -> HTTPResponse? {
         let outcome = WebSocketHandshake.accept(
             method: request.method.name, isHTTP11: request.version == .http11, header: { request.headers.first($0) },
@@ -31,7 +31,7 @@ enum WebSocketUpgrade {
             // legal message unsendable: always leave room for one whole message.
             connection.maxOutboundBytes = max(
                 context.configuration.maxOutboundBytes, configuration.maxMessageBytes + FrameEncoder.maxHeaderLength)
-            let handler = WebSocketConnectionHandler(session: session, application: application, context: context)
+            let handler = WebSocketConnectionHandler<IO>(session: session, application: application, context: context)
             connection.handler = handler
             handler.start(on: connection)
             if leftover.count > 0 { handler.received(leftover, on: connection) }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SwitchboardServer
 
-/// The HTTP API over real sockets against a real PostgreSQL.
+/// The HTTP API in-process against a real PostgreSQL.
 @Suite(.serialized) struct AdminAPITests {
     private func operatorToken(_ fixture: ChatFixture, _ sub: String = "op-ken", workspace: String? = nil) -> String {
         TestTokens.make(role: .operator, workspace: workspace ?? fixture.workspace, sub: sub, name: "Ken")
@@ -28,7 +28,7 @@ import Testing
         repeat {
             var path = "/api/v1/admin/live-chat/conversations?limit=3"
             if let cursor { path += "&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" }
-            let reply = try HTTPTestClient.request(port: fixture.port, "GET", path, token: token)
+            let reply = try HTTPTestClient.request(fixture.gateway, "GET", path, token: token)
             #expect(reply.status == 200)
             seen += sessionIDs(reply)
             cursor = reply.json["next_cursor"] as? String
@@ -55,7 +55,7 @@ import Testing
         let token = operatorToken(fixture)
         func ids(_ query: String) throws -> Set<String> {
             let reply = try HTTPTestClient.request(
-                port: fixture.port, "GET", "/api/v1/admin/live-chat/conversations?\(query)", token: token)
+                fixture.gateway, "GET", "/api/v1/admin/live-chat/conversations?\(query)", token: token)
             #expect(reply.status == 200, "\(query): \(reply.errorMessage)")
             return Set(sessionIDs(reply))
         }
@@ -67,11 +67,11 @@ import Testing
         #expect(try ids("assigned=none&status=open") == [open])
         for bad in ["status=pending", "limit=0", "limit=abc", "limit=201", "cursor=garbage"] {
             let reply = try HTTPTestClient.request(
-                port: fixture.port, "GET", "/api/v1/admin/live-chat/conversations?\(bad)", token: token)
+                fixture.gateway, "GET", "/api/v1/admin/live-chat/conversations?\(bad)", token: token)
             #expect(reply.status == 400 && reply.errorCode == "bad_request", "\(bad)")
         }
         let named = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/admin/live-chat/conversations?limit=x", token: token)
+            fixture.gateway, "GET", "/api/v1/admin/live-chat/conversations?limit=x", token: token)
         #expect(named.errorMessage.contains("\"limit\""))
     }
 
@@ -87,21 +87,21 @@ import Testing
         }
         let token = operatorToken(fixture)
         let first = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(sessionID)/messages?limit=2", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(sessionID)/messages?limit=2", token: token)
         #expect(first.status == 200)
         let seqs = (first.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
         #expect(seqs == [1, 2] && first.json["next_after_seq"] as? Int == 2)
         let rest = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(sessionID)/messages?after_seq=2&limit=10", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(sessionID)/messages?after_seq=2&limit=10", token: token)
         let restSeqs = (rest.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
         #expect(restSeqs == [3, 4, 5] && rest.json["next_after_seq"] is NSNull)
         let bodies = (rest.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["body"] as? String }
         #expect(bodies == ["b3", "b4", "b5"])
         let unknown = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(UUID().uuidString)/messages", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(UUID().uuidString)/messages", token: token)
         #expect(unknown.status == 404 && unknown.errorCode == "not_found")
         let badSeq = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(sessionID)/messages?after_seq=-1", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(sessionID)/messages?after_seq=-1", token: token)
         #expect(badSeq.status == 400 && badSeq.errorMessage.contains("\"after_seq\""))
     }
 
@@ -116,18 +116,18 @@ import Testing
         let token = operatorToken(fixture)
         let path = "/api/v1/sessions/\(sessionID)"
         let renamed = try HTTPTestClient.request(
-            port: fixture.port, "PATCH", path, token: token, body: #"{"title":"Refund"}"#)
+            fixture.gateway, "PATCH", path, token: token, body: #"{"title":"Refund"}"#)
         #expect(renamed.status == 200)
         #expect((renamed.json["session"] as? [String: Any])?["title"] as? String == "Refund")
         #expect(((try ann.next("session.updated"))["session"] as? [String: Any])?["title"] as? String == "Refund")
         #expect(((try visitor.next("session.updated"))["session"] as? [String: Any])?["title"] as? String == "Refund")
         let closed = try HTTPTestClient.request(
-            port: fixture.port, "PATCH", path, token: token, body: #"{"status":"closed"}"#)
+            fixture.gateway, "PATCH", path, token: token, body: #"{"status":"closed"}"#)
         #expect((closed.json["session"] as? [String: Any])?["status"] as? String == "closed")
         #expect(((try ann.next("session.updated"))["session"] as? [String: Any])?["status"] as? String == "closed")
         // "assigned" without an operator: the caller takes the session.
         let taken = try HTTPTestClient.request(
-            port: fixture.port, "PATCH", path, token: token, body: #"{"status":"assigned"}"#)
+            fixture.gateway, "PATCH", path, token: token, body: #"{"status":"assigned"}"#)
         let assigned = taken.json["session"] as? [String: Any]
         #expect(taken.status == 200 && assigned?["status"] as? String == "assigned")
         #expect((assigned?["assigned_operator"] as? [String: Any])?["id"] as? String == "op-ken")
@@ -143,13 +143,13 @@ import Testing
         ]
         for (body, type, mention) in refusals {
             let reply = try HTTPTestClient.request(
-                port: fixture.port, "PATCH", path, token: token, body: body, contentType: type)
+                fixture.gateway, "PATCH", path, token: token, body: body, contentType: type)
             #expect(reply.status == 400 && reply.errorCode == "bad_request", "\(body)")
             #expect(reply.errorMessage.contains(mention), "\(body): \(reply.errorMessage)")
         }
         // Past 8 KiB the body is too large (413, as docs/openapi.yaml says), not malformed.
         let padded = #"{"title":"x","status":"open"}"# + String(repeating: " ", count: 8200)
-        let tooLarge = try HTTPTestClient.request(port: fixture.port, "PATCH", path, token: token, body: padded)
+        let tooLarge = try HTTPTestClient.request(fixture.gateway, "PATCH", path, token: token, body: padded)
         #expect(tooLarge.status == 413 && tooLarge.errorCode == "too_large")
     }
 
@@ -161,16 +161,16 @@ import Testing
         _ = try visitor.request(["type": "send", "session_id": sessionID, "client_msg_id": "m1", "body": "kept"])
         let token = operatorToken(fixture)
         let deleted = try HTTPTestClient.request(
-            port: fixture.port, "DELETE", "/api/v1/sessions/\(sessionID)", token: token)
+            fixture.gateway, "DELETE", "/api/v1/sessions/\(sessionID)", token: token)
         #expect(deleted.status == 204)
         let again = try HTTPTestClient.request(
-            port: fixture.port, "DELETE", "/api/v1/sessions/\(sessionID)", token: token)
+            fixture.gateway, "DELETE", "/api/v1/sessions/\(sessionID)", token: token)
         #expect(again.status == 404)
         let history = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(sessionID)/messages", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(sessionID)/messages", token: token)
         #expect(history.status == 404 && history.errorCode == "not_found")
         let inbox = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/admin/live-chat/conversations", token: token)
+            fixture.gateway, "GET", "/api/v1/admin/live-chat/conversations", token: token)
         #expect(!sessionIDs(inbox).contains(sessionID))
         let ken = try fixture.client(.operator, "op-ken")
         #expect(try ken.request(["type": "join", "session_id": sessionID]).code == "not_found")
@@ -189,14 +189,14 @@ import Testing
         let other = try fixture.createSession(try fixture.client(.visitor, "v-2"))
         let token = TestTokens.make(role: .visitor, workspace: fixture.workspace, sub: "v-1")
         let own = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(mine)/messages", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(mine)/messages", token: token)
         #expect(own.status == 200 && own.json["session_id"] as? String == mine)
         let theirs = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(other)/messages", token: token)
+            fixture.gateway, "GET", "/api/v1/sessions/\(other)/messages", token: token)
         #expect(theirs.status == 403 && theirs.errorCode == "forbidden")
         for (method, body) in [("PATCH", #"{"title":"x"}"#), ("DELETE", nil)] {
             let reply = try HTTPTestClient.request(
-                port: fixture.port, method, "/api/v1/sessions/\(mine)", token: token, body: body)
+                fixture.gateway, method, "/api/v1/sessions/\(mine)", token: token, body: body)
             #expect(reply.status == 403, "\(method) is for operators and admins")
         }
     }
@@ -207,33 +207,33 @@ import Testing
         let visitor = try fixture.client(.visitor, "v-1")
         let sessionID = try fixture.createSession(visitor)
         let outsider = operatorToken(fixture, "op-b", workspace: fixture.otherWorkspace)
-        let port = fixture.port
+        let gateway = fixture.gateway
         #expect(
-            try HTTPTestClient.request(port: port, "GET", "/api/v1/sessions/\(sessionID)/messages", token: outsider)
+            try HTTPTestClient.request(gateway, "GET", "/api/v1/sessions/\(sessionID)/messages", token: outsider)
                 .status == 403)
         #expect(
             try HTTPTestClient.request(
-                port: port, "PATCH", "/api/v1/sessions/\(sessionID)", token: outsider, body: #"{"title":"x"}"#
+                gateway, "PATCH", "/api/v1/sessions/\(sessionID)", token: outsider, body: #"{"title":"x"}"#
             ).status == 403)
         #expect(
-            try HTTPTestClient.request(port: port, "DELETE", "/api/v1/sessions/\(sessionID)", token: outsider).status
+            try HTTPTestClient.request(gateway, "DELETE", "/api/v1/sessions/\(sessionID)", token: outsider).status
                 == 403)
         let theirs = try HTTPTestClient.request(
-            port: port, "GET", "/api/v1/admin/live-chat/conversations", token: outsider)
+            gateway, "GET", "/api/v1/admin/live-chat/conversations", token: outsider)
         #expect(theirs.status == 200 && sessionIDs(theirs).isEmpty)
 
         let visitorToken = TestTokens.make(role: .visitor, workspace: fixture.workspace, sub: "v-1")
         let asVisitor = try HTTPTestClient.request(
-            port: port, "GET", "/api/v1/admin/live-chat/conversations", token: visitorToken)
+            gateway, "GET", "/api/v1/admin/live-chat/conversations", token: visitorToken)
         #expect(asVisitor.status == 403 && asVisitor.errorCode == "forbidden")
         for token in [nil, "not-a-token", operatorToken(fixture) + "x"] {
             let reply = try HTTPTestClient.request(
-                port: port, "GET", "/api/v1/admin/live-chat/conversations", token: token)
+                gateway, "GET", "/api/v1/admin/live-chat/conversations", token: token)
             #expect(reply.status == 401 && reply.errorCode == "unauthorized")
         }
         let expired = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "a", ttl: 60, issuedAgo: 7200)
         #expect(
-            try HTTPTestClient.request(port: port, "GET", "/api/v1/admin/live-chat/conversations", token: expired)
+            try HTTPTestClient.request(gateway, "GET", "/api/v1/admin/live-chat/conversations", token: expired)
                 .status == 401)
     }
 
@@ -250,7 +250,7 @@ import Testing
         _ = try ken.request(["type": "session.close", "session_id": sessionID])
         let token = operatorToken(fixture)
         let reply = try HTTPTestClient.request(
-            port: fixture.port, "GET",
+            fixture.gateway, "GET",
             "/api/v1/admin/live-chat/analytics?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z", token: token)
         #expect(reply.status == 200, "\(reply.errorMessage)")
         #expect(reply.json["sessions_opened"] as? Int == 1)
@@ -261,13 +261,13 @@ import Testing
         #expect(response?["count"] as? Int == 1)
         #expect((response?["median"] as? Double ?? -1) >= 0)
         let empty = try HTTPTestClient.request(
-            port: fixture.port, "GET",
+            fixture.gateway, "GET",
             "/api/v1/admin/live-chat/analytics?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z", token: token)
         #expect(empty.json["sessions_opened"] as? Int == 0)
         #expect((empty.json["first_response_seconds"] as? [String: Any])?["median"] is NSNull)
         for bad in ["", "from=yesterday&to=2100-01-01T00:00:00Z", "from=2000-01-01T00:00:00Z"] {
             let refused = try HTTPTestClient.request(
-                port: fixture.port, "GET", "/api/v1/admin/live-chat/analytics?\(bad)", token: token)
+                fixture.gateway, "GET", "/api/v1/admin/live-chat/analytics?\(bad)", token: token)
             #expect(refused.status == 400, "\(bad)")
         }
     }
@@ -275,14 +275,14 @@ import Testing
     @Test func readinessReportsTheSchema() throws {
         let fixture = try ChatFixture()
         defer { fixture.stop() }
-        let ready = try HTTPTestClient.request(port: fixture.port, "GET", "/readyz")
+        let ready = try HTTPTestClient.request(fixture.gateway, "GET", "/readyz")
         #expect(ready.status == 200 && ready.json["schema_version"] as? Int == Migrations.latestVersion)
         // The node and its cluster bus (docs/protocol.md, "Clusters").
         #expect((ready.json["node_id"] as? String)?.isEmpty == false && ready.json["bus"] as? String == "postgres")
         #expect(["connected", "catching_up", "disconnected"].contains(ready.json["bus_state"] as? String ?? ""))
-        let running = try RunningServer()
-        defer { running.stop() }
-        let noDatabase = try HTTPTestClient.request(port: running.port, "GET", "/readyz")
+        let bare = try EmbeddedGateway()
+        defer { bare.stop() }
+        let noDatabase = try HTTPTestClient.request(bare, "GET", "/readyz")
         #expect(noDatabase.status == 503 && noDatabase.errorCode == "unavailable")
     }
 }

@@ -5,8 +5,8 @@ import Testing
 /// `/metrics` in Prometheus text format: it parses with prometheus_client's
 /// parser, and the counters move when messages flow.
 @Suite(.serialized) struct MetricsEndpointTests {
-    private func scrape(_ port: UInt16) throws -> [String: Double] {
-        let reply = try HTTPTestClient.request(port: port, "GET", "/metrics")
+    private func scrape(_ gateway: any TestGateway) throws -> [String: Double] {
+        let reply = try HTTPTestClient.request(gateway, "GET", "/metrics")
         #expect(reply.status == 200)
         #expect(reply.head.lowercased().contains("content-type: text/plain; version=0.0.4"))
         var samples: [String: Double] = [:]
@@ -20,7 +20,7 @@ import Testing
     @Test func countersMoveWhenMessagesFlow() throws {
         let fixture = try ChatFixture()
         defer { fixture.stop() }
-        let before = try scrape(fixture.port)
+        let before = try scrape(fixture.gateway)
         let visitor = try fixture.client(.visitor, "v-1")
         let sessionID = try fixture.createSession(visitor)
         let ken = try fixture.client(.operator, "op-ken")
@@ -30,7 +30,7 @@ import Testing
         }
         _ = try visitor.request(["type": "send", "session_id": sessionID, "client_msg_id": "m0", "body": "b"])
         for _ in 0..<5 { _ = try ken.next("message") }
-        let after = try scrape(fixture.port)
+        let after = try scrape(fixture.gateway)
         func delta(_ name: String) -> Double { (after[name] ?? 0) - (before[name] ?? 0) }
         #expect(delta("switchboard_messages_stored_total") == 5)
         #expect(delta("switchboard_messages_duplicate_total") == 1)
@@ -48,7 +48,7 @@ import Testing
         defer { fixture.stop() }
         let visitor = try fixture.client(.visitor, "v-1")
         _ = try fixture.createSession(visitor)
-        let reply = try HTTPTestClient.request(port: fixture.port, "GET", "/metrics")
+        let reply = try HTTPTestClient.request(fixture.gateway, "GET", "/metrics")
         let python = ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_PYTHON"] ?? "python3"
         let input = NSTemporaryDirectory() + "sb-metrics-\(UUID().uuidString).txt"
         try Data(reply.body).write(to: URL(fileURLWithPath: input))

@@ -1,8 +1,9 @@
 import Foundation
 import SwitchboardAuth
-import SwitchboardServer
 import SwitchboardTestSupport
 import Testing
+
+@testable import SwitchboardServer
 
 #if canImport(Glibc)
 import Glibc
@@ -37,18 +38,18 @@ import Glibc
             overrides: ConfigurationOverrides())
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
-        let running = try RunningServer { configuration in
+        let gateway = try EmbeddedGateway { configuration in
             configuration.databaseURL = database.url
             configuration.jwtSecret = development.jwtSecret
             configuration.devTokens = true
         }
-        defer { running.stop() }
+        defer { gateway.stop() }
 
         // The demo page: a visitor token from /dev/token, and a conversation.
         let minted = try HTTPTestClient.request(
-            port: running.port, "POST", "/dev/token", body: #"{"role":"visitor","name":"Ann"}"#)
+            gateway, "POST", "/dev/token", body: #"{"role":"visitor","name":"Ann"}"#)
         let visitorToken = try #require(minted.json["token"] as? String)
-        let visitor = try ChatClient(port: running.port, token: visitorToken)
+        let visitor = try ChatClient(gateway.client(timeoutSeconds: 10), token: visitorToken)
         let created = try visitor.request(["type": "session.create", "title": "Where is my parcel?"])
         let sessionID = try #require((created["session"] as? [String: Any])?["id"] as? String)
 
@@ -63,7 +64,7 @@ import Glibc
         let token = process.log.trimmingCharacters(in: .whitespacesAndNewlines)
 
         let inbox = try HTTPTestClient.request(
-            port: running.port, "GET", "/api/v1/admin/live-chat/conversations", token: token)
+            gateway, "GET", "/api/v1/admin/live-chat/conversations", token: token)
         #expect(inbox.status == 200, "\(inbox.json)")
         let ids = (inbox.json["sessions"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(ids == [sessionID])

@@ -86,7 +86,7 @@ import Testing
         let foreign = TestTokens.make(
             role: .admin, workspace: fixture.workspace, sub: "v", secret: "another-secret-that-is-32-bytes-long")
         for token in [expired, tampered, foreign] {
-            let client = try ChatClient(port: fixture.port, token: nil)
+            let client = try fixture.anonymousClient()
             let reply = try client.request(["type": "hello", "token": token])
             #expect(reply.code == "unauthorized")
             #expect(client.waitForClose() == 4001)
@@ -96,15 +96,19 @@ import Testing
     @Test func anythingBeforeHelloClosesWith4001() throws {
         let fixture = try ChatFixture()
         defer { fixture.stop() }
-        let client = try ChatClient(port: fixture.port, token: nil)
+        let client = try fixture.anonymousClient()
         client.send(["type": "ping"])
         #expect(client.waitForClose() == 4001)
     }
 
+    /// Nothing before the auth timeout; the close when it passes.
     @Test func silenceAfterTheUpgradeClosesWith4001() throws {
         let fixture = try ChatFixture { $0.authTimeoutSeconds = 1 }
         defer { fixture.stop() }
-        let client = try ChatClient(port: fixture.port, token: nil)
+        let client = try fixture.anonymousClient()
+        fixture.embedded.advance(by: 999)
+        #expect((client.raw as! EmbeddedClient).available == 0)
+        fixture.embedded.advance(by: 1)
         #expect(client.waitForClose() == 4001)
     }
 }

@@ -4,40 +4,57 @@ import SwitchboardPostgres
 import SwitchboardServer
 import SwitchboardTestSupport
 
-/// A gateway on its own migrated throwaway database, for one chat test.
+/// A gateway on its own migrated throwaway database, for one chat test: the
+/// handlers in-process (`EmbeddedGateway`), or, with `live`, a gateway on a
+/// socket for what only the kernel shows (a peer that stops reading).
 final class ChatFixture {
     static let secret = "chat-test-secret-at-least-32-bytes-long"
     let database: TestDatabase
-    let running: RunningServer
+    let gateway: any TestGateway
     let workspace = UUID().uuidString.lowercased()
     let otherWorkspace = UUID().uuidString.lowercased()
 
-    init(_ configure: (inout Configuration) -> Void = { _ in }) throws {
+    init(live: Bool = false, _ configure: (inout Configuration) -> Void = { _ in }) throws {
         let database = try TestDatabase(migrated: true)
         self.database = database
+        let chat: (inout Configuration) -> Void = { configuration in
+            configuration.databaseURL = database.url
+            configuration.jwtSecret = Self.secret
+            configure(&configuration)
+        }
         do {
-            running = try RunningServer { configuration in
-                configuration.databaseURL = database.url
-                configuration.jwtSecret = Self.secret
-                configure(&configuration)
-            }
+            gateway = live ? try RunningServer(chat) : try EmbeddedGateway(chat)
         } catch {
             database.drop()
             throw error
         }
     }
 
-    var port: UInt16 { running.port }
+    /// The live gateway's port (`live` fixtures only).
+    var port: UInt16 { (gateway as! RunningServer).port }
+
+    /// The in-process gateway (all but `live` fixtures), to move its clock.
+    var embedded: EmbeddedGateway { gateway as! EmbeddedGateway }
 
     func stop() {
-        running.stop()
+        gateway.stop()
         database.drop()
     }
 
     func client(_ role: Role, _ sub: String, name: String? = nil, workspace: String? = nil) throws -> ChatClient {
         try ChatClient(
-            port: port, token: TestTokens.make(role: role, workspace: workspace ?? self.workspace, sub: sub, name: name)
-        )
+            stream(), token: TestTokens.make(role: role, workspace: workspace ?? self.workspace, sub: sub, name: name))
+    }
+
+    /// A client that has upgraded and not yet said `hello`.
+    func anonymousClient() throws -> ChatClient {
+        try ChatClient(stream(), token: nil)
+    }
+
+    /// A chat client's connection: it waits up to 10 s for a frame, as `ChatClient(port:)` does.
+    private func stream() throws -> any ClientStream {
+        if let running = gateway as? RunningServer { return try RawClient(port: running.port, timeoutSeconds: 10) }
+        return (gateway as! EmbeddedGateway).client(timeoutSeconds: 10)
     }
 
     /// A visitor's new session; returns its id.

@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardAuth
 import Testing
 
-/// A visitor and two operators converse over real sockets and a real PostgreSQL.
+/// A visitor and two operators converse in-process over a real PostgreSQL.
 @Suite(.serialized) struct ConversationTests {
     @Test func everyoneSeesEveryMessageOnceInOrder() throws {
         let fixture = try ChatFixture()

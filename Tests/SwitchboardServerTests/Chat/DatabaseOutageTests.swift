@@ -5,7 +5,7 @@ import SwitchboardStore
 import Testing
 
 /// PostgreSQL stops in the middle of a conversation and comes back: nothing
-/// acknowledged is lost, and the same gateway carries on.
+/// acknowledged is lost, and the same gateway (in-process) carries on.
 ///
 /// This test runs its own PostgreSQL (through scripts/lib/common.sh, as the
 /// scripts do), because stopping the shared test server would break the
@@ -51,19 +51,21 @@ import Testing
 
         let secret = ChatFixture.secret
         let workspace = UUID().uuidString.lowercased()
-        let running = try RunningServer { configuration in
+        let gateway = try EmbeddedGateway { configuration in
             configuration.databaseURL = url
             configuration.jwtSecret = secret
             configuration.chatRatePerSecond = 10_000
             configuration.chatRateBurst = 10_000
         }
-        defer { running.stop() }
+        defer { gateway.stop() }
         let visitor = try ChatClient(
-            port: running.port, token: TestTokens.make(role: .visitor, workspace: workspace, sub: "v-1"))
+            gateway.client(timeoutSeconds: 10), token: TestTokens.make(role: .visitor, workspace: workspace, sub: "v-1")
+        )
         let reply = try visitor.request(["type": "session.create"])
         let sessionID = try #require((reply["session"] as? [String: Any])?["id"] as? String)
         let ken = try ChatClient(
-            port: running.port, token: TestTokens.make(role: .operator, workspace: workspace, sub: "op-ken"))
+            gateway.client(timeoutSeconds: 10),
+            token: TestTokens.make(role: .operator, workspace: workspace, sub: "op-ken"))
         _ = try ken.request(["type": "join", "session_id": sessionID])
 
         var acked: [String: Int] = [:]
@@ -75,22 +77,25 @@ import Testing
         }
 
         // A steady stream of sends, about one per millisecond, with PostgreSQL
-        // stopped a little way in: some commit before, some are in flight.
+        // stopped a little way in (from another thread, while this one sends and
+        // runs the loops): some commit before, some are in flight.
         let burst = 1500
-        nonisolated(unsafe) let sender = visitor
-        let sent = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var stopFailure: (any Error)?
+        let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            for i in 0..<burst {
-                sender.send([
-                    "type": "send", "ref": "in\(i)", "session_id": sessionID, "client_msg_id": "in\(i)", "body": "b",
-                ])
-                usleep(1000)
-            }
-            sent.signal()
+            usleep(300_000)
+            do { try Self.shell("stop_postgres \(directory) >/dev/null 2>&1") } catch { stopFailure = error }
+            stopped.signal()
         }
-        usleep(300_000)
-        try Self.shell("stop_postgres \(directory) >/dev/null 2>&1")
-        sent.wait()
+        for i in 0..<burst {
+            visitor.send([
+                "type": "send", "ref": "in\(i)", "session_id": sessionID, "client_msg_id": "in\(i)", "body": "b",
+            ])
+            gateway.runPending()
+            usleep(1000)
+        }
+        stopped.wait()
+        if let stopFailure { throw stopFailure }
         var refused: [String] = []
         var answered = 0
         while answered < burst {

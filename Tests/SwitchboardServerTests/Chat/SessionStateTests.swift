@@ -2,7 +2,7 @@ import Foundation
 import SwitchboardAuth
 import Testing
 
-/// What consoles learn of a session, over real sockets: versions that only
+/// What consoles learn of a session, in-process: versions that only
 /// grow, the assignment seen at once, and deletions.
 @Suite(.serialized) struct SessionStateTests {
     @Test func theAssignersFirstUpdateAlreadySaysAssignedAndVersionsGrow() throws {
@@ -36,7 +36,7 @@ import Testing
         let created = try ken.next("session.updated")
         let token = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "admin-1")
         let reply = try HTTPTestClient.request(
-            port: fixture.port, "DELETE", "/api/v1/sessions/\(sessionID)", token: token)
+            fixture.gateway, "DELETE", "/api/v1/sessions/\(sessionID)", token: token)
         #expect(reply.status == 204)
         let deleted = try ken.next("session.updated")["session"] as? [String: Any]
         #expect(deleted?["id"] as? String == sessionID)

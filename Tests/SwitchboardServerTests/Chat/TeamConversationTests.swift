@@ -3,8 +3,8 @@ import SwitchboardAuth
 import SwitchboardTestSupport
 import Testing
 
-/// What a support team does with a conversation, over real sockets and a
-/// real PostgreSQL: a closed one that the visitor's next message brings back,
+/// What a support team does with a conversation, in-process over a real
+/// PostgreSQL: a closed one that the visitor's next message brings back,
 /// a take-over the previous assignee hears of, and assignments by name over
 /// the HTTP API. Every change a participant sees again is a stored `event`.
 @Suite(.serialized) struct TeamConversationTests {
@@ -52,7 +52,7 @@ import Testing
 
         // The history tells the same story after a reload.
         let history = try HTTPTestClient.request(
-            port: fixture.port, "GET", "/api/v1/sessions/\(sessionID)/messages",
+            fixture.gateway, "GET", "/api/v1/sessions/\(sessionID)/messages",
             token: TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken"))
         let rows = history.json["messages"] as? [[String: Any]] ?? []
         #expect(
@@ -143,7 +143,7 @@ import Testing
         let token = TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken")
         let path = "/api/v1/sessions/\(sessionID)"
         func patch(_ body: String) throws -> [String: Any] {
-            let reply = try HTTPTestClient.request(port: fixture.port, "PATCH", path, token: token, body: body)
+            let reply = try HTTPTestClient.request(fixture.gateway, "PATCH", path, token: token, body: body)
             #expect(reply.status == 200, "\(body): \(reply.status) \(reply.json)")
             return reply.json["session"] as? [String: Any] ?? [:]
         }
@@ -155,7 +155,7 @@ import Testing
         #expect(
             ((try ken.next("session.updated"))["session"] as? [String: Any])?["status"] as? String == "assigned")
 
-        let operators = try HTTPTestClient.request(port: fixture.port, "GET", "/api/v1/operators", token: token)
+        let operators = try HTTPTestClient.request(fixture.gateway, "GET", "/api/v1/operators", token: token)
         #expect(operators.status == 200)
         let team = operators.json["operators"] as? [[String: Any]] ?? []
         #expect(team.map { $0["id"] as? String ?? "" } == ["op-ken", "op-olga"])
@@ -176,7 +176,7 @@ import Testing
             #"{"assigned_operator":{"id":"op-olga"},"status":"closed"}"#, #"{"assigned_operator":{"id":""}}"#,
             #"{"assigned_operator":"op-olga"}"#,
         ] {
-            let refused = try HTTPTestClient.request(port: fixture.port, "PATCH", path, token: token, body: body)
+            let refused = try HTTPTestClient.request(fixture.gateway, "PATCH", path, token: token, body: body)
             #expect(refused.status == 400, "\(body)")
         }
     }

@@ -5,9 +5,9 @@ import Testing
 
 /// What the HTTP layer reports about refusals: request counters under the
 /// right route, and no database detail in /readyz's unauthenticated body.
-@Suite(.serialized) struct HTTPRefusalAccountingTests {
-    private func scrape(_ port: UInt16) throws -> [String: Double] {
-        let reply = try HTTPTestClient.request(port: port, "GET", "/metrics")
+@Suite struct HTTPRefusalAccountingTests {
+    private func scrape(_ gateway: any TestGateway) throws -> [String: Double] {
+        let reply = try HTTPTestClient.request(gateway, "GET", "/metrics")
         #expect(reply.status == 200)
         var samples: [String: Double] = [:]
         for line in String(decoding: reply.body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Answers GET /healthz on `client`'s keep-alive connection and reads the whole response.
-    private func healthz(_ client: RawClient) {
+    private func healthz(_ client: any ClientStream) {
         client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         let head = client.readHead()
         #expect(head.hasPrefix("HTTP/1.1 200 OK"))
@@ -30,20 +30,21 @@ import Testing
     }
 
     @Test func refusalsAfterAnAnsweredRequestAreNotCountedUnderItsRoute() throws {
-        let running = try RunningServer { $0.headerTimeoutSeconds = 1 }
-        defer { running.stop() }
+        let gateway = try EmbeddedGateway { $0.headerTimeoutSeconds = 1 }
+        defer { gateway.stop() }
 
-        let malformed = try RawClient(port: running.port)
+        let malformed = gateway.client()
         healthz(malformed)
         malformed.send("GARBAGE\r\n\r\n")
         #expect(String(decoding: malformed.readToEnd(), as: UTF8.self).hasPrefix("HTTP/1.1 400 "))
 
-        let slow = try RawClient(port: running.port)
+        let slow = gateway.client()
         healthz(slow)
         slow.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")  // never finished
+        gateway.advance(by: 1000)  // the header timeout
         #expect(String(decoding: slow.readToEnd(), as: UTF8.self).hasPrefix("HTTP/1.1 408 "))
 
-        let samples = try scrape(running.port)
+        let samples = try scrape(gateway)
         #expect(samples[requests("healthz", 200)] == 2)
         #expect(samples[requests("other", 400)] == 1)
         #expect(samples[requests("other", 408)] == 1)
@@ -54,12 +55,12 @@ import Testing
     @Test func readyzDoesNotShowWhyTheDatabaseIsUnreachable() throws {
         // Port 1 on loopback: nothing listens, so libpq's error names host, port and user.
         let url = "postgresql://secret_user@127.0.0.1:1/secret_db"
-        let running = try RunningServer { configuration in
+        let gateway = try EmbeddedGateway { configuration in
             configuration.databaseURL = url
             configuration.jwtSecret = ChatFixture.secret
         }
-        defer { running.stop() }
-        let reply = try HTTPTestClient.request(port: running.port, "GET", "/readyz")
+        defer { gateway.stop() }
+        let reply = try HTTPTestClient.request(gateway, "GET", "/readyz")
         #expect(reply.status == 503)
         #expect(reply.errorCode == "unavailable")
         #expect(reply.errorMessage == "the database is unreachable; retry later")

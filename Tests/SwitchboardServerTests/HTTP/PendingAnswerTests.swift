@@ -8,9 +8,10 @@ import Testing
 
 /// Answers that wait for the reader pool (/readyz, /api/...) still reach a
 /// client that half-closed, or a gateway that began to shut down, meanwhile.
+/// In-process but for the grace period, which is the live server's.
 @Suite(.serialized) struct PendingAnswerTests {
     /// One response read off `client`: its head, and its body by Content-Length.
-    private func readResponse(_ client: RawClient) -> (head: String, body: String) {
+    private func readResponse(_ client: any ClientStream) -> (head: String, body: String) {
         let head = client.readHead()
         let lengthLine = head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
         let length = lengthLine.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
@@ -20,8 +21,8 @@ import Testing
     private func statusLine(of head: String) -> String { head.components(separatedBy: "\r\n").first ?? "" }
 
     /// Reads to the end and checks that the peer closed (EOF) with nothing more,
-    /// well before RawClient's 5 s read timeout.
-    private func expectPromptEOF(_ client: RawClient, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// well before the client's 5 s read timeout.
+    private func expectPromptEOF(_ client: any ClientStream, sourceLocation: SourceLocation = #_sourceLocation) {
         let started = Date()
         let rest = client.readToEnd()
         #expect(rest.isEmpty, "unexpected bytes after the response", sourceLocation: sourceLocation)
@@ -33,7 +34,7 @@ import Testing
         let fixture = try ChatFixture()
         defer { fixture.stop() }
         let token = TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken")
-        let client = try RawClient(port: fixture.port)
+        let client = try fixture.gateway.connect()
         client.send("GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
         client.shutdownWrite()
         let (head, body) = readResponse(client)
@@ -48,11 +49,10 @@ import Testing
         defer { fixture.stop() }
         let lock = try SchemaLock(fixture.database)
         defer { lock.release() }
-        let client = try RawClient(port: fixture.port)
+        let client = try fixture.gateway.connect()
         client.send("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
         try lock.waitForBlockedReader()
-        client.shutdownWrite()
-        usleep(200_000)  // the gateway sees the FIN while the answer is pending
+        client.shutdownWrite()  // in-process, the gateway sees the FIN at once, while the answer is pending
         lock.release()
         let (head, body) = readResponse(client)
         #expect(statusLine(of: head) == "HTTP/1.1 200 OK", "got: \(head)")
@@ -62,27 +62,18 @@ import Testing
         expectPromptEOF(client)
     }
 
+    /// What `Server.shutdown` asks of each connection, while the answer is pending.
     @Test func shutdownWhileReadyzWaitsForTheDatabaseSendsTheAnswerThenCloses() throws {
-        let database = try TestDatabase(migrated: true)
-        defer { database.drop() }
-        let running = try RunningServer { configuration in
-            configuration.databaseURL = database.url
-            configuration.jwtSecret = ChatFixture.secret
-            configuration.shutdownGraceSeconds = 10
-        }
-        var shutDown = false
-        defer {
-            if !shutDown { running.server.shutdown() }
-            running.server.wait()
-        }
-        let lock = try SchemaLock(database)
+        let fixture = try ChatFixture { $0.shutdownGraceSeconds = 10 }
+        defer { fixture.stop() }
+        let gateway = fixture.embedded
+        let lock = try SchemaLock(fixture.database)
         defer { lock.release() }
-        let client = try RawClient(port: running.port)
+        let client = gateway.client()
         client.send("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
         try lock.waitForBlockedReader()
-        running.server.shutdown()
-        shutDown = true
-        usleep(200_000)  // the connection is asked to close while the answer is pending
+        gateway.beginShutdown()  // the connection is asked to close while the answer is pending
+        #expect(client.connection.isOpen && client.available == 0)
         lock.release()
         let (head, body) = readResponse(client)
         #expect(statusLine(of: head) == "HTTP/1.1 200 OK", "got: \(head)")
@@ -93,6 +84,7 @@ import Testing
         expectPromptEOF(client)
     }
 
+    /// The grace period is the live server's: its loops stop, whatever is pending.
     @Test func anAnswerThatOutlastsTheShutdownGracePeriodDoesNotHoldTheGateway() throws {
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }

@@ -2,18 +2,25 @@ import Foundation
 import SwitchboardAuth
 import SwitchboardSystem
 
-/// A chat client for tests: the raw socket client speaking `/v1/ws`, with
-/// JSON through Foundation (not the gateway's codec, so it checks it).
+/// A chat client for tests: a raw client (a socket, or an in-memory
+/// connection) speaking `/v1/ws`, with JSON through Foundation (not the
+/// gateway's codec, so it checks it).
 final class ChatClient {
-    let raw: RawClient
+    let raw: any ClientStream
     private(set) var welcome: [String: Any] = [:]
     /// Frames read while looking for another one, kept in order.
     private var backlog: [[String: Any]] = []
     private(set) var closeCode: Int?
 
     /// Connects and upgrades; `token` nil skips `hello`.
-    init(port: UInt16, token: String?, timeoutSeconds: Int = 10, receiveBuffer: Int32? = nil) throws {
-        raw = try RawClient(port: port, timeoutSeconds: timeoutSeconds, receiveBuffer: receiveBuffer)
+    convenience init(port: UInt16, token: String?, timeoutSeconds: Int = 10, receiveBuffer: Int32? = nil) throws {
+        try self.init(
+            RawClient(port: port, timeoutSeconds: timeoutSeconds, receiveBuffer: receiveBuffer), token: token)
+    }
+
+    /// Upgrades `raw` and, with a `token`, says `hello`.
+    init(_ raw: any ClientStream, token: String?) throws {
+        self.raw = raw
         let head = raw.upgrade(path: "/v1/ws", extraHeaders: "Sec-WebSocket-Protocol: switchboard.v1\r\n")
         guard head.hasPrefix("HTTP/1.1 101 ") else { throw TestFailure("upgrade refused: \(head)") }
         if let token {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// One HTTP/1.1 exchange per call over a fresh connection, parsed with
+/// One HTTP/1.1 exchange per call over a fresh connection (to a live or an
+/// in-process gateway), parsed with
 /// Foundation's JSON (independent of the gateway's own codecs).
 struct HTTPReply {
     let status: Int
@@ -27,10 +28,10 @@ struct HTTPReply {
 
 enum HTTPTestClient {
     static func request(
-        port: UInt16, _ method: String, _ path: String, token: String? = nil, body: String? = nil,
+        _ gateway: any TestGateway, _ method: String, _ path: String, token: String? = nil, body: String? = nil,
         contentType: String? = "application/json", headers: [(String, String)] = []
     ) throws -> HTTPReply {
-        let client = try RawClient(port: port)
+        let client = try gateway.connect()
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }

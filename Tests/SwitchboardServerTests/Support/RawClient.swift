@@ -2,7 +2,7 @@ import Foundation
 
 /// A blocking TCP client for tests, written without the gateway's own codecs
 /// so that it checks them rather than agreeing with them.
-final class RawClient {
+final class RawClient: ClientStream {
     let fd: Int32
 
     /// `source` binds the socket to that loopback address before it connects
@@ -54,8 +54,6 @@ final class RawClient {
         }
     }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
-
     /// Reads until `count` bytes arrived, the peer closed, or the timeout passed.
     func read(count: Int) -> [UInt8] {
         var out: [UInt8] = []
@@ -67,9 +65,6 @@ final class RawClient {
         }
         return out
     }
-
-    /// Reads everything until the peer closes (or the timeout).
-    func readToEnd() -> [UInt8] { read(count: Int.max) }
 
     /// Reads an HTTP response head (through the blank line).
     func readHead() -> String {
@@ -86,13 +81,6 @@ final class RawClient {
 
     // MARK: WebSocket, per RFC 6455, independently of the server's codec
 
-    func upgrade(path: String = "/v1/echo", extraHeaders: String = "") -> String {
-        send(
-            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\(extraHeaders)\r\n")
-        return readHead()
-    }
-
     static func maskedFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | rsv << 4 | opcode]
         let mask: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
@@ -108,23 +96,6 @@ final class RawClient {
         frame += mask
         for (i, b) in payload.enumerated() { frame.append(b ^ mask[i % 4]) }
         return frame
-    }
-
-    /// Reads one unmasked server frame: (opcode, payload), or nil on close/timeout.
-    func readFrame() -> (opcode: UInt8, payload: [UInt8])? {
-        let head = read(count: 2)
-        guard head.count == 2 else { return nil }
-        var length = Int(head[1] & 0x7f)
-        if length == 126 {
-            let ext = read(count: 2)
-            length = Int(ext[0]) << 8 | Int(ext[1])
-        } else if length == 127 {
-            let ext = read(count: 8)
-            length = ext.reduce(0) { $0 << 8 | Int($1) }
-        }
-        let payload = read(count: length)
-        guard payload.count == length else { return nil }
-        return (head[0] & 0x0f, payload)
     }
 }
 

@@ -1,0 +1,82 @@
+import SwitchboardJSON
+
+/// `loadtest bench-latency`: the gateway's send-to-delivery latency against
+/// its own durable commit, measured in the same run, shape by shape
+/// (scripts/bench-latency; docs/benchmarks.md, "Latency").
+public enum LatencyDriver {
+    /// (sessions, subscribers per session, messages/s): the issue's three shapes.
+    static let shapes = [(10, 100, 10500), (50, 20, 10000), (500, 2, 10000)]
+    static let quickShapes = [(5, 20, 1000), (50, 2, 1000)]
+    static let rampRates = Array(stride(from: 2500, through: 25000, by: 2500))
+    static let quickRampRates = [1000, 2000]
+
+    public static let usage = """
+        usage: loadtest bench-latency [--seconds S] [--repeats N] [--quick] SET-UP
+               loadtest bench-latency --render DIR
+
+        One gateway (one event loop) on core 0, the harness on core 1. For each fan-out shape
+        (10 x 100 at 10,500 msg/s, 50 x 20 and 500 x 2 at 10,000 msg/s), each repeat: the
+        harness's send-to-delivery p50/p99, the gateway's latency stages from /metrics, then
+        writer-bench at the same rate and session count on core 0 with the gateway idle (the
+        floor). Then a ramp (1,000 sessions x 2 operators, 2,500 msg/s up by 2,500 every 4 s to
+        25,000): the highest rate whose p99 stays within that rate's floor + 5 ms. Writes
+        results.json and each run's reports to --out, and the "Latency" section of
+        docs/benchmarks.md (--quick: small shapes, one repeat, prints the section instead).
+        Defaults: 8 s per shape, 3 repeats. --render DIR writes the section again from DIR's
+        results.json. --check only checks the flags.
+
+        """ + BenchContext.setUpUsage
+
+    struct Options {
+        var flags: DriverFlags
+        var quick: Bool
+        var seconds: Int
+        var repeats: Int
+    }
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        BenchMain.run(arguments, usage: usage, tag: "bench-latency", parse: parse, run: run)
+    }
+
+    static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
+        let flags = try DriverFlags(
+            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render"],
+            switchNames: ["quick", "check"])
+        let quick = flags.has("quick")
+        return Options(
+            flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 8),
+            repeats: try flags.int("repeats", default: quick ? 1 : 3))
+    }
+
+    static func run(_ options: Options, log: DriveLog) throws -> Bool {
+        if let directory = options.flags.string("render") {
+            guard let json = HarnessRuns.report(TextFile.join(directory, "results.json")),
+                let results = LatencyResults(json: json)
+            else { throw DriveError("no results in \(directory)/results.json") }
+            try BenchmarksDoc.replaceSection("bench-latency", with: LatencySection.render(results))
+            return true
+        }
+        let context = try BenchContext(flags: options.flags, log: log)
+        var results = LatencyResults(
+            command: context.command, started: BenchmarksDoc.utcMinute(), repeats: options.repeats,
+            seconds: options.seconds)
+        let gateway = try context.gateway()
+        defer { gateway.stop() }
+        let bench = LatencyBench(context: context, gateway: gateway, seconds: options.seconds, quick: options.quick)
+        for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
+            for (sessions, subscribers, rate) in options.quick ? quickShapes : shapes {
+                results.fanout.append(
+                    try bench.fanout(
+                        label: "fanout-\(sessions)x\(subscribers)-\(repeat_)", sessions: sessions,
+                        subscribers: subscribers, rate: rate))
+            }
+            results.ramp.append(
+                try bench.ramp(label: "ramp-\(repeat_)", rates: options.quick ? quickRampRates : rampRates))
+        }
+        gateway.stop()
+        try context.publish(
+            results: results.json, section: LatencySection.render(results), name: "bench-latency", title: "Latency",
+            quick: options.quick)
+        return true
+    }
+}
