@@ -3,9 +3,12 @@ import SwitchboardReaders
 import SwitchboardSystem
 
 /// This node's operators and its heartbeat: the connections it holds, told
-/// to the database on the first and the last of each operator's and every
-/// `routing.heartbeat_s`, so that an operator counts as connected while any
-/// node holds one of its connections, and for the grace after.
+/// to the database on the first and the last of each operator's here and
+/// every `routing.heartbeat_s`, so that an operator counts as connected
+/// while any node holds one of its connections, and for the grace after.
+/// Every such write is the node's whole view in one job (`beat`): a console
+/// storm of thousands of operators costs one or two jobs, never one each,
+/// so the readers' queue stays free for the joins that storm needs.
 extension RoutingService {
     package func connected(_ staff: Participant, workspace: String) {
         let key = StaffKey(workspaceID: workspace, operatorID: staff.id)
@@ -14,8 +17,8 @@ extension RoutingService {
             state.connections[key]?.staff = staff
             return state.connections[key]?.count == 1
         }
-        // Its first here: known to the database at once, and maybe someone to route to.
-        if first { record(key, staff, then: { [self] in trigger(workspace: workspace) }) }
+        // Its first here: known to the database at once (and routed to, if it is online).
+        if first { beat() }
     }
 
     package func disconnected(_ staff: Participant, workspace: String) {
@@ -26,26 +29,8 @@ extension RoutingService {
             state.connections[key] = held.count > 0 ? held : nil
             return held.count == 0
         }
-        // Its last here: it stays available for the grace; the heartbeat after it requeues.
-        if last { record(key, staff, then: {}) }
-    }
-
-    /// Writes what this node holds of one operator now (the count when the
-    /// job runs, so that jobs overtaking each other still end in the latest
-    /// state; the heartbeat rewrites it all anyway), then `next`.
-    private func record(_ key: StaffKey, _ staff: Participant, then next: @escaping @Sendable () -> Void) {
-        let accepted = store.run { [self] queries in
-            let count = state.withLock { $0.connections[key]?.count ?? 0 }
-            do {
-                try queries.recordConnections(
-                    node: node, workspaceID: key.workspaceID, staff: staff, connections: count,
-                    graceSeconds: settings.offlineGraceSeconds)
-                next()
-            } catch {
-                logger.warning("routing: could not record the connections of operator \(key.operatorID): \(error)")
-            }
-        }
-        if !accepted { logger.debug("routing: readers busy; the next heartbeat records \(key.operatorID)") }
+        // Its last here: it stays available for the grace, from now; a beat after it requeues.
+        if last { beat() }
     }
 
     // MARK: Heartbeat
@@ -84,18 +69,21 @@ extension RoutingService {
         }
     }
 
-    /// One heartbeat: this node and its connections written, its operators'
-    /// grace renewed, and a pass for each workspace the database says has
-    /// work (a queue and someone to take from it; an operator gone past its
-    /// grace still holding sessions). One at a time: a beat that finds the
-    /// previous one still queued is skipped.
+    /// One heartbeat: this node and its connections written as they are when
+    /// the job runs, its operators' grace renewed, and a pass for each
+    /// workspace the database says has work (a queue and someone to take from
+    /// it; an operator gone past its grace still holding sessions). One at a
+    /// time; a beat asked for while one is queued or running runs right
+    /// after it (an operator's first connection does not wait a heartbeat).
     package func beat() {
-        guard !beating.exchange(true, ordering: .acquiring) else { return }
+        guard !beating.exchange(true, ordering: .acquiringAndReleasing) else {
+            beatAgain.store(true, ordering: .releasing)
+            return
+        }
         let accepted = store.run { [self] queries in
-            defer { beating.store(false, ordering: .releasing) }
             let connections = state.withLock { state in
                 state.connections.map { key, held in
-                    NodeConnection(workspaceID: key.workspaceID, operatorID: key.operatorID, connections: held.count)
+                    NodeConnection(workspaceID: key.workspaceID, staff: held.staff, connections: held.count)
                 }
             }
             do {
@@ -104,7 +92,13 @@ extension RoutingService {
             } catch {
                 logger.warning("routing heartbeat failed: \(error)")
             }
+            beating.store(false, ordering: .releasing)
+            // Asked for meanwhile (checked after the flag is down, so that no request slips between).
+            if beatAgain.exchange(false, ordering: .acquiringAndReleasing) { beat() }
         }
-        if !accepted { beating.store(false, ordering: .releasing) }
+        if !accepted {
+            beating.store(false, ordering: .releasing)
+            logger.debug("routing: readers busy; the next heartbeat writes this node's operators")
+        }
     }
 }

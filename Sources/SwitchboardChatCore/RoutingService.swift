@@ -38,6 +38,8 @@ package final class RoutingService: RoutingTriggers, Sendable {
     let stopping = Atomic<Bool>(false)
     /// A heartbeat job is queued or running (one at a time).
     let beating = Atomic<Bool>(false)
+    /// A beat was asked for while one was queued or running: one more follows it.
+    let beatAgain = Atomic<Bool>(false)
     let heart = Mutex<NamedThread?>(nil)
 
     struct State {

@@ -9,9 +9,6 @@ package protocol RoutingQueries {
     func heartbeat(
         node: String, connections: [NodeConnection], settings: RoutingSettings
     ) throws(QueryError) -> [String]
-    func recordConnections(
-        node: String, workspaceID: String, staff: Participant, connections: Int, graceSeconds: Int
-    ) throws(QueryError)
     func operatorPresence(
         workspaceID: String, operatorID: String?, defaultCapacity: Int, liveSeconds: Int
     ) throws(QueryError) -> [OperatorPresence]

@@ -2,65 +2,36 @@ import SwitchboardChat
 import SwitchboardPostgres
 import SwitchboardRouting
 
-/// One operator's open connections on this node.
-public struct NodeConnection: Sendable, Hashable {
+/// One operator's open connections on this node, with the name and role
+/// its token carries (for its row, should it have none yet).
+public struct NodeConnection: Sendable, Equatable {
     public let workspaceID: String
-    public let operatorID: String
+    public let staff: Participant
     public let connections: Int
 
-    public init(workspaceID: String, operatorID: String, connections: Int) {
+    public init(workspaceID: String, staff: Participant, connections: Int) {
         self.workspaceID = workspaceID
-        self.operatorID = operatorID
+        self.staff = staff
         self.connections = connections
     }
+
+    public var operatorID: String { staff.id }
 }
 
 /// Presence (docs/routing.md): each node's view of the operators connected
 /// to it, their `connected_until`, their chosen status and capacity.
 extension ChatQueries {
-    /// An operator's connections on `node` are now `connections` (0: none
-    /// left): its row for this node is written or removed, and it counts as
-    /// connected for at least `graceSeconds` more (connected_until never
-    /// moves back: another node may hold it longer). Records the operator
-    /// as `recordOperator` does, so that its row exists for the connection's
-    /// key. Retryable: it writes a state, not a change.
-    public func recordConnections(
-        node: String, workspaceID: String, staff: Participant, connections: Int, graceSeconds: Int
-    ) throws(QueryError) {
-        _ = try run(
-            """
-            WITH node AS (
-                INSERT INTO gateway_nodes (node_id) VALUES ($1) ON CONFLICT (node_id) DO NOTHING
-            ),
-            workspace AS (
-                INSERT INTO workspaces (id, name) VALUES ($2::uuid, 'Workspace ' || $2::uuid::text)
-                ON CONFLICT (id) DO NOTHING
-            ),
-            staff AS (
-                INSERT INTO operators (workspace_id, id, name, role, connected_until)
-                VALUES ($2::uuid, $3, $4, $5, now() + $7::int * interval '1 second')
-                ON CONFLICT (workspace_id, id) DO UPDATE
-                   SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now(),
-                       connected_until = greatest(operators.connected_until, EXCLUDED.connected_until)
-            ),
-            gone AS (
-                DELETE FROM operator_connections
-                 WHERE $6::int = 0 AND node_id = $1 AND workspace_id = $2::uuid AND operator_id = $3
-            )
-            INSERT INTO operator_connections (node_id, workspace_id, operator_id, connections)
-            SELECT $1, $2::uuid, $3, $6::int WHERE $6::int > 0
-            ON CONFLICT (node_id, workspace_id, operator_id) DO UPDATE SET connections = EXCLUDED.connections
-            """,
-            [node, workspaceID, staff.id, staff.name, staff.role, String(connections), String(graceSeconds)],
-            retryable: true)
-    }
-
-    /// One heartbeat of `node`: it is alive (nodes silent for ten heartbeats
-    /// are deleted, their connections with them), its connections are
-    /// `connections` exactly, and their operators count as connected for
-    /// another grace. Returns the workspaces a pass should look at: a queue
-    /// and someone to take from it, or (when `settings.requeues`) an operator
-    /// gone past its grace who still holds sessions.
+    /// One heartbeat of `node` (or a sync after an operator's first or last
+    /// connection here): it is alive (nodes silent for ten heartbeats are
+    /// deleted, their connections with them), its connections are
+    /// `connections` exactly, their operators (recorded if new) count as
+    /// connected for another grace, and so do those whose last connection
+    /// here closed since the last beat (from now: a reload moves nothing).
+    /// Returns the workspaces a pass should look at: a queue and someone to
+    /// take from it, or (when `settings.requeues`) an operator gone past its
+    /// grace who still holds sessions. Every write is a state, so it is
+    /// retryable; one statement however many operators (a console storm is
+    /// one job, not thousands).
     public func heartbeat(
         node: String, connections: [NodeConnection], settings: RoutingSettings
     ) throws(QueryError) -> [String] {
@@ -75,29 +46,43 @@ extension ChatQueries {
         _ = try run(
             """
             WITH mine AS (
-                SELECT m.workspace_id, m.operator_id, m.connections
-                  FROM unnest($2::uuid[], $3::text[], $4::int[]) AS m(workspace_id, operator_id, connections)
-                  JOIN operators o ON o.workspace_id = m.workspace_id AND o.id = m.operator_id
+                SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[])
+                           AS m(workspace_id, operator_id, name, role, connections)
+            ),
+            workspace AS (
+                INSERT INTO workspaces (id, name)
+                SELECT DISTINCT m.workspace_id, 'Workspace ' || m.workspace_id::text FROM mine m
+                ON CONFLICT (id) DO NOTHING
+            ),
+            staff AS (
+                INSERT INTO operators (workspace_id, id, name, role, connected_until)
+                SELECT m.workspace_id, m.operator_id, nullif(m.name, ''), m.role, now() + $7::int * interval '1 second'
+                  FROM mine m
+                ON CONFLICT (workspace_id, id) DO UPDATE
+                   SET connected_until = greatest(operators.connected_until, EXCLUDED.connected_until)
             ),
             gone AS (
                 DELETE FROM operator_connections c
                  WHERE c.node_id = $1
                    AND NOT EXISTS (SELECT 1 FROM mine m
                                     WHERE m.workspace_id = c.workspace_id AND m.operator_id = c.operator_id)
+                RETURNING c.workspace_id, c.operator_id
             ),
-            kept AS (
-                INSERT INTO operator_connections (node_id, workspace_id, operator_id, connections)
-                SELECT $1, m.workspace_id, m.operator_id, m.connections FROM mine m
-                ON CONFLICT (node_id, workspace_id, operator_id) DO UPDATE SET connections = EXCLUDED.connections
+            left_here AS (
+                UPDATE operators o
+                   SET connected_until = greatest(o.connected_until, now() + $7::int * interval '1 second')
+                  FROM gone g
+                 WHERE o.workspace_id = g.workspace_id AND o.id = g.operator_id
             )
-            UPDATE operators o
-               SET connected_until = greatest(o.connected_until, now() + $5::int * interval '1 second')
-              FROM mine m
-             WHERE o.workspace_id = m.workspace_id AND o.id = m.operator_id
+            INSERT INTO operator_connections (node_id, workspace_id, operator_id, connections)
+            SELECT $1, m.workspace_id, m.operator_id, m.connections FROM mine m
+            ON CONFLICT (node_id, workspace_id, operator_id) DO UPDATE SET connections = EXCLUDED.connections
             """,
             [
                 node, "{" + connections.map(\.workspaceID).joined(separator: ",") + "}",
-                RowDecoding.textArray(connections.map(\.operatorID)),
+                RowDecoding.textArray(connections.map(\.staff.id)),
+                RowDecoding.textArray(connections.map { $0.staff.name ?? "" }),
+                RowDecoding.textArray(connections.map(\.staff.role)),
                 "{" + connections.map { String($0.connections) }.joined(separator: ",") + "}",
                 String(settings.offlineGraceSeconds),
             ], retryable: true)

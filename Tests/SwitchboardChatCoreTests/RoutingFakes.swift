@@ -13,9 +13,12 @@ final class FakeRoutingQueries: RoutingQueries, @unchecked Sendable {
     /// What the next passes return (else nothing changed), per workspace.
     var scripted: [String: [RoutingPassResult]] = [:]
     var heartbeats: [(node: String, connections: [NodeConnection])] = []
+    /// Each heartbeat's connection counts by operator id.
+    var counts: [[String: Int]] {
+        heartbeats.map { Dictionary(uniqueKeysWithValues: $0.connections.map { ($0.operatorID, $0.connections) }) }
+    }
     /// What `heartbeat` answers: workspaces with work.
     var workspacesWithWork: [String] = []
-    private(set) var recorded: [(workspace: String, staff: Participant, connections: Int)] = []
     var failPasses = false
 
     func routingPass(workspaceID: String, settings: RoutingSettings) throws(QueryError) -> RoutingPassResult {
@@ -38,12 +41,6 @@ final class FakeRoutingQueries: RoutingQueries, @unchecked Sendable {
     {
         heartbeats.append((node, connections.sorted { $0.operatorID < $1.operatorID }))
         return workspacesWithWork
-    }
-
-    func recordConnections(
-        node: String, workspaceID: String, staff: Participant, connections: Int, graceSeconds: Int
-    ) throws(QueryError) {
-        recorded.append((workspaceID, staff, connections))
     }
 
     func operatorPresence(

@@ -129,21 +129,32 @@ import Testing
         #expect(exposition.contains("switchboard_routing_wait_seconds_count 1"))
     }
 
-    @Test func anOperatorIsRecordedOnItsFirstConnectionAndItsLast() throws {
+    @Test func anOperatorsFirstAndLastConnectionHereAreWrittenAtOnce() throws {
+        store.queries.workspacesWithWork = [workspace]
         let first = harness.connect(.operator, "op-ken", name: "Ken", loop: 0)
         let second = harness.connect(.operator, "op-ken", name: "Ken", loop: 1)
         _ = harness.connect(.visitor, "v-9")
-        #expect(store.waiting == 1, "one job for Ken's first connection; none for the second or a visitor")
+        #expect(store.waiting == 1, "one beat for Ken's first connection; none for the second or a visitor")
         store.runAll()
-        #expect(store.queries.recorded.map(\.connections) == [2], "the count when the job runs")
-        #expect(store.queries.passes == [workspace], "then a pass: someone may be there to take the queue")
+        #expect(store.queries.counts == [["op-ken": 2]], "the count when the job runs")
+        #expect(
+            store.queries.heartbeats.first?.connections.first?.staff
+                == Participant(id: "op-ken", role: "operator", name: "Ken"))
+        #expect(store.queries.passes == [workspace], "then a pass where the database says there is work")
 
         first.close()
         #expect(store.waiting == 0)
         second.close()
         store.runAll()
-        #expect(store.queries.recorded.map(\.connections) == [2, 0])
-        #expect(store.queries.recorded.last?.staff == Participant(id: "op-ken", role: "operator", name: "Ken"))
+        #expect(store.queries.counts.last == [:], "its last connection here is gone")
+    }
+
+    /// A console storm: a thousand operators signing in cost a job or two, not a thousand.
+    @Test func aStormOfOperatorsIsOneOrTwoJobs() {
+        for index in 0..<1000 { _ = harness.connect(.operator, "op-\(index)", loop: index % 2) }
+        #expect(store.waiting == 1)
+        #expect(store.runAll() == 2, "the first beat, and one more for those who came while it waited")
+        #expect(store.queries.counts.last?.count == 1000)
     }
 
     @Test func theCoreTellsRoutingOfAnAssignmentAndAClose() {
@@ -165,22 +176,27 @@ import Testing
         _ = harness.connect(.operator, "op-ken", name: "Ken")
         _ = harness.connect(.admin, "ad-ann", name: "Ann", loop: 1)
         store.runAll()
-        let passes = store.queries.passes.count
+        let (beats, passes) = (store.queries.heartbeats.count, store.queries.passes.count)
         store.queries.workspacesWithWork = [CoreHarness.otherWorkspace]
         routing.beat()
-        routing.beat()
-        #expect(store.waiting == 1, "one beat at a time")
+        #expect(store.waiting == 1)
         store.runAll()
-        #expect(store.queries.heartbeats.count == 1)
+        #expect(store.queries.heartbeats.count == beats + 1)
         #expect(
-            store.queries.heartbeats.first?.connections == [
-                NodeConnection(workspaceID: workspace, operatorID: "ad-ann", connections: 1),
-                NodeConnection(workspaceID: workspace, operatorID: "op-ken", connections: 1),
+            store.queries.heartbeats.last?.connections == [
+                NodeConnection(
+                    workspaceID: workspace, staff: Participant(id: "ad-ann", role: "admin", name: "Ann"), connections: 1
+                ),
+                NodeConnection(
+                    workspaceID: workspace, staff: Participant(id: "op-ken", role: "operator", name: "Ken"),
+                    connections: 1),
             ])
-        #expect(store.queries.heartbeats.first?.node == "node-a")
+        #expect(store.queries.heartbeats.last?.node == "node-a")
         #expect(Array(store.queries.passes.dropFirst(passes)) == [CoreHarness.otherWorkspace])
         routing.beat()
-        #expect(store.waiting == 1, "the next beat goes once the last is done")
+        routing.beat()
+        #expect(store.waiting == 1, "one beat at a time; the second follows the first")
+        #expect(store.runAll() == 4, "two beats, a pass after each")
     }
 
     @Test func aPassNoThreadTakesIsForgottenUntilTheNextTrigger() {
