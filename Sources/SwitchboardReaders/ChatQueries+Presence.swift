@@ -170,16 +170,6 @@ extension ChatQueries {
 
     /// The workspace's queued sessions, oldest first (at most `limit`).
     public func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String] {
-        let result = try run(
-            """
-            SELECT s.id::text FROM chat_sessions s
-             WHERE s.workspace_id = $1::uuid AND s.status = 'open' AND s.assigned_operator_id IS NULL
-               AND s.waiting_since IS NOT NULL AND s.deleted_at IS NULL
-             ORDER BY s.waiting_since, s.id
-             LIMIT $2::int
-            """, [workspaceID, String(limit)], retryable: true)
-        var ids: [String] = []
-        for row in 0..<result.rowCount { ids.append(try RowDecoding.required(result, row, 0)) }
-        return ids
+        try queueHead(workspaceID, limit: limit, retryable: true).head
     }
 }

@@ -150,11 +150,8 @@ extension ChatQueries {
         let result = try run(
             """
             SELECT s.id::text, (extract(epoch FROM s.waiting_since) * 1000000)::bigint
-              FROM chat_sessions s
-             WHERE s.workspace_id = $1::uuid AND s.status = 'open' AND s.assigned_operator_id IS NULL
-               AND s.waiting_since IS NOT NULL AND s.deleted_at IS NULL
-             ORDER BY s.waiting_since, s.id
-             LIMIT $2::int
+              FROM chat_sessions s WHERE \(Self.queued)
+             ORDER BY s.waiting_since, s.id LIMIT $2::int
             """, [workspaceID, String(limit)], retryable: false)
         var queue: [QueuedSession] = []
         for row in 0..<result.rowCount {
@@ -225,17 +222,23 @@ extension ChatQueries {
         return (rows.map(\.change), waits)
     }
 
-    /// The queue's head in order and its length, after the pass.
-    private func queueHead(_ workspaceID: String) throws(QueryError) -> (head: [String], length: Int) {
+    /// A session `s` of workspace `$1` waiting in its queue: exactly the
+    /// predicate of `idx_chat_sessions_queue` (migration 9), whose order is the queue's.
+    static let queued = """
+        s.workspace_id = $1::uuid AND s.status = 'open' AND s.assigned_operator_id IS NULL
+           AND s.waiting_since IS NOT NULL AND s.deleted_at IS NULL
+        """
+
+    /// The queue's head in order (at most `limit`) and its length. Inside a
+    /// pass not `retryable`; alone it is.
+    func queueHead(
+        _ workspaceID: String, limit: Int = queueHeadLimit, retryable: Bool = false
+    ) throws(QueryError) -> (head: [String], length: Int) {
         let result = try run(
             """
-            SELECT s.id::text, count(*) OVER ()
-              FROM chat_sessions s
-             WHERE s.workspace_id = $1::uuid AND s.status = 'open' AND s.assigned_operator_id IS NULL
-               AND s.waiting_since IS NOT NULL AND s.deleted_at IS NULL
-             ORDER BY s.waiting_since, s.id
-             LIMIT $2::int
-            """, [workspaceID, String(Self.queueHeadLimit)], retryable: false)
+            SELECT s.id::text, count(*) OVER () FROM chat_sessions s WHERE \(Self.queued)
+             ORDER BY s.waiting_since, s.id LIMIT $2::int
+            """, [workspaceID, String(limit)], retryable: retryable)
         var head: [String] = []
         for row in 0..<result.rowCount { head.append(try RowDecoding.required(result, row, 0)) }
         let length = result.rowCount == 0 ? 0 : Int(try RowDecoding.int64(result, 0, 1))
