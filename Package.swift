@@ -69,10 +69,11 @@ let package = Package(
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
-        .target(
-            name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers"]),
         // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
         .target(name: "SwitchboardRouting"),
+        .target(
+            name: "SwitchboardChat",
+            dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardRouting"]),
         .target(
             name: "SwitchboardReaders",
             dependencies: [
@@ -152,7 +153,8 @@ let package = Package(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
         .testTarget(
-            name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON"]),
+            name: "SwitchboardChatTests",
+            dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardRouting"]),
         .testTarget(
             name: "SwitchboardReadersTests",
             dependencies: [

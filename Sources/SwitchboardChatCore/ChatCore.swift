@@ -148,6 +148,9 @@ package final class ChatCore: @unchecked Sendable {
             assign(id, sessionID, to: operatorID ?? identity.id, ref: ref, as: identity)
         case .sessionClose(let sessionID):
             closeSession(id, sessionID, ref: ref, as: identity)
+        case .presenceSet(let status):
+            if let error = Access.requireStaff(identity, action: "presence.set", ref: ref) { return fail(id, error) }
+            setPresence(id, status, ref: ref, as: identity)
         }
     }
 

@@ -1,3 +1,4 @@
+import SwitchboardChat
 import SwitchboardReaders
 import SwitchboardRouting
 
@@ -46,6 +47,18 @@ extension RoutingService {
     ) -> Bool {
         change(operatorID, in: workspace, then: finish) { queries throws(QueryError) in
             try queries.setOperatorStatus(workspaceID: workspace, operatorID: operatorID, status: status)
+        }
+    }
+
+    /// The status `staff` chose for itself (`presence.set`; its row made if
+    /// its hello is not written yet); then its presence, and a pass.
+    package func setOwnStatus(
+        _ status: OperatorStatus, of staff: Participant, in workspace: String,
+        then finish: @escaping @Sendable (Result<OperatorPresence?, QueryError>) -> Void
+    ) -> Bool {
+        change(staff.id, in: workspace, then: finish) { queries throws(QueryError) in
+            try queries.recordOwnStatus(workspaceID: workspace, staff: staff, status: status)
+            return true
         }
     }
 

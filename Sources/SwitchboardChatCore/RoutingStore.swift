@@ -13,6 +13,7 @@ package protocol RoutingQueries {
         workspaceID: String, operatorID: String?, defaultCapacity: Int, liveSeconds: Int
     ) throws(QueryError) -> [OperatorPresence]
     func setOperatorStatus(workspaceID: String, operatorID: String, status: OperatorStatus) throws(QueryError) -> Bool
+    func recordOwnStatus(workspaceID: String, staff: Participant, status: OperatorStatus) throws(QueryError)
     func setOperatorCapacity(workspaceID: String, operatorID: String, capacity: Int?) throws(QueryError) -> Bool
     func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String]
 }
@@ -35,6 +36,12 @@ package protocol RoutingTriggers: AnyObject, Sendable {
     /// A session changed (closed, released, handed off, reopened, deleted):
     /// capacity may have freed, or the queue grown.
     func changed(_ session: SessionInfo)
+    /// `presence.set`: the status `staff` chose; `then` (on a database
+    /// thread) gets its presence. False, and nothing runs, when no thread can take it.
+    func setOwnStatus(
+        _ status: OperatorStatus, of staff: Participant, in workspace: String,
+        then finish: @escaping @Sendable (Result<OperatorPresence?, QueryError>) -> Void
+    ) -> Bool
 }
 
 /// Told after every routing pass of this node, on a database thread: what

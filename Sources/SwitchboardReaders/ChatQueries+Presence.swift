@@ -158,6 +158,25 @@ extension ChatQueries {
         return result.affectedRows == 1
     }
 
+    /// The status `staff` chose for itself (`presence.set`): its row is
+    /// made if its `hello` has not been written yet, so that the choice is
+    /// never lost to that race. Retryable: it writes a state.
+    public func recordOwnStatus(
+        workspaceID: String, staff: Participant, status: OperatorStatus
+    ) throws(QueryError) {
+        _ = try run(
+            """
+            WITH workspace AS (
+                INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'Workspace ' || $1::uuid::text)
+                ON CONFLICT (id) DO NOTHING
+            )
+            INSERT INTO operators (workspace_id, id, name, role, status, status_changed_at)
+            VALUES ($1::uuid, $2, $3, $4, $5, now())
+            ON CONFLICT (workspace_id, id) DO UPDATE
+               SET status = EXCLUDED.status, status_changed_at = now(), name = coalesce(EXCLUDED.name, operators.name)
+            """, [workspaceID, staff.id, staff.name, staff.role, status.rawValue], retryable: true)
+    }
+
     /// `operatorID`'s own capacity (nil: the gateway's default); false when no such operator.
     public func setOperatorCapacity(
         workspaceID: String, operatorID: String, capacity: Int?

@@ -64,6 +64,10 @@ final class FakeRoutingQueries: RoutingQueries, @unchecked Sendable {
         return operatorID != "op-nobody"
     }
 
+    func recordOwnStatus(workspaceID: String, staff: Participant, status: OperatorStatus) throws(QueryError) {
+        statuses[staff.id] = status
+    }
+
     func setOperatorCapacity(workspaceID: String, operatorID: String, capacity: Int?) throws(QueryError) -> Bool {
         operatorID != "op-nobody"
     }

@@ -199,6 +199,26 @@ import Testing
         #expect(store.runAll() == 4, "two beats, a pass after each")
     }
 
+    /// An operator chooses its status over its socket: written (its row made
+    /// if its hello is not yet), answered on its loop, and routed after.
+    @Test func presenceSetAnswersTheOperatorsStateAndRoutes() {
+        let ken = harness.connect(.operator, "op-ken", name: "Ken", loop: 1)
+        store.runAll()
+        let passes = store.queries.passes.count
+        ken.send(["type": "presence.set", "ref": "p1", "status": "online"])
+        store.runAll()
+        harness.settle()
+        let answer = ken.peer.take().first
+        #expect(answer?["type"] as? String == "presence" && answer?["ref"] as? String == "p1")
+        #expect((answer?["operator"] as? [String: Any])?["id"] as? String == "op-ken")
+        #expect(store.queries.statuses == ["op-ken": .online])
+        #expect(store.queries.passes.count == passes + 1)
+
+        let vera = harness.connect(.visitor, "v-1")
+        vera.send(["type": "presence.set", "ref": "p2", "status": "online"])
+        #expect(vera.peer.take().first?["code"] as? String == "forbidden")
+    }
+
     @Test func aPassNoThreadTakesIsForgottenUntilTheNextTrigger() {
         store.refuse = true
         routing.trigger(workspace: workspace)

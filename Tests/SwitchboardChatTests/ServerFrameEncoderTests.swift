@@ -1,6 +1,7 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardJSON
+import SwitchboardRouting
 import Testing
 
 private let ann = Participant(id: "v-42", role: "visitor", name: "Ann")
@@ -113,6 +114,18 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         let kept = try parsed(encoder.sessionUpdated(ref: nil, assigned))
         #expect(kept["session"]?["queued"] == false, "an assigned session keeps its wait and is not queued")
         #expect(kept["session"]?["contact"] == nil)
+    }
+
+    /// `presence`, as PROTOCOL.md's `presence.updated` shows an operator.
+    @Test mutating func presenceCarriesTheOperatorsState() throws {
+        let ken = OperatorPresence(
+            id: "op-7", name: "Ken", role: "operator", status: .online, connected: true, activeSessions: 2, capacity: 5,
+            lastAssignedAt: nil)
+        let bytes = encoder.presence(ref: "p1", ken)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"type":"presence","ref":"p1","operator":{"id":"op-7","name":"Ken","status":"online","connected":true,"active_sessions":2,"capacity":5}}"#
+        )
     }
 
     @Test mutating func aDeletedSessionSaysSoAndOthersDoNot() throws {

@@ -58,7 +58,7 @@ import Glibc
         }
 
         /// Operators connected (`placement`: operator id -> node), recorded as
-        /// connected by their nodes, and online as a console makes them.
+        /// connected by their nodes, and online as a console makes them (`presence.set`).
         func operators(_ placement: [(String, Int)]) throws -> [String: ChatClient] {
             var clients: [String: ChatClient] = [:]
             for (id, node) in placement { clients[id] = try client(.operator, id, node: node) }
@@ -67,9 +67,13 @@ import Glibc
                     "SELECT count(*) FROM operators WHERE workspace_id = $1::uuid AND connected_until > now()")
                     == placement.count
             }
-            try admin.query(
-                "UPDATE operators SET status = 'online', status_changed_at = now() WHERE workspace_id = $1::uuid",
-                [workspace])
+            for (id, client) in clients {
+                let answer = try client.request(["type": "presence.set", "status": "online"])
+                let state = answer["operator"] as? [String: Any]
+                guard answer["type"] as? String == "presence", state?["status"] as? String == "online",
+                    state?["id"] as? String == id
+                else { throw TestFailure("presence.set: \(answer)") }
+            }
             return clients
         }
 
