@@ -1,4 +1,3 @@
-import SwitchboardChat
 import SwitchboardReaders
 
 /// The operators and admins a core has seen say hello and not yet written

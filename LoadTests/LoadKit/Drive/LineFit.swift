@@ -1,27 +1,14 @@
 /// A straight line through a series: whether a figure sampled over a run
 /// (RSS, descriptors, a p99) grows, and how fast.
 public enum LineFit {
-    /// The least-squares slope of the points whose y is known; 0 with fewer
-    /// than three of them, or when every x is the same.
-    public static func slope(_ points: [(x: Double, y: Double?)]) -> Double {
-        let known = knownPoints(points)
-        guard known.count >= 3 else { return 0 }
-        let count = Double(known.count)
-        let meanX = known.reduce(0) { $0 + $1.x } / count
-        let meanY = known.reduce(0) { $0 + $1.y } / count
-        let variance = known.reduce(0) { $0 + ($1.x - meanX) * ($1.x - meanX) }
-        guard variance != 0 else { return 0 }
-        return known.reduce(0) { $0 + ($1.x - meanX) * ($1.y - meanY) } / variance
-    }
-
     /// The Theil-Sen slope: the median of the slopes between every two points
     /// whose y is known (and whose x differ); 0 with fewer than three points.
-    /// A steady trend gives the same slope as least squares, but a few
+    /// A steady trend gives the same slope as least squares would, but a few
     /// isolated spikes do not move it: a p99 sampled over 2-s windows jumps
     /// to 40-80 ms when one commit waits on the disk, and one such window
     /// near the end of a one-minute run tilts a least-squares line past its
     /// bound with nothing growing.
-    public static func robustSlope(_ points: [(x: Double, y: Double?)]) -> Double {
+    public static func slope(_ points: [(x: Double, y: Double?)]) -> Double {
         let known = knownPoints(points)
         guard known.count >= 3 else { return 0 }
         var slopes: [Double] = []

@@ -95,7 +95,7 @@ public enum SoakVerdict {
             // A short run may grow by up to `floors` over its measured part: one round's
             // connections or one burst moves these figures that much, which says nothing of a leak.
             let bound = window > 0 ? max(perMinute, floors[key]! / window) : perMinute
-            let slope = LineFit.robustSlope(kept.map { (x: $0.minutes, y: $0.value(key)) })
+            let slope = LineFit.slope(kept.map { (x: $0.minutes, y: $0.value(key)) })
             trends.append(
                 Trend(
                     key: key, label: label, slopePerMinute: PythonFormat.round(slope, 3),
