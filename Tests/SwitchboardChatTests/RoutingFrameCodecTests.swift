@@ -37,9 +37,10 @@ import Testing
         for good in ["vera@example.com", "v.e+ra@mail.example.co.uk", "x@a.io"] {
             #expect(ContactEmail.problem(good) == nil, "\(good)")
         }
-        for bad in ["", "vera", "@example.com", "vera@", "vera@example", "vera@.com", "a@b@c.com", "v ra@example.com",
-            "v,ra@example.com", "vera@example..com", String(repeating: "l", count: 65) + "@example.com"]
-        {
+        for bad in [
+            "", "vera", "@example.com", "vera@", "vera@example", "vera@.com", "a@b@c.com", "v ra@example.com",
+            "v,ra@example.com", "vera@example..com", String(repeating: "l", count: 65) + "@example.com",
+        ] {
             #expect(ContactEmail.problem(bad) != nil, "\(bad)")
         }
     }
@@ -65,7 +66,8 @@ import Testing
             text(encoder.availability(sessionID: "s", VisitorAvailability(operatorsAvailable: false, queuePosition: 3)))
                 == #"{"type":"availability","session_id":"s","operators_available":false,"queue_position":3}"#)
         #expect(
-            text(encoder.availability(sessionID: "s", VisitorAvailability(operatorsAvailable: true, queuePosition: nil)))
+            text(
+                encoder.availability(sessionID: "s", VisitorAvailability(operatorsAvailable: true, queuePosition: nil)))
                 == #"{"type":"availability","session_id":"s","operators_available":true}"#)
         let closed = VisitorAvailability(
             operatorsAvailable: false, queuePosition: nil,

@@ -22,7 +22,8 @@ import Testing
         func available() throws -> Set<String> {
             try queries.workspacesWithAvailableOperators(workspaceID: workspace, defaultCapacity: 1)
         }
-        _ = try queries.heartbeat(node: "node-a", connections: [connection(workspace, "op-ken")], settings: Self.settings)
+        _ = try queries.heartbeat(
+            node: "node-a", connections: [connection(workspace, "op-ken")], settings: Self.settings)
         #expect(try available().isEmpty, "connected, but has not chosen online")
         _ = try queries.setOperatorStatus(workspaceID: workspace, operatorID: "op-ken", status: .online)
         #expect(try available() == [workspace])
@@ -50,7 +51,8 @@ import Testing
                 workspaceID: workspace, operatorID: "op-ken", defaultCapacity: 5, liveSeconds: 11
             ).first?.connected
         }
-        _ = try queries.heartbeat(node: "node-a", connections: [connection(workspace, "op-ken")], settings: Self.settings)
+        _ = try queries.heartbeat(
+            node: "node-a", connections: [connection(workspace, "op-ken")], settings: Self.settings)
         #expect(try connected() == true)
         // Its last connection closes (a page reload): still connected, for the grace.
         _ = try queries.heartbeat(node: "node-a", connections: [], settings: Self.settings)
@@ -66,7 +68,8 @@ import Testing
         let session = try queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
         try fixture.admin.query(
             "UPDATE chat_sessions SET contact = '{\"name\": \"Vera\"}' WHERE id = '\(session.id)'")
-        #expect(try queries.recordContact(sessionID: session.id, visitorID: "v-2", email: "x@example.com") == nil,
+        #expect(
+            try queries.recordContact(sessionID: session.id, visitorID: "v-2", email: "x@example.com") == nil,
             "another visitor's session")
         let stored = try #require(
             try queries.recordContact(sessionID: session.id, visitorID: "v-1", email: "vera@example.com"))
