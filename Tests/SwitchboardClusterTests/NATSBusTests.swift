@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCluster
 import SwitchboardNATS
+import SwitchboardRouting
 import SwitchboardTestSupport
 import Synchronization
 import Testing
@@ -106,5 +107,41 @@ struct NATSBusTests {
         Thread.sleep(forTimeInterval: 0.3)
         #expect(spy.heard(sessionSubject) == 2)
         #expect(a.droppedEvents == 0)
+    }
+
+    /// Routing's news goes on the workspace's subject: heard by a node that
+    /// follows the workspace, not by one that does not.
+    @Test func routingNewsReachesTheNodesThatFollowTheWorkspace() throws {
+        let server = try NATSServerProcess()
+        let spy = try Spy(server)
+        let ticker = Ticker()
+        defer {
+            ticker.stop()
+            spy.client.stop()
+        }
+        let workspace = "0b1c2d3e-0000-4000-8000-000000000001"
+        let (heardByA, heardByB, heardByC) = (Heard(), Heard(), Heard())
+        let a = try node("a", server, heardByA, ticker)
+        let b = try node("b", server, heardByB, ticker)
+        let c = try node("c", server, heardByC, ticker)
+        defer {
+            for bus in [a, b, c] { bus.stop() }
+        }
+        b.watch(workspace: workspace)
+        #expect(heardByA.wait(until: { !a.isAlone }, seconds: 5))
+        Thread.sleep(forTimeInterval: 0.2)  // b's subscription reaches the server
+        let presence = BusEvent.presence(
+            workspaceID: workspace,
+            operators: [
+                OperatorPresence(
+                    id: "op-ken", name: "Ken", role: "operator", status: .away, connected: true, activeSessions: 1,
+                    capacity: 5, lastAssignedAt: nil)
+            ], complete: false)
+        let queue = BusEvent.queue(
+            RoutingSnapshot(workspaceID: workspace, queue: ["s1"], queueLength: 1, availableOperators: 0))
+        #expect(a.publish(presence) && a.publish(queue))
+        #expect(heardByB.wait(until: { heardByB.events.withLock { $0.map(\.event) } == [presence, queue] }))
+        #expect(heardByA.wait(until: { spy.heard("switchboard.w.\(workspace)") == 2 }))
+        #expect(heardByC.events.withLock { $0 }.isEmpty, "c follows nothing of the workspace")
     }
 }
