@@ -77,7 +77,7 @@ import Testing
         #expect(try patch(fixture, "op-olga", #"{"status":"away"}"#, as: ken).status == 403)
         #expect(try patch(fixture, "op-ken", #"{"capacity":9}"#, as: ken).status == 403)
         let admin = token(fixture, .admin, "ad-ada")
-        #expect(try patch(fixture, "op-olga", #"{"status":"offline","capacity":2}"#, as: admin).status == 200)
+        #expect(try patch(fixture, "op-olga", #"{"status":"offline","capacity":2.0}"#, as: admin).status == 200)
         #expect(try patch(fixture, "op-nobody", #"{"status":"online"}"#, as: admin).status == 404)
         let visitor = token(fixture, .visitor, "v-1")
         #expect(try patch(fixture, "op-ken", #"{"status":"online"}"#, as: visitor).status == 403)
