@@ -116,6 +116,8 @@ export class Switchboard extends EventTarget {
     // client_msg_id -> entry
     this.outbox = new Map();
     this.inboxWanted = false;
+    // Routing's latest word to a visitor: the `availability` frame (the welcome's operators_available before one).
+    this.availability = null;
     // session id -> { sent, at, timer }
     this.typingState = new Map();
     this.readSent = new Map();
@@ -267,6 +269,13 @@ export class Switchboard extends EventTarget {
       case 'session.updated':
       case 'session':
         return this.onSession(frame.session);
+      case 'availability':
+        return this.emit('availability', (this.availability = frame));
+      // an operator's own (`presence`), every operator's (`presence.list`), one that changed (`presence.updated`)
+      case 'presence':
+      case 'presence.list':
+      case 'presence.updated':
+        return this.emit(frame.type, frame);
       case 'error':
         if (!pending) this.emit('error', { code: frame.code, message: frame.message, ref: frame.ref });
         if (frame.code === 'unauthorized') this.token = null;
@@ -278,6 +287,8 @@ export class Switchboard extends EventTarget {
     this.workspaceId = frame.workspace_id;
     this.heartbeatSeconds = frame.heartbeat_s || 25;
     this.limits = frame.limits ?? this.limits;
+    const available = frame.operators_available;
+    if (available != null) this.emit('availability', (this.availability = { ...this.availability, operators_available: available }));
     this.wasOpen = true;
     this.setState('open');
     this.armHeartbeat(ws);
@@ -286,6 +297,7 @@ export class Switchboard extends EventTarget {
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
     this.stableTimer = setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
+    if (this.presenceWanted) this.subscribePresence().catch(() => {});
     // refusals are reported as events
     for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {});
   }
@@ -569,6 +581,22 @@ export class Switchboard extends EventTarget {
     for (const session of frame.sessions) this.onSession(session, { emit: false });
     this.emit('inbox', { sessions: frame.sessions, nextCursor: frame.next_cursor });
     return frame;
+  }
+
+  // Operators: `online`, `away` or `offline`; resolves with the operator's presence.
+  async setPresence(status) {
+    return (await this.retrying({ type: 'presence.set', status })).operator;
+  }
+
+  // Operators: every operator (`presence.list`, renewed on reconnect), then `presence.updated` events.
+  async subscribePresence() {
+    this.presenceWanted = true;
+    return (await this.retrying({ type: 'presence.subscribe' }, { repeatUnanswered: ['timeout'] })).operators;
+  }
+
+  // Visitors: an address to be answered at, stored on the session as `contact.email`.
+  leaveContact(sessionId, email) {
+    return this.retrying({ type: 'session.contact', session_id: sessionId, email });
   }
 
   /** Operators: assigns a session (to this operator by default). */
