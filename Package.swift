@@ -64,6 +64,7 @@ let package = Package(
             name: "SwitchboardCluster",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardJSON", "SwitchboardChat", "SwitchboardNATS",
+                "SwitchboardRouting",
             ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),

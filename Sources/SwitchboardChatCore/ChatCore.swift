@@ -37,6 +37,10 @@ package final class ChatCore: @unchecked Sendable {
     var sessions: [String: [Subscription]] = [:]
     /// Inbox subscribers by workspace.
     var inbox: [String: [InboxWatcher]] = [:]
+    /// Consoles following each workspace's presence, by connection.
+    var presenceWatchers: [String: [UInt64: PresenceWatcher]] = [:]
+    /// Visitors' subscriptions told their `availability`, by workspace.
+    var waitingVisitors: [String: [Subscription]] = [:]
     /// Sends handed to the store and not yet answered, by token.
     var pendingSends: [UInt64: PendingSend] = [:]
     var nextToken: UInt64 = 0
@@ -93,6 +97,7 @@ package final class ChatCore: @unchecked Sendable {
         }
         for subscription in client.joined.values { unlist(subscription) }
         if let workspace = client.inboxWorkspace { unwatchInbox(id, workspace: workspace) }
+        unwatchPresence(id, client)
     }
 
     // MARK: Commands
@@ -151,6 +156,17 @@ package final class ChatCore: @unchecked Sendable {
         case .presenceSet(let status):
             if let error = Access.requireStaff(identity, action: "presence.set", ref: ref) { return fail(id, error) }
             setPresence(id, status, ref: ref, as: identity)
+        case .presenceSubscribe:
+            if let error = Access.requireStaff(identity, action: "presence.subscribe", ref: ref) {
+                return fail(id, error)
+            }
+            subscribePresence(id, ref: ref, as: identity)
+        case .sessionContact(let sessionID, let email):
+            if let error = Access.requireVisitor(identity, action: "session.contact", ref: ref) {
+                return fail(id, error)
+            }
+            guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            recordContact(id, sessionID, email: email, ref: ref, as: identity)
         }
     }
 
@@ -211,6 +227,8 @@ package final class ChatClient {
     /// against the joined-sessions cap, so pipelined creates cannot pass it.
     var pendingCreates = 0
     var inboxWorkspace: String?
+    /// The workspace whose presence it follows (`presence.subscribe`).
+    var presenceWorkspace: String?
     var nextJoinID: UInt64 = 0
 
     init(peer: ChatPeer, authDeadline: UInt64, limiter: RateLimiter) {

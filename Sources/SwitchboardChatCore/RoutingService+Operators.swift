@@ -86,7 +86,11 @@ extension RoutingService {
                     liveSeconds: liveSeconds
                 ).first
             }
-            if case .success(_?) = result { trigger(workspace: workspace) }
+            if case .success(let presence?) = result {
+                // Every console following the workspace, on every node, sees the change.
+                publish(.presence(workspaceID: workspace, operators: [presence], complete: false))
+                trigger(workspace: workspace)
+            }
             finish(result)
         }
     }

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardJSON
+import SwitchboardRouting
 import SwitchboardSystem
 
 /// Writes what a node tells the others (docs/cluster.md, "Notifications"),
@@ -76,6 +77,35 @@ public struct BusEncoder: Sendable {
             writer.string("x")
             writer.key("s")
             writer.string(sessionID)
+            writer.key("w")
+            writer.string(workspaceID)
+        case .presence(let workspaceID, let operators, let complete):
+            writer.key("t")
+            writer.string("p")
+            writer.key("w")
+            writer.string(workspaceID)
+            writer.key("c")
+            writer.bool(complete)
+            writer.key("o")
+            writer.beginArray()
+            for presence in operators { self.presence(presence) }
+            writer.endArray()
+        case .queue(let snapshot):
+            writer.key("t")
+            writer.string("q")
+            writer.key("w")
+            writer.string(snapshot.workspaceID)
+            writer.key("q")
+            writer.beginArray()
+            for id in snapshot.queue { writer.string(id) }
+            writer.endArray()
+            writer.key("l")
+            writer.int(snapshot.queueLength)
+            writer.key("a")
+            writer.int(snapshot.availableOperators)
+        case .routingStale(let workspaceID):
+            writer.key("t")
+            writer.string("y")
             writer.key("w")
             writer.string(workspaceID)
         }
@@ -233,6 +263,20 @@ public struct BusEncoder: Sendable {
     private mutating func routing(_ session: SessionInfo) {
         optional(session.waitingSince)
         optional(session.contact)
+    }
+
+    /// `[id, name, role, status, connected, active_sessions, capacity, last_assigned_at]`
+    private mutating func presence(_ presence: OperatorPresence) {
+        writer.beginArray()
+        writer.string(presence.id)
+        optional(presence.name)
+        writer.string(presence.role)
+        writer.string(presence.status.rawValue)
+        writer.bool(presence.connected)
+        writer.int(presence.activeSessions)
+        writer.int(presence.capacity)
+        optional(presence.lastAssignedAt)
+        writer.endArray()
     }
 
     private mutating func optional(_ text: String?) {

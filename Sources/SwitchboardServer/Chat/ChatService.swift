@@ -65,6 +65,7 @@ final class ChatService: Sendable {
             cores: cores, metrics: metrics, logger: logger)
         self.routing = routing
         cores.routing = routing
+        cluster.routing = routing
         writer = BatchWriter(
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
