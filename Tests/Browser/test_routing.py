@@ -144,7 +144,8 @@ def test_past_capacity_a_visitor_sees_its_place_in_line_then_the_reply(routing_g
     second = team.widget("Otto", width=1100, height=760)
     second.send("Is the wheelbarrow in stock?")
     second_id = wait_for(second.session_id, message="the second conversation")
-    wait_for(lambda: availability(second) == ("away", "You are number 1 in line"), message="the second visitor's place in line")
+    wait_for(lambda: availability(second) == ("away", "You are number 1 in line. Can't wait? Leave your email:"),
+             message="the second visitor's place in line")
     assert team.assigned_to(second_id) == "", "Ken is full: the second conversation waits"
     assert second.find("[data-sb=offline-email]").is_displayed(), "a visitor who cannot wait may leave an address"
 

@@ -14,6 +14,7 @@ const UNANSWERED = ['disconnected', 'timeout'];
 // Answers after which a session is not joined again.
 const REFUSED = new Set(['forbidden', 'not_found', 'bad_request']);
 const REQUEST_TIMEOUT_MS = 15000;
+const closedError = () => new SwitchboardError('closed', 'the client was closed');
 const HISTORY_PAGE = 1000;
 
 /** An error answered by the gateway (`code` as in the protocol) or raised by the SDK. */
@@ -153,7 +154,7 @@ export class Switchboard extends EventTarget {
     const ws = this.ws;
     if (ws) this.closedBy(ws, { code: 1000 });
     ws?.close(1000);
-    this.rejectReady?.(new SwitchboardError('closed', 'the client was closed'));
+    this.rejectReady?.(closedError());
     this.resolveReady = this.rejectReady = null;
     this.setState('offline');
   }
@@ -211,7 +212,7 @@ export class Switchboard extends EventTarget {
     clearTimeout(this.heartbeat);
     clearTimeout(this.stableTimer);
     const lost = this.closed
-      ? new SwitchboardError('closed', 'the client was closed')
+      ? closedError()
       : new SwitchboardError('disconnected', 'the connection was lost');
     for (const { reject, timer } of this.requests.values()) {
       clearTimeout(timer);
@@ -339,12 +340,12 @@ export class Switchboard extends EventTarget {
   /** Resolves once the connection is open (at once if it is); rejects with `closed` after `close()`. */
   whenOpen() {
     if (this.state === 'open') return Promise.resolve();
-    if (this.closed) return Promise.reject(new SwitchboardError('closed', 'the client was closed'));
+    if (this.closed) return Promise.reject(closedError());
     return new Promise((resolve, reject) => {
       const changed = () => {
         if (this.state !== 'open' && !this.closed) return;
         this.removeEventListener('state', changed);
-        if (this.closed) reject(new SwitchboardError('closed', 'the client was closed'));
+        if (this.closed) reject(closedError());
         else resolve();
       };
       this.addEventListener('state', changed);

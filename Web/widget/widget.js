@@ -114,7 +114,7 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       this.status = el('span', { class: 'status', 'data-sb': 'status', 'data-state': 'connecting', role: 'status' }, LABELS.connecting);
       const close = el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat' }, '×');
       header.append(el('h2', { id: 'sb-title' }, options.title), this.status, close);
-      this.avail = el('div', { class: 'banner avail', 'data-sb': 'availability', role: 'status', hidden: '' });
+      this.avail = el('div', { class: 'banner', 'data-sb': 'availability', role: 'status', hidden: '' });
       this.availLine = el('p');
       this.emailForm = el('form', { 'data-sb': 'offline-email' });
       this.email = el('input', { type: 'email', required: '', autocomplete: 'email', placeholder: 'Your email' });
@@ -485,7 +485,7 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       const away = !assigned && (!known.operators_available || known.open === false);
       this.avail.dataset.state = away ? 'away' : 'available';
       const at = known.open === false && known.opens_at;
-      this.availLine.replaceChildren(position ? `You are number ${position} in line`
+      this.availLine.replaceChildren(position ? `You are number ${position} in line${away ? ". Can't wait? Leave your email:" : ''}`
         : away ? "We're away: leave your email and we'll answer there" : 'We typically reply in a few minutes',
       ...(at ? [el('br'), "We're back ", el('time', { datetime: at }, whenBack(at)), ' (your time)'] : []));
       this.emailForm.hidden = !away || !!this.contact;
