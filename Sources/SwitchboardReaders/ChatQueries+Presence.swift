@@ -131,7 +131,8 @@ extension ChatQueries {
                    (SELECT count(*) FROM chat_sessions s
                      WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
                        AND s.status = 'assigned' AND s.deleted_at IS NULL),
-                   coalesce(o.capacity, $2::int), \(RowDecoding.timestamp("o.last_assigned_at"))
+                   coalesce(o.capacity, $2::int), \(RowDecoding.timestamp("o.last_assigned_at")),
+                   o.capacity IS NULL, \(RowDecoding.timestamp("o.last_seen_at"))
               FROM operators o
              WHERE o.workspace_id = $1::uuid AND ($4::text IS NULL OR o.id = $4::text)
              ORDER BY lower(coalesce(o.name, o.id)), o.id
@@ -148,7 +149,8 @@ extension ChatQueries {
                     role: try RowDecoding.required(result, row, 2), status: status,
                     connected: result.bool(row, 4) == true,
                     activeSessions: Int(try RowDecoding.int64(result, row, 5)),
-                    capacity: Int(try RowDecoding.int64(result, row, 6)), lastAssignedAt: result.string(row, 7)))
+                    capacity: Int(try RowDecoding.int64(result, row, 6)), lastAssignedAt: result.string(row, 7),
+                    capacityIsDefault: result.bool(row, 8) == true, lastSeenAt: result.string(row, 9)))
         }
         return operators
     }
