@@ -62,6 +62,11 @@ class Team:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response) if response.status != 204 else None
 
+    def operator(self, column, operator_id):
+        """A column of an operator's row in this workspace (an id such as op-ken is in every test's)."""
+        return self.gateway.value(f"SELECT {column} FROM operators WHERE workspace_id = '{self.workspace}' "
+                                  f"AND id = '{operator_id}'")
+
     def assigned_to(self, session_id):
         return self.gateway.value(f"SELECT coalesce(assigned_operator_id, '') FROM chat_sessions WHERE id = '{session_id}'")
 
@@ -97,7 +102,7 @@ def test_an_operator_signs_in_online_and_new_conversations_reach_it_with_no_clic
     row = wait_for(lambda: operator_row(ken, "op-ken"), message="Ken in the team panel")
     wait_for(lambda: row.get_attribute("data-status") == "online" and row.get_attribute("data-connected") == "true",
              message="Ken online and connected in the team panel")
-    assert routing_gateway.value("SELECT status FROM operators WHERE id = 'op-ken'") == "online"
+    assert team.operator("status", "op-ken") == "online"
 
     widget = team.widget("Vera")
     wait_for(lambda: availability(widget) == ("available", "We typically reply in a few minutes"),
@@ -131,7 +136,7 @@ def test_past_capacity_a_visitor_sees_its_place_in_line_then_the_reply(routing_g
                         message="Ken's capacity field")
     capacity.clear()
     capacity.send_keys("1\n")
-    wait_for(lambda: routing_gateway.value("SELECT capacity FROM operators WHERE id = 'op-ken'") == "1",
+    wait_for(lambda: team.operator("capacity", "op-ken") == "1",
              message="Ken's capacity stored")
     wait_for(lambda: operator_row(ada, "op-ken").find_element(By.CSS_SELECTOR, "[data-sb=load]").text == "0 / 1",
              message="Ken's load against his capacity")
@@ -177,7 +182,7 @@ def test_with_everyone_away_the_widget_takes_an_email_that_reaches_the_console(r
     wait_for(lambda: presence(ken) == "online", message="Ken online")
     Select(ken.find("[data-sb=presence]")).select_by_value("away")
     wait_for(lambda: presence(ken) == "away", message="Ken away")
-    wait_for(lambda: routing_gateway.value("SELECT status FROM operators WHERE id = 'op-ken'") == "away",
+    wait_for(lambda: team.operator("status", "op-ken") == "away",
              message="Ken's choice stored")
 
     widget = team.widget("Vera")
