@@ -104,7 +104,8 @@ extension RoutingService {
 
     /// Every change of an operator goes through here, whoever asked (a
     /// frame, the HTTP API): the write, the operator's presence after it,
-    /// and a pass of its workspace when the operator exists.
+    /// and, when the operator exists, its presence to every console
+    /// following the workspace on every node, and a pass of its workspace.
     private func changed(
         _ operatorID: String, in workspace: String, _ queries: any RoutingQueries,
         _ write: (any RoutingQueries) throws(QueryError) -> Bool
@@ -115,7 +116,6 @@ extension RoutingService {
             liveSeconds: liveSeconds
         ).first
         if let presence {
-            // Every console following the workspace, on every node, sees the change.
             publish(.presence(workspaceID: workspace, operators: [presence], complete: false))
             trigger(workspace: workspace)
         }
