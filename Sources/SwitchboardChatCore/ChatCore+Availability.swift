@@ -9,14 +9,14 @@ import SwitchboardRouting
 /// told, so a re-check sends only what changed.
 extension ChatCore {
     /// Starts telling the visitor of `subscription` (a visitor's own session only).
-    func followAvailability(_ subscription: Subscription, _ identity: Identity) {
+    func followAvailability(_ subscription: Subscription, _ identity: Identity, waiting: Bool) {
         guard identity.role == .visitor, let routing = cores.routing, subscription.availabilityWorkspace == nil else {
             return
         }
         let workspace = identity.workspaceID
         subscription.availabilityWorkspace = workspace
         waitingVisitors[workspace, default: []].append(subscription)
-        routing.watchQueue(workspace)
+        routing.watchQueue(workspace, waiting: waiting)
         tellAvailability(subscription, force: true)
     }
 

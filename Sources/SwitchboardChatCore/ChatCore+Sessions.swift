@@ -20,7 +20,7 @@ extension ChatCore {
                 core.subscribe(id, client, session.id, state: .live(lastSeq: session.lastSeq), accessChecked: true)
                 core.reply(id, core.encoder.session(ref: ref, core.directory.freshest(session)))
                 core.announce(session, excluding: id)
-                if let subscription = client.joined[session.id] { core.followAvailability(subscription, identity) }
+                if let subscription = client.joined[session.id] { core.followAvailability(subscription, identity, waiting: false) }
             }
         }
         if !accepted { client.pendingCreates -= 1 }
@@ -82,7 +82,9 @@ extension ChatCore {
                 metrics.fanoutDeliveries.increment(by: held.count)
             }
             if subscription.isRepairing { requestRepair(sessionID) }
-            if let identity = client.identity { followAvailability(subscription, identity) }
+            if let identity = client.identity {
+                followAvailability(subscription, identity, waiting: replay.session.queued)
+            }
         }
     }
 

@@ -38,9 +38,16 @@ extension RoutingService {
         board.withLock { $0.unwatchPresence(workspace) }
     }
 
-    /// A visitor here has a session in `workspace`: its place in the queue is followed.
-    package func watchQueue(_ workspace: String) {
-        if board.withLock({ $0.watchQueue(workspace) }) { refresh(workspace, announce: false) }
+    /// A visitor here has a session in `workspace`: its place in the queue
+    /// is followed. `waiting`: the session is queued (a visitor back after a
+    /// reload), so a queue this node has not read yet is read now; a new
+    /// session is not queued before its first message, whose pass tells.
+    package func watchQueue(_ workspace: String, waiting: Bool) {
+        let unread = board.withLock { board in
+            _ = board.watchQueue(workspace)
+            return !board.knowsQueue(workspace)
+        }
+        if waiting && unread { refresh(workspace, announce: false) }
     }
 
     package func unwatchQueue(_ workspace: String) {
@@ -132,31 +139,38 @@ extension RoutingService {
     private func runRefresh(_ workspace: String) {
         let accepted = store.run { [self] queries in
             let announce = state.withLock { $0.announcing.remove(workspace) != nil }
-            do {
-                let operators = try queries.operatorPresence(
-                    workspaceID: workspace, operatorID: nil, defaultCapacity: settings.maxSessionsPerOperator,
-                    liveSeconds: liveSeconds)
-                if announce {
-                    publish(.presence(workspaceID: workspace, operators: operators, complete: true))
-                } else {
-                    tell(operators, of: workspace, complete: true)
-                }
-                if board.withLock({ $0.watchesQueue(workspace) }) {
-                    let head = try queries.queuedSessionIDs(workspaceID: workspace, limit: ChatQueries.queueHeadLimit)
-                    let changed = board.withLock { $0.tellQueue(head, of: workspace) }
-                    notifyCores(workspace, [], availability: changed)
-                }
-            } catch {
-                logger.debug("routing: could not read the presence of workspace \(workspace): \(error)")
-            }
+            reread(workspace, announce: announce, queries)
             if state.withLock({ $0.refreshes.finished(workspace) }) { runRefresh(workspace) }
         }
         if !accepted { state.withLock { $0.refreshes.abandoned(workspace) } }
     }
 
-    /// After a heartbeat, on its database thread: which workspaces have
-    /// someone available (every workspace: a visitor's `welcome` needs no
-    /// read), and a re-read of each workspace this node follows.
+    /// On a database thread: `workspace`'s operators, and its queue when a
+    /// visitor here waits in it, read and told.
+    private func reread(_ workspace: String, announce: Bool, _ queries: any RoutingQueries) {
+        do {
+            let operators = try queries.operatorPresence(
+                workspaceID: workspace, operatorID: nil, defaultCapacity: settings.maxSessionsPerOperator,
+                liveSeconds: liveSeconds)
+            if announce {
+                publish(.presence(workspaceID: workspace, operators: operators, complete: true))
+            } else {
+                tell(operators, of: workspace, complete: true)
+            }
+            if board.withLock({ $0.watchesQueue(workspace) }) {
+                let head = try queries.queuedSessionIDs(workspaceID: workspace, limit: ChatQueries.queueHeadLimit)
+                let changed = board.withLock { $0.tellQueue(head, of: workspace) }
+                notifyCores(workspace, [], availability: changed)
+            }
+        } catch {
+            logger.debug("routing: could not read the presence of workspace \(workspace): \(error)")
+        }
+    }
+
+    /// After a heartbeat, in its job (no job more: a console storm stays one
+    /// or two jobs): which workspaces have someone available (every
+    /// workspace: a visitor's `welcome` needs no read), and a re-read of each
+    /// workspace this node follows or an operator first connected to.
     func refreshFollowed(_ queries: any RoutingQueries) {
         do {
             let available = try queries.workspacesWithAvailableOperators(
@@ -176,7 +190,9 @@ extension RoutingService {
             defer { state.connectedSince.removeAll() }
             return state.connectedSince
         }
-        for workspace in connected.union(followed) { refresh(workspace, announce: connected.contains(workspace)) }
+        for workspace in connected.union(followed) {
+            reread(workspace, announce: connected.contains(workspace), queries)
+        }
         // Business hours open and close on their own: every waiting visitor's value re-checked.
         for workspace in waiting {
             cores.everyCore(fromDatabaseThread: { $0.routingChanged(workspace, presence: [], availability: true) })

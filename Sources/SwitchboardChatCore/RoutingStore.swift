@@ -55,7 +55,8 @@ package protocol RoutingTriggers: AnyObject, Sendable {
         then finish: @escaping @Sendable (Result<[OperatorPresence], QueryError>) -> Void
     ) -> Bool
     /// A visitor here follows a session of `workspace` (`availability`).
-    func watchQueue(_ workspace: String)
+    /// `waiting`: the session is queued now (its place may need a read).
+    func watchQueue(_ workspace: String, waiting: Bool)
     func unwatchQueue(_ workspace: String)
     /// Whether an operator is available in `workspace`, as this node last heard (no read).
     func operatorsAvailable(_ workspace: String) -> Bool

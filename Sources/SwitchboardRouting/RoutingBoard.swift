@@ -109,6 +109,9 @@ public struct RoutingBoard: Sendable {
 
     public func operatorsAvailable(_ workspaceID: String) -> Bool { available.contains(workspaceID) }
 
+    /// Whether the queue of a workspace a visitor here waits in was read.
+    public func knowsQueue(_ workspaceID: String) -> Bool { followed[workspaceID]?.positions != nil }
+
     public func position(of sessionID: String, in workspaceID: String) -> Int? {
         followed[workspaceID]?.positions?[sessionID]
     }
