@@ -128,8 +128,9 @@ export class Team {
     const input = el('input', { type: 'number', min: '0', max: '1000', 'data-sb': 'capacity', 'aria-label': `${name}'s capacity` });
     input.value = String(operator.capacity ?? '');
     input.addEventListener('change', async () => {
-      const capacity = Number(input.value);
-      if (!Number.isInteger(capacity) || capacity < 0) return;
+      // Emptied: the gateway's default (routing.max_sessions_per_operator) again.
+      const capacity = input.value.trim() === '' ? null : Number(input.value);
+      if (capacity !== null && (!Number.isInteger(capacity) || capacity < 0)) return;
       try {
         const answer = await this.client.api(`/api/v1/operators/${encodeURIComponent(operator.id)}`, { method: 'PATCH', body: { capacity } });
         input.blur();
