@@ -12,6 +12,7 @@ import uuid
 from zoneinfo import ZoneInfo
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from conftest import screenshot
@@ -134,8 +135,9 @@ def test_past_capacity_a_visitor_sees_its_place_in_line_then_the_reply(routing_g
     open_team(ada)
     capacity = wait_for(lambda: operator_row(ada, "op-ken").find_element(By.CSS_SELECTOR, "[data-sb=capacity]"),
                         message="Ken's capacity field")
-    capacity.clear()
-    capacity.send_keys("1\n")
+    # As a person does it: select what is there and type over it (clearing first would store the default).
+    capacity.send_keys(Keys.CONTROL, "a")
+    capacity.send_keys("1", Keys.ENTER)
     wait_for(lambda: team.operator("capacity", "op-ken") == "1",
              message="Ken's capacity stored")
     wait_for(lambda: operator_row(ada, "op-ken").find_element(By.CSS_SELECTOR, "[data-sb=load]").text == "0 / 1",

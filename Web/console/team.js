@@ -21,6 +21,7 @@ export class Team {
     this.view = view;
     this.client = view.client;
     this.operators = new Map(); // id -> the operator's presence, the newest
+    this.rows = new Map(); // id -> its <li> in the team list
     this.hours = new BusinessHours(this.client, (text, options) => view.flash(text, options));
   }
 
@@ -93,48 +94,67 @@ export class Team {
       control.value = me.status;
       control.dataset.state = me.status;
     }
+    // Rows are updated in place, never drawn anew: a field an admin is about to click or typing in stays.
     const list = $('[data-sb=operators]');
-    // An admin typing a capacity keeps its field: only other rows are redrawn meanwhile.
-    const editing = list.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.operatorId : null;
-    const rows = this.sorted().map((operator) =>
-      operator.id === editing ? list.querySelector(`[data-operator-id="${CSS.escape(editing)}"]`) : this.row(operator));
-    list.replaceChildren(...rows);
+    const rows = this.sorted().map((operator) => this.row(operator));
+    for (const [id, row] of this.rows) {
+      if (!this.operators.has(id)) {
+        row.remove();
+        this.rows.delete(id);
+      }
+    }
+    // Moved only when the order changed (moving a row would take the focus out of its field).
+    if (rows.some((row, index) => list.children[index] !== row)) list.replaceChildren(...rows);
     this.summarize();
     this.view.showTransferTargets();
   }
 
+  /** An operator's row, made once and then kept up to date. */
   row(operator) {
-    const li = el('li', { 'data-sb': 'operator', 'data-operator-id': operator.id, 'data-status': operator.status });
-    li.dataset.connected = String(!!operator.connected);
+    let li = this.rows.get(operator.id);
     const name = operator.name || operator.id;
-    const you = operator.id === this.client.user?.id ? ' (you)' : '';
-    let state = STATUS[operator.status] ?? operator.status;
-    if (operator.status !== 'offline' && !operator.connected) state += ' · not connected';
-    const who = el('div', { class: 'op-who' });
-    who.append(el('strong', {}, `${name}${you}`), el('span', { class: 'muted' }, state));
-    const load = el('div', { class: 'load', 'data-sb': 'load' });
+    if (!li) {
+      li = el('li', { 'data-sb': 'operator', 'data-operator-id': operator.id });
+      li.who = el('strong');
+      li.state = el('span', { class: 'muted' });
+      const who = el('div', { class: 'op-who' });
+      who.append(li.who, li.state);
+      li.meter = el('meter', { min: '0', 'aria-label': `${name}'s load` });
+      li.load = el('span');
+      const load = el('div', { class: 'load', 'data-sb': 'load' });
+      load.append(li.meter, li.load);
+      li.append(el('span', { class: 'dot', 'aria-hidden': 'true' }), who, load);
+      if (this.admin) li.append(this.capacityField(operator.id, name, li));
+      this.rows.set(operator.id, li);
+    }
+    li.dataset.status = operator.status;
+    li.dataset.connected = String(!!operator.connected);
+    li.who.textContent = `${name}${operator.id === this.client.user?.id ? ' (you)' : ''}`;
+    let state = STATUS[operator.status] ?? operator.status ?? '';
+    if (operator.status !== 'offline' && operator.connected === false) state += ' · not connected';
+    li.state.textContent = state;
     const active = operator.active_sessions ?? 0;
     const capacity = operator.capacity ?? 0;
-    const meter = el('meter', { min: '0', max: String(Math.max(capacity, 1)), value: String(active), 'aria-label': `${name}'s load` });
-    load.append(meter, el('span', {}, `${active} / ${capacity}`));
-    li.append(el('span', { class: 'dot', 'aria-hidden': 'true' }), who, load);
-    if (this.admin) li.append(this.capacityField(operator, name));
+    li.meter.max = Math.max(capacity, 1);
+    li.meter.value = active;
+    li.load.textContent = `${active} / ${capacity}`;
+    if (li.capacity && document.activeElement !== li.capacity) li.capacity.value = String(operator.capacity ?? '');
     return li;
   }
 
   // Admins: an operator's capacity (PATCH /api/v1/operators/{id}); raising it lets routing give it more at once.
-  capacityField(operator, name) {
+  capacityField(operatorID, name, li) {
     const label = el('label', { class: 'capacity' }, 'Capacity ');
     const input = el('input', { type: 'number', min: '0', max: '1000', 'data-sb': 'capacity', 'aria-label': `${name}'s capacity` });
-    input.value = String(operator.capacity ?? '');
+    li.capacity = input;
     input.addEventListener('change', async () => {
       // Emptied: the gateway's default (routing.max_sessions_per_operator) again.
       const capacity = input.value.trim() === '' ? null : Number(input.value);
       if (capacity !== null && (!Number.isInteger(capacity) || capacity < 0)) return;
       try {
-        const answer = await this.client.api(`/api/v1/operators/${encodeURIComponent(operator.id)}`, { method: 'PATCH', body: { capacity } });
+        const answer = await this.client.api(`/api/v1/operators/${encodeURIComponent(operatorID)}`, { method: 'PATCH', body: { capacity } });
         input.blur();
-        this.update(answer?.operator ?? { ...operator, capacity });
+        this.update(answer?.operator);
       } catch (error) {
         this.view.flash(`The capacity did not change: ${this.view.plain(error)}.`);
       }
