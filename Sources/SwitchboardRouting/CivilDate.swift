@@ -21,7 +21,7 @@ public struct CivilDate: Hashable, Comparable, Sendable {
         day = era * 146097 + dayOfEra - 719468
     }
 
-    /// `YYYY-MM-DD`, and only that.
+    /// `YYYY-MM-DD`, and only that, years 0001 to 9999 (PostgreSQL's `date` has no year 0).
     public init?(iso text: String) {
         let b = Array(text.utf8)
         guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return nil }
@@ -33,7 +33,7 @@ public struct CivilDate: Hashable, Comparable, Sendable {
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let dayOfMonth = number(8..<10) else {
+        guard let year = number(0..<4), year >= 1, let month = number(5..<7), let dayOfMonth = number(8..<10) else {
             return nil
         }
         self.init(year: year, month: month, dayOfMonth: dayOfMonth)

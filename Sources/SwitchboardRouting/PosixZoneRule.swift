@@ -79,7 +79,7 @@ public struct PosixZoneRule: Sendable, Equatable {
         moment.date(in: year).day * 86400 + Int64(moment.seconds) - Int64(wallOffset)
     }
 
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
     private struct Scanner {
         let bytes: [UInt8]
