@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardClusterTests",
             dependencies: [
-                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres",
+                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardRouting",
                 "SwitchboardTestSupport",
             ]),
     ],

@@ -15,6 +15,8 @@ extension ChatCore {
         }
         let workspace = identity.workspaceID
         subscription.availabilityWorkspace = workspace
+        // A bus that routes by workspace (NATS) brings its queue news here from now on.
+        if waitingVisitors[workspace] == nil { cores.cluster?.watch(workspace: workspace) }
         waitingVisitors[workspace, default: []].append(subscription)
         routing.watchQueue(workspace, waiting: waiting)
         tellAvailability(subscription, force: true)
@@ -25,7 +27,10 @@ extension ChatCore {
         guard let workspace = subscription.availabilityWorkspace else { return }
         subscription.availabilityWorkspace = nil
         waitingVisitors[workspace]?.removeAll { $0 === subscription }
-        if waitingVisitors[workspace]?.isEmpty == true { waitingVisitors[workspace] = nil }
+        if waitingVisitors[workspace]?.isEmpty == true {
+            waitingVisitors[workspace] = nil
+            cores.cluster?.unwatch(workspace: workspace)
+        }
         cores.routing?.unwatchQueue(workspace)
     }
 

@@ -20,7 +20,9 @@ extension ChatCore {
                 core.subscribe(id, client, session.id, state: .live(lastSeq: session.lastSeq), accessChecked: true)
                 core.reply(id, core.encoder.session(ref: ref, core.directory.freshest(session)))
                 core.announce(session, excluding: id)
-                if let subscription = client.joined[session.id] { core.followAvailability(subscription, identity, waiting: false) }
+                if let subscription = client.joined[session.id] {
+                    core.followAvailability(subscription, identity, waiting: false)
+                }
             }
         }
         if !accepted { client.pendingCreates -= 1 }

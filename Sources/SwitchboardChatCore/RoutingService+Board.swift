@@ -59,7 +59,9 @@ extension RoutingService {
     }
 
     /// What a visitor of `sessionID` should be told now.
-    package func availability(of sessionID: String, in workspace: String, atUnixSeconds now: Int64)
+    package func availability(
+        of sessionID: String, in workspace: String, atUnixSeconds now: Int64
+    )
         -> VisitorAvailability
     {
         let (available, position) = board.withLock {

@@ -56,6 +56,8 @@ package final class RoutingService: RoutingTriggers, Sendable {
         var refreshes = PassCoalescer()
         /// Workspaces whose next re-read goes to the other nodes too.
         var announcing: Set<String> = []
+        /// Each workspace's queue as this node's latest pass of it published it.
+        var publishedSnapshots: [String: RoutingSnapshot] = [:]
         /// Workspaces of operators whose first connection here came since the last beat.
         var connectedSince: Set<String> = []
     }
@@ -149,7 +151,14 @@ package final class RoutingService: RoutingTriggers, Sendable {
                 result.snapshot.queueLength == 0 ? nil : result.snapshot.queueLength
         }
         observer?.routed(result.snapshot)
-        publish(.queue(result.snapshot))
+        // A heartbeat's pass that found the queue as this node last told it is no news for the
+        // other nodes (their own heartbeats re-read it anyway): the bus stays quiet while nothing moves.
+        let news = state.withLock { state in
+            defer { state.publishedSnapshots[result.workspaceID] = result.snapshot }
+            return !result.assigned.isEmpty || !result.requeued.isEmpty
+                || state.publishedSnapshots[result.workspaceID] != result.snapshot
+        }
+        if news { publish(.queue(result.snapshot)) } else { tell(result.snapshot) }
     }
 
     /// The operators a pass gave sessions to or took them from, read once

@@ -228,7 +228,9 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
         case .presence, .queue:
             let payload = encoder.encode(event)
             // A large team or a long queue: the nodes that follow the workspace read it.
-            guard payload.count > Self.maxPayloadBytes, let workspaceID = event.routingWorkspaceID else { return [payload] }
+            guard payload.count > Self.maxPayloadBytes, let workspaceID = event.routingWorkspaceID else {
+                return [payload]
+            }
             return [encoder.encode(.routingStale(workspaceID: workspaceID))]
         case .sessionFrame, .ranges, .sessionStale, .routingStale:
             let payload = encoder.encode(event)

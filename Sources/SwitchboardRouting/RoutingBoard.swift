@@ -27,29 +27,32 @@ public struct RoutingBoard: Sendable {
     // MARK: Who follows what
 
     /// A console here follows the workspace's presence; true for the first (read the list).
-    public mutating func watchPresence(_ workspaceID: String) -> Bool {
-        followed[workspaceID, default: Followed()].presenceWatchers += 1
-        return followed[workspaceID]?.presenceWatchers == 1
-    }
+    public mutating func watchPresence(_ workspaceID: String) -> Bool { watch(workspaceID, \.presenceWatchers) }
 
     public mutating func unwatchPresence(_ workspaceID: String) {
-        update(workspaceID) { followed in
-            followed.presenceWatchers = max(0, followed.presenceWatchers - 1)
-            if followed.presenceWatchers == 0 { followed.operators = nil }
-        }
+        unwatch(workspaceID, \.presenceWatchers) { $0.operators = nil }
     }
 
     /// A visitor here has a session in the workspace; true for the first (read the queue).
-    public mutating func watchQueue(_ workspaceID: String) -> Bool {
-        followed[workspaceID, default: Followed()].queueWatchers += 1
-        return followed[workspaceID]?.queueWatchers == 1
-    }
+    public mutating func watchQueue(_ workspaceID: String) -> Bool { watch(workspaceID, \.queueWatchers) }
 
     public mutating func unwatchQueue(_ workspaceID: String) {
-        update(workspaceID) { followed in
-            followed.queueWatchers = max(0, followed.queueWatchers - 1)
-            if followed.queueWatchers == 0 { followed.positions = nil }
-        }
+        unwatch(workspaceID, \.queueWatchers) { $0.positions = nil }
+    }
+
+    private mutating func watch(_ workspaceID: String, _ watchers: WritableKeyPath<Followed, Int>) -> Bool {
+        followed[workspaceID, default: Followed()][keyPath: watchers] += 1
+        return followed[workspaceID]?[keyPath: watchers] == 1
+    }
+
+    /// One watcher fewer; with none left, `forget` drops what they were told.
+    private mutating func unwatch(
+        _ workspaceID: String, _ watchers: WritableKeyPath<Followed, Int>, forget: (inout Followed) -> Void
+    ) {
+        guard var entry = followed[workspaceID] else { return }
+        entry[keyPath: watchers] = max(0, entry[keyPath: watchers] - 1)
+        if entry[keyPath: watchers] == 0 { forget(&entry) }
+        followed[workspaceID] = entry.presenceWatchers == 0 && entry.queueWatchers == 0 ? nil : entry
     }
 
     public var presenceWorkspaces: [String] { followed.filter { $0.value.presenceWatchers > 0 }.map(\.key) }
@@ -114,11 +117,5 @@ public struct RoutingBoard: Sendable {
 
     public func position(of sessionID: String, in workspaceID: String) -> Int? {
         followed[workspaceID]?.positions?[sessionID]
-    }
-
-    private mutating func update(_ workspaceID: String, _ change: (inout Followed) -> Void) {
-        guard var entry = followed[workspaceID] else { return }
-        change(&entry)
-        followed[workspaceID] = entry.presenceWatchers == 0 && entry.queueWatchers == 0 ? nil : entry
     }
 }

@@ -101,7 +101,9 @@ import Testing
             #expect(seen.count == 1)
             #expect(seen.first?["id"] as? String == "op-ken" && seen.first?["status"] as? String == "away")
         }
-        #expect(outlet.news.contains(.presence(workspaceID: workspace, operators: [Self.ken(.away, active: 1)], complete: false)))
+        #expect(
+            outlet.news.contains(
+                .presence(workspaceID: workspace, operators: [Self.ken(.away, active: 1)], complete: false)))
         // The same state heard again (the bus, a heartbeat's re-read): nothing new to tell.
         routing.heard(.presence(workspaceID: workspace, operators: [Self.ken(.away, active: 1)], complete: false))
         routing.beat()
@@ -257,17 +259,19 @@ import Testing
         let contact = (answer["session"] as? [String: Any])?["contact"] as? [String: Any]
         #expect(contact?["email"] as? String == "vera@example.com")
         let told = try #require(olga.peer.take().ofType("session.updated").first)
-        #expect(((told["session"] as? [String: Any])?["contact"] as? [String: Any])?["email"] as? String
-            == "vera@example.com")
+        #expect(
+            ((told["session"] as? [String: Any])?["contact"] as? [String: Any])?["email"] as? String
+                == "vera@example.com")
     }
 
     @Test func contactIsRefusedToOthersAndForImplausibleAddresses() {
         let (vera, session) = harness.visitorWithSession()
         settle()
         _ = vera.peer.take()
-        for bad in ["", "vera", "vera@", "@example.com", "vera@localhost", "ve ra@example.com", "a@b@example.com",
-            String(repeating: "a", count: 250) + "@example.com"]
-        {
+        for bad in [
+            "", "vera", "vera@", "@example.com", "vera@localhost", "ve ra@example.com", "a@b@example.com",
+            String(repeating: "a", count: 250) + "@example.com",
+        ] {
             vera.send(["type": "session.contact", "session_id": session, "email": bad])
             #expect(vera.peer.take().first?["code"] as? String == "bad_request", "\(bad)")
         }
@@ -283,7 +287,8 @@ import Testing
 
 extension RoutingSnapshot {
     init(workspace: String, queue: [String], availableOperators: Int) {
-        self.init(workspaceID: workspace, queue: queue, queueLength: queue.count, availableOperators: availableOperators)
+        self.init(
+            workspaceID: workspace, queue: queue, queueLength: queue.count, availableOperators: availableOperators)
     }
 }
 
