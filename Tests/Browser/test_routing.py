@@ -159,10 +159,9 @@ def test_past_capacity_a_visitor_sees_its_place_in_line_then_the_reply(routing_g
     # Ada sees the team and the queue, its waiting time ticking.
     wait_for(lambda: operator_row(ada, "op-ken").find_element(By.CSS_SELECTOR, "[data-sb=load]").text == "1 / 1",
              message="Ken full in the team panel")
-    item = wait_for(lambda: ada.find(f"[data-sb=queue-item][data-session-id='{second_id}']"), message="the queue")
-    waiting = item.find_element(By.CSS_SELECTOR, "[data-sb=waiting]")
-    before = waiting.text
-    wait_for(lambda: waiting.text != before, message="the waiting time ticking")
+    waiting = f"[data-sb=queue-item][data-session-id='{second_id}'] [data-sb=waiting]"
+    before = wait_for(lambda: ada.find(waiting).text, message="the queue")
+    wait_for(lambda: ada.find(waiting).text != before, message="the waiting time ticking")
     screenshot(ada.driver, "console-team.png")
     screenshot(second.driver, "widget-queued.png")
 
@@ -238,6 +237,7 @@ def test_outside_business_hours_the_widget_says_when_the_team_is_back(routing_ga
     closed.send_keys(today.isoformat())
     form.find_element(By.CSS_SELECTOR, "[data-sb=save-hours]").click()
     wait_for(lambda: "Business hours saved" in ada.find("#notice").text, message="saved")
+    wait_for(lambda: ada.find("[data-sb=hours-now]").text.startswith("Closed now, opening"), message="the admin told it is closed")
     stored = team.api(team.token("admin", "Ada")[0], "/api/v1/business-hours")
     assert stored["time_zone"] == WORKSPACE_ZONE and stored["closed_dates"] == [today.isoformat()]
     assert stored["weekly"]["mon"] == [["09:00", "17:00"]]

@@ -214,16 +214,27 @@ class Console {
 
   /** The team, for "Assign to…" / "Transfer to…": the others, who can take it first, live from presence. */
   showTransferTargets() {
+    // Options are kept and updated in place (presence changes all day): one being chosen stays.
     const select = $('[data-sb=assign-to]');
-    if (document.activeElement === select) return; // not redrawn under the operator's pointer
-    const options = this.team.sorted()
-      .filter((operator) => operator.id !== this.client.user?.id)
-      .map((operator) => {
-        const load = operator.capacity != null ? `, ${operator.active_sessions ?? 0}/${operator.capacity}` : '';
-        const state = operator.status ? `${operator.status}${operator.connected === false ? ', not connected' : ''}${load}` : '';
-        return el('option', { value: operator.id, title: state }, operator.name || operator.id);
-      });
-    select.replaceChildren(el('option', { value: '' }, 'Assign to…'), ...options);
+    this.transferOptions ??= new Map(); // operator id -> its <option>
+    const others = this.team.sorted().filter((operator) => operator.id !== this.client.user?.id);
+    const options = others.map((operator) => {
+      let option = this.transferOptions.get(operator.id);
+      if (!option) this.transferOptions.set(operator.id, (option = el('option', { value: operator.id })));
+      const name = operator.name || operator.id;
+      if (option.textContent !== name) option.textContent = name;
+      const load = operator.capacity != null ? `, ${operator.active_sessions ?? 0}/${operator.capacity}` : '';
+      option.title = operator.status ? `${operator.status}${operator.connected === false ? ', not connected' : ''}${load}` : '';
+      return option;
+    });
+    for (const [id, option] of this.transferOptions) {
+      if (others.some((operator) => operator.id === id)) continue;
+      option.remove();
+      this.transferOptions.delete(id);
+    }
+    const first = select.options[0] ?? el('option', { value: '' }, 'Assign to…');
+    const moved = options.some((option, index) => select.options[index + 1] !== option);
+    if (moved && document.activeElement !== select) select.replaceChildren(first, ...options);
     this.hasOperators = options.length > 0;
     const session = this.sessions.get(this.openId);
     if (session) this.showHeader(session);
@@ -704,6 +715,12 @@ class Console {
       ['Conversations closed', figures.sessions_closed],
       ['First response, median', seconds(figures.first_response_seconds.median)],
       ['First response, 90th percentile', seconds(figures.first_response_seconds.p90)],
+      // Routing's: from a visitor's first message to an operator, and conversations closed with no reply.
+      ...(figures.wait_seconds ? [
+        ['Wait for an operator, median', seconds(figures.wait_seconds.median)],
+        ['Wait for an operator, 90th percentile', seconds(figures.wait_seconds.p90)],
+        ['Closed without a reply', figures.unanswered],
+      ] : []),
     ];
     $('#figures').replaceChildren(
       ...cards.map(([label, value]) => {

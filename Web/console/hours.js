@@ -26,20 +26,25 @@ export class BusinessHours {
 
   async show(panel) {
     panel.hidden = false;
-    let hours = null;
+    let hours;
     try {
       hours = await this.client.api('/api/v1/business-hours');
     } catch (error) {
-      // None set yet: always open, and the form starts empty.
-      if (error.code !== 'not_found') return this.flash(`Could not load the business hours: ${error.message}.`);
+      return this.flash(`Could not load the business hours: ${error.message}.`);
     }
-    this.render(panel, hours ?? { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone, weekly: {}, closed_dates: [] });
+    this.render(panel, hours);
   }
 
   render(panel, hours) {
     const form = el('form', { 'data-sb': 'business-hours', class: 'hours' });
+    // Whether the widget says the team is away right now, and until when.
+    const now = hours.time_zone == null ? 'No business hours: always open.'
+      : hours.open ? 'Open now.'
+        : `Closed now${hours.opens_at ? `, opening ${new Date(hours.opens_at).toLocaleString([], { weekday: 'long', hour: 'numeric', minute: '2-digit' })} (your time)` : ''}.`;
+    form.append(el('p', { 'data-sb': 'hours-now', class: 'muted' }, now));
     const zone = el('input', { name: 'time_zone', 'data-sb': 'time-zone', list: 'time-zones', required: '', autocomplete: 'off' });
-    zone.value = hours.time_zone ?? '';
+    // None stored yet: the browser's own zone is the likeliest.
+    zone.value = hours.time_zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     const zones = el('datalist', { id: 'time-zones' });
     for (const name of Intl.supportedValuesOf?.('timeZone') ?? []) zones.append(el('option', { value: name }));
     form.append(this.field('Time zone', zone), zones);
@@ -87,7 +92,7 @@ export class BusinessHours {
     try {
       const saved = await this.client.api('/api/v1/business-hours', { method: 'PUT', body });
       this.flash('Business hours saved.', { tone: 'info' });
-      if (saved?.time_zone) this.render(form.parentElement, saved);
+      if (saved) this.render(form.parentElement, saved);
     } catch (problem) {
       error.textContent = `Not saved: ${problem.message}`;
     }

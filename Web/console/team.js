@@ -191,17 +191,37 @@ export class Team {
     if ($('[data-sb=team]').hidden) return;
     const queue = this.queue();
     $('#queue-empty').hidden = queue.length > 0;
-    $('[data-sb=queue]').replaceChildren(...queue.map((session, index) => {
-      const li = el('li', { 'data-sb': 'queue-item', 'data-session-id': session.id });
-      const open = el('button', { type: 'button', class: 'link' }, session.title);
-      open.addEventListener('click', () => (location.hash = `#/s/${session.id}`));
-      const take = el('button', { type: 'button', 'data-sb': 'take' }, 'Assign to me');
-      take.addEventListener('click', () => this.view.act(() => this.client.assign(session.id), session.id));
-      li.append(el('span', { class: 'place' }, `${index + 1}.`), open,
-        el('time', { 'data-sb': 'waiting', 'data-since': session.waiting_since, datetime: session.waiting_since }, waited(session.waiting_since)),
-        take);
+    // Kept and updated in place like the operators' rows: the button about to be clicked stays.
+    this.queueItems ??= new Map(); // session id -> its <li>
+    const items = queue.map((session, index) => {
+      let li = this.queueItems.get(session.id);
+      if (!li) this.queueItems.set(session.id, (li = this.queueItem(session)));
+      li.place.textContent = `${index + 1}.`;
+      li.subject.textContent = session.title;
+      Object.assign(li.waiting.dataset, { since: session.waiting_since });
+      li.waiting.dateTime = session.waiting_since;
+      li.waiting.textContent = waited(session.waiting_since);
       return li;
-    }));
+    });
+    for (const [id, li] of this.queueItems) {
+      if (items.includes(li)) continue;
+      li.remove();
+      this.queueItems.delete(id);
+    }
+    const list = $('[data-sb=queue]');
+    if (items.some((li, index) => list.children[index] !== li)) list.replaceChildren(...items);
+  }
+
+  queueItem(session) {
+    const li = el('li', { 'data-sb': 'queue-item', 'data-session-id': session.id });
+    li.place = el('span', { class: 'place' });
+    li.subject = el('button', { type: 'button', class: 'link' });
+    li.subject.addEventListener('click', () => (location.hash = `#/s/${session.id}`));
+    li.waiting = el('time', { 'data-sb': 'waiting' });
+    const take = el('button', { type: 'button', 'data-sb': 'take' }, 'Assign to me');
+    take.addEventListener('click', () => this.view.act(() => this.client.assign(session.id), session.id));
+    li.append(li.place, li.subject, li.waiting, take);
+    return li;
   }
 
   tick() {
