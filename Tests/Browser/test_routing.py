@@ -255,3 +255,4 @@ def test_outside_business_hours_the_widget_says_when_the_team_is_back(routing_ga
     assert f"{visitor_time.hour % 12 or 12}:{visitor_time.minute:02d}" in at.text, f"{at.text}: not in {VISITOR_ZONE}"
     assert availability(widget)[0] == "away"
     assert widget.find("[data-sb=offline-email]").is_displayed(), "closed: the email form"
+    screenshot(widget.driver, "widget-closed.png")

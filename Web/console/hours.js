@@ -49,7 +49,9 @@ export class BusinessHours {
     for (const name of Intl.supportedValuesOf?.('timeZone') ?? []) zones.append(el('option', { value: name }));
     form.append(this.field('Time zone', zone), zones);
     for (const [key, label] of DAYS) {
-      const input = el('input', { name: key, 'data-day': key, placeholder: 'closed', autocomplete: 'off' });
+      // Empty is closed once a schedule exists; before one, the field shows what to write.
+      const placeholder = hours.time_zone == null ? 'e.g. 09:00-17:30' : 'closed';
+      const input = el('input', { name: key, 'data-day': key, placeholder, autocomplete: 'off' });
       input.value = (hours.weekly?.[key] ?? []).map(([from, to]) => `${from}-${to}`).join(', ');
       form.append(this.field(label, input));
     }
