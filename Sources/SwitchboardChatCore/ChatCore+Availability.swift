@@ -19,7 +19,7 @@ extension ChatCore {
         if waitingVisitors[workspace] == nil { cores.cluster?.watch(workspace: workspace) }
         waitingVisitors[workspace, default: []].append(subscription)
         routing.watchQueue(workspace, waiting: waiting)
-        tellAvailability(subscription, force: true)
+        tellAvailability(subscription, routing.availability(in: workspace, atUnixSeconds: wallClock()), force: true)
     }
 
     /// Stops (the subscription left, or its connection closed).
@@ -38,10 +38,9 @@ extension ChatCore {
     /// `force`); a session with its operator, or closed, hears nothing new
     /// until it waits again. Returns the frames written.
     @discardableResult
-    func tellAvailability(_ subscription: Subscription, force: Bool = false) -> Int {
-        guard let workspace = subscription.availabilityWorkspace, let routing = cores.routing else { return 0 }
+    func tellAvailability(_ subscription: Subscription, _ view: WorkspaceAvailability, force: Bool = false) -> Int {
         if !force, let session = directory[subscription.sessionID], session.status != .open { return 0 }
-        let value = routing.availability(of: subscription.sessionID, in: workspace, atUnixSeconds: wallClock())
+        let value = view.of(subscription.sessionID)
         guard force || value != subscription.availability else { return 0 }
         subscription.availability = value
         metrics.framesOut.increment()

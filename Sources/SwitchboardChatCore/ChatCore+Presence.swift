@@ -83,8 +83,10 @@ extension ChatCore {
                 delivered += frames.count
             }
         }
-        if availability, let visitors = waitingVisitors[workspace] {
-            for subscription in visitors { delivered += tellAvailability(subscription) }
+        if availability, let visitors = waitingVisitors[workspace], let routing = cores.routing {
+            // The workspace's values taken once, for all of its visitors here.
+            let view = routing.availability(in: workspace, atUnixSeconds: wallClock())
+            for subscription in visitors { delivered += tellAvailability(subscription, view) }
         }
         if delivered > 0 { metrics.fanoutDeliveries.increment(by: delivered) }
     }

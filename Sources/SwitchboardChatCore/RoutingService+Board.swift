@@ -58,18 +58,10 @@ extension RoutingService {
         board.withLock { $0.operatorsAvailable(workspace) }
     }
 
-    /// What a visitor of `sessionID` should be told now.
-    package func availability(
-        of sessionID: String, in workspace: String, atUnixSeconds now: Int64
-    )
-        -> VisitorAvailability
-    {
-        let (available, position) = board.withLock {
-            ($0.operatorsAvailable(workspace), $0.position(of: sessionID, in: workspace))
-        }
-        return VisitorAvailability(
-            operatorsAvailable: available, queuePosition: position,
-            hours: businessHours.state(of: workspace, atUnixSeconds: now))
+    /// What the visitors of `workspace` should be told now.
+    package func availability(in workspace: String, atUnixSeconds now: Int64) -> WorkspaceAvailability {
+        let hours = businessHours.state(of: workspace, atUnixSeconds: now)
+        return board.withLock { $0.availability(of: workspace, hours: hours) }
     }
 
     // MARK: News

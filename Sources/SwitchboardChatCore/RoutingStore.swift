@@ -60,8 +60,8 @@ package protocol RoutingTriggers: AnyObject, Sendable {
     func unwatchQueue(_ workspace: String)
     /// Whether an operator is available in `workspace`, as this node last heard (no read).
     func operatorsAvailable(_ workspace: String) -> Bool
-    /// What the visitor of `sessionID` should be told now (no read).
-    func availability(of sessionID: String, in workspace: String, atUnixSeconds now: Int64) -> VisitorAvailability
+    /// What the visitors of `workspace` should be told now (no read).
+    func availability(in workspace: String, atUnixSeconds now: Int64) -> WorkspaceAvailability
 }
 
 /// Told after every routing pass of this node, on a database thread: what

@@ -1,13 +1,12 @@
 import SwitchboardChat
 import SwitchboardJSON
-import SwitchboardRouting
 import SwitchboardSystem
 
 /// Writes what a node tells the others (docs/cluster.md, "Notifications"),
 /// in the format `BusDecoder` reads.
 public struct BusEncoder: Sendable {
     public let node: String
-    private var writer = JSONWriter(capacity: 512)
+    var writer = JSONWriter(capacity: 512)
 
     public init(node: String) {
         self.node = node
@@ -80,34 +79,11 @@ public struct BusEncoder: Sendable {
             writer.key("w")
             writer.string(workspaceID)
         case .presence(let workspaceID, let operators, let complete):
-            writer.key("t")
-            writer.string("p")
-            writer.key("w")
-            writer.string(workspaceID)
-            writer.key("c")
-            writer.bool(complete)
-            writer.key("o")
-            writer.beginArray()
-            for presence in operators { self.presence(presence) }
-            writer.endArray()
+            presence(workspaceID: workspaceID, operators: operators, complete: complete)
         case .queue(let snapshot):
-            writer.key("t")
-            writer.string("q")
-            writer.key("w")
-            writer.string(snapshot.workspaceID)
-            writer.key("q")
-            writer.beginArray()
-            for id in snapshot.queue { writer.string(id) }
-            writer.endArray()
-            writer.key("l")
-            writer.int(snapshot.queueLength)
-            writer.key("a")
-            writer.int(snapshot.availableOperators)
+            queue(snapshot)
         case .routingStale(let workspaceID):
-            writer.key("t")
-            writer.string("y")
-            writer.key("w")
-            writer.string(workspaceID)
+            routingStale(workspaceID: workspaceID)
         }
         writer.endObject()
         guard let frame else { return writer.bytes }
@@ -265,21 +241,7 @@ public struct BusEncoder: Sendable {
         optional(session.contact)
     }
 
-    /// `[id, name, role, status, connected, active_sessions, capacity, last_assigned_at]`
-    private mutating func presence(_ presence: OperatorPresence) {
-        writer.beginArray()
-        writer.string(presence.id)
-        optional(presence.name)
-        writer.string(presence.role)
-        writer.string(presence.status.rawValue)
-        writer.bool(presence.connected)
-        writer.int(presence.activeSessions)
-        writer.int(presence.capacity)
-        optional(presence.lastAssignedAt)
-        writer.endArray()
-    }
-
-    private mutating func optional(_ text: String?) {
+    mutating func optional(_ text: String?) {
         if let text { writer.string(text) } else { writer.null() }
     }
 }

@@ -12,13 +12,18 @@ public struct CivilDate: Hashable, Comparable, Sendable {
         guard (1...12).contains(month), dayOfMonth >= 1, dayOfMonth <= Self.daysIn(year: year, month: month) else {
             return nil
         }
+        day = Self.days(year: year, month: month, dayOfMonth: dayOfMonth)
+    }
+
+    /// Days since 1970-01-01 of a date, unchecked (a 31st of February runs on into March).
+    public static func days(year: Int, month: Int, dayOfMonth: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
         let m = Int64(month)
         let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(dayOfMonth) - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        day = era * 146097 + dayOfEra - 719468
+        return era * 146097 + dayOfEra - 719468
     }
 
     /// `YYYY-MM-DD`, and only that, years 0001 to 9999 (PostgreSQL's `date` has no year 0).

@@ -115,6 +115,13 @@ public struct RoutingBoard: Sendable {
     /// Whether the queue of a workspace a visitor here waits in was read.
     public func knowsQueue(_ workspaceID: String) -> Bool { followed[workspaceID]?.positions != nil }
 
+    /// What the visitors of `workspaceID` are told, with the workspace's business hours.
+    public func availability(of workspaceID: String, hours: OpeningState) -> WorkspaceAvailability {
+        WorkspaceAvailability(
+            operatorsAvailable: operatorsAvailable(workspaceID), positions: followed[workspaceID]?.positions ?? [:],
+            hours: hours)
+    }
+
     public func position(of sessionID: String, in workspaceID: String) -> Int? {
         followed[workspaceID]?.positions?[sessionID]
     }

@@ -15,6 +15,25 @@ public struct VisitorAvailability: Sendable, Equatable {
     }
 }
 
+/// What every visitor of one workspace is told, taken from a node's board
+/// at once (one lock however many visitors a loop re-checks).
+public struct WorkspaceAvailability: Sendable {
+    public let operatorsAvailable: Bool
+    /// Session id to its 1-based place.
+    let positions: [String: Int]
+    public let hours: OpeningState
+
+    public init(operatorsAvailable: Bool, positions: [String: Int], hours: OpeningState) {
+        self.operatorsAvailable = operatorsAvailable
+        self.positions = positions
+        self.hours = hours
+    }
+
+    public func of(_ sessionID: String) -> VisitorAvailability {
+        VisitorAvailability(operatorsAvailable: operatorsAvailable, queuePosition: positions[sessionID], hours: hours)
+    }
+}
+
 /// Whether a workspace is within its business hours.
 public struct OpeningState: Sendable, Equatable {
     public let open: Bool

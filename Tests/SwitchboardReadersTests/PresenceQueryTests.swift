@@ -91,16 +91,22 @@ import Testing
             try !fixture.queries.setOperatorStatus(workspaceID: workspace, operatorID: "op-nobody", status: .online))
         let presence = try fixture.queries.operatorPresence(
             workspaceID: workspace, operatorID: nil, defaultCapacity: 5, liveSeconds: 11)
+        let seen = try #require(presence.first?.lastSeenAt, "its latest connection")
         #expect(
             presence == [
                 OperatorPresence(
                     id: "op-ken", name: "N op-ken", role: "operator", status: .away, connected: true, activeSessions: 0,
-                    capacity: 9, lastAssignedAt: nil)
+                    capacity: 9, lastAssignedAt: nil, capacityIsDefault: false, lastSeenAt: seen)
             ])
         try fixture.admin.query("UPDATE gateway_nodes SET heartbeat_at = now() - interval '12 s'")
         #expect(
             try fixture.queries.operatorPresence(
                 workspaceID: workspace, operatorID: "op-ken", defaultCapacity: 5, liveSeconds: 11
             ).first?.connected == false, "its node stopped answering")
+        #expect(try fixture.queries.setOperatorCapacity(workspaceID: workspace, operatorID: "op-ken", capacity: nil))
+        let defaulted = try fixture.queries.operatorPresence(
+            workspaceID: workspace, operatorID: "op-ken", defaultCapacity: 5, liveSeconds: 11
+        ).first
+        #expect(defaulted?.capacity == 5 && defaulted?.capacityIsDefault == true, "no capacity of its own: the default")
     }
 }

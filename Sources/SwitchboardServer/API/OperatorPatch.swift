@@ -1,6 +1,7 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
+import SwitchboardJSON
 import SwitchboardRouting
 
 /// The body of `PATCH /api/v1/operators/{id}`:
@@ -27,13 +28,13 @@ struct OperatorPatch {
             if raw.isNull {
                 capacity = .gatewayDefault
             } else {
-                guard let value = raw.int64Value, Self.capacityRange.contains(Int(clamping: value)) else {
+                guard let value = Self.wholeNumber(raw), Self.capacityRange.contains(value) else {
                     throw ChatError(
                         .badRequest,
                         "\"capacity\" must be an integer from \(Self.capacityRange.lowerBound) to "
                             + "\(Self.capacityRange.upperBound), or null for the gateway's default")
                 }
-                capacity = .own(Int(value))
+                capacity = .own(value)
             }
         } else {
             capacity = .unchanged
@@ -49,6 +50,14 @@ struct OperatorPatch {
         guard capacity != .unchanged || status != nil else {
             throw ChatError(.badRequest, "nothing to change: give \"capacity\" or \"status\"")
         }
+    }
+
+    /// An integer in any JSON spelling of one (`3`, `3.0`, `3e0`: JSON Schema's `integer` takes them all), up to 10^6.
+    private static func wholeNumber(_ raw: JSONValue) -> Int? {
+        guard case .number(let number) = raw, let value = number.double, value == value.rounded(),
+            abs(value) <= 1_000_000
+        else { return nil }
+        return Int(value)
     }
 
     /// Who may make this change to `operatorID`: an admin anything, an

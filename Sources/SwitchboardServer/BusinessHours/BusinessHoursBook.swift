@@ -7,11 +7,11 @@ import Synchronization
 /// `availability` visitors get (`BusinessHoursSchedule`, asked on event
 /// loops: it answers from memory and never waits). The whole table is read
 /// on a reader thread when the node starts and again whenever a question
-/// finds the copy older than `refreshSeconds`, so that a `PUT` on another
+/// finds the copy older than `refreshSeconds` (15), so that a `PUT` on another
 /// node shows here within that (and the heartbeat that re-checks waiting
 /// visitors); a `PUT` on this node replaces its workspace's entry at once.
 final class BusinessHoursBook: BusinessHoursSchedule {
-    static let refreshSeconds: Int64 = 15
+    static let defaultRefreshSeconds: Int64 = 15
     /// More workspaces with business hours than this are not kept (always open beyond it; logged).
     static let maxWorkspaces = 100_000
 
@@ -38,17 +38,23 @@ final class BusinessHoursBook: BusinessHoursSchedule {
 
     private let state = Mutex(State())
     let zones: ZoneCatalog
+    /// A copy older than this is read again at the next question.
+    let refreshSeconds: Int64
     private let load: @Sendable (@escaping @Sendable (ChatQueries) -> Void) -> Bool
 
     /// `submit`: runs a job on a reader thread (false: none could take it; the next question tries again).
-    init(zones: ZoneCatalog, submit: @escaping @Sendable (@escaping @Sendable (ChatQueries) -> Void) -> Bool) {
+    init(
+        zones: ZoneCatalog, refreshSeconds: Int64 = defaultRefreshSeconds,
+        submit: @escaping @Sendable (@escaping @Sendable (ChatQueries) -> Void) -> Bool
+    ) {
         self.zones = zones
+        self.refreshSeconds = refreshSeconds
         self.load = submit
     }
 
     func state(of workspaceID: String, atUnixSeconds now: Int64) -> OpeningState {
         let (entry, stale) = state.withLock { state -> (Entry?, Bool) in
-            let stale = !state.loading && now - state.loadedAt >= Self.refreshSeconds
+            let stale = !state.loading && now - state.loadedAt >= refreshSeconds
             if stale { state.start() }
             return (state.entries[workspaceID], stale)
         }

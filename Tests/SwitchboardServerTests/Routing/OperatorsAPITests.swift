@@ -66,6 +66,26 @@ import Testing
         #expect(resetBody?["capacity"] as? Int == 5 && resetBody?["capacity_default"] as? Bool == true)
     }
 
+    @Test func aPatchReachesTheConsolesFollowingPresence() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let olga = try fixture.client(.operator, "op-olga", name: "Olga")
+        _ = try olga.request(["type": "presence.set", "status": "online"])
+        let listed = try olga.request(["type": "presence.subscribe"])
+        #expect(listed["type"] as? String == "presence.list")
+        #expect(try patch(fixture, "op-olga", #"{"capacity":7}"#, as: token(fixture, .admin, "ad-ada")).status == 200)
+        var told: [String: Any]?
+        for _ in 0..<5 {
+            let update = try olga.next("presence.updated")
+            let person = update["operator"] as? [String: Any]
+            if person?["capacity"] as? Int == 7 {
+                told = person
+                break
+            }
+        }
+        #expect(told?["id"] as? String == "op-olga" && told?["status"] as? String == "online")
+    }
+
     @Test func whoMayChangeWhat() throws {
         let fixture = try ChatFixture()
         defer { fixture.stop() }
@@ -77,7 +97,7 @@ import Testing
         #expect(try patch(fixture, "op-olga", #"{"status":"away"}"#, as: ken).status == 403)
         #expect(try patch(fixture, "op-ken", #"{"capacity":9}"#, as: ken).status == 403)
         let admin = token(fixture, .admin, "ad-ada")
-        #expect(try patch(fixture, "op-olga", #"{"status":"offline","capacity":2}"#, as: admin).status == 200)
+        #expect(try patch(fixture, "op-olga", #"{"status":"offline","capacity":2.0}"#, as: admin).status == 200)
         #expect(try patch(fixture, "op-nobody", #"{"status":"online"}"#, as: admin).status == 404)
         let visitor = token(fixture, .visitor, "v-1")
         #expect(try patch(fixture, "op-ken", #"{"status":"online"}"#, as: visitor).status == 403)
