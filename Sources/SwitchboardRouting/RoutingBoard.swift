@@ -74,7 +74,7 @@ public struct RoutingBoard: Sendable {
         guard var entry = followed[workspaceID], entry.presenceWatchers > 0 else { return [] }
         var known = entry.operators ?? [:]
         var changed: [OperatorPresence] = []
-        for presence in operators where known[presence.id] != presence {
+        for presence in operators where !Self.showsTheSame(known[presence.id], presence) {
             // Before the first whole list, nothing was told: the list itself says it.
             if entry.operators != nil { changed.append(presence) }
             known[presence.id] = presence
@@ -82,6 +82,15 @@ public struct RoutingBoard: Sendable {
         if complete || entry.operators != nil { entry.operators = known }
         followed[workspaceID] = entry
         return changed
+    }
+
+    /// Whether `presence.updated` would say the same of both: its fields
+    /// only (a new `last_seen_at` or `last_assigned_at` alone is no news).
+    static func showsTheSame(_ known: OperatorPresence?, _ new: OperatorPresence) -> Bool {
+        guard let known else { return false }
+        return known.id == new.id && known.name == new.name && known.status == new.status
+            && known.connected == new.connected && known.activeSessions == new.activeSessions
+            && known.capacity == new.capacity
     }
 
     /// The queue's head, oldest first; true when a place changed for a workspace a visitor here waits in.

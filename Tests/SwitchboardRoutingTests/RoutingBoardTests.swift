@@ -27,6 +27,11 @@ import Testing
         #expect(away == [Self.ken(.away)])
         let heardAgain = board.tell([Self.ken(.away)], of: "w", complete: false)
         #expect(heardAgain.isEmpty, "heard again: nothing new")
+        let seenAgain = OperatorPresence(
+            id: "ken", name: "Ken", role: "operator", status: .away, connected: true, activeSessions: 0, capacity: 2,
+            lastAssignedAt: "2026-11-25T02:00:00.000Z", lastSeenAt: "2026-11-25T02:00:00.000Z")
+        let unseen = board.tell([seenAgain], of: "w", complete: false)
+        #expect(unseen.isEmpty, "fields presence.updated does not carry are no news")
         let busier = board.tell([Self.ken(.away, active: 1)], of: "w", complete: true)
         #expect(busier == [Self.ken(.away, active: 1)])
         #expect(!board.operatorsAvailable("w"))
