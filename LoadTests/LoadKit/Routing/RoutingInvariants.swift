@@ -82,6 +82,8 @@ public struct RoutingInvariants: Sendable {
     /// First message sent to first seen assigned, per session, in nanoseconds.
     public private(set) var assignmentDelays: [UInt64] = []
     public private(set) var assignments = 0
+    /// When the latest first assignment was seen.
+    public private(set) var lastAssignmentAt: UInt64 = 0
     public private(set) var closes = 0
     /// Overtakes kept for `finish`; beyond it they are counted only.
     public static let overtakeLimit = 100_000
@@ -130,6 +132,7 @@ public struct RoutingInvariants: Sendable {
         let newlyAssigned = session.firstAssignedAt == nil && snapshot.operatorID != nil
         if newlyAssigned {
             session.firstAssignedAt = instant
+            lastAssignmentAt = max(lastAssignmentAt, instant)
             assignments += 1
             if let sent = session.sentAt { assignmentDelays.append(instant &- sent) }
         }

@@ -47,6 +47,15 @@ struct RoutingReport {
                 key: "overtakes", label: "sessions seen assigned before an older one",
                 value: Double(invariants.overtakes.count + invariants.overtakesDropped), unit: ""),
         ]
+        if let seconds = run.backlogSeconds, seconds > 0 {
+            report.figures += [
+                Figure(
+                    key: "backlog_seconds", label: "queue of every visitor given out in", value: seconds, unit: "s"),
+                Figure(
+                    key: "backlog_assignments_per_second", label: "assignments/s from the queue",
+                    value: Double(run.visitors.count) / seconds, unit: "/s"),
+            ]
+        }
         report.targets = [
             TargetCheck(
                 key: "time_to_assignment_p99_ms", label: "first message to assignment, p99",

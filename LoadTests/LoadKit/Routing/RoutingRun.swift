@@ -138,10 +138,21 @@ final class RoutingRun {
             ? nil : "\(operators.count - readyOperators) operators not online after \(options.setupTimeoutSeconds) s"
     }
 
-    /// Visitors arrive at the rate while operators take turns being away;
-    /// then everyone is online until every session was closed, or the drain ends.
-    /// Returns whether every visitor finished.
+    /// With `--backlog`: from every operator coming online to a queue of
+    /// every visitor, until the last of them was seen assigned.
+    private(set) var backlogSeconds: Double?
+
+    /// Visitors arrive at the rate while operators take turns being away
+    /// (with `--backlog`: while every operator is away, then all come online
+    /// at once); then everyone is online until every session was closed, or
+    /// the drain ends. Returns whether every visitor finished.
     func traffic() -> Bool {
+        if options.backlog {
+            for op in operators { op.setStatus("away") }
+            run(until: MonotonicClock.nanoseconds() + UInt64(options.setupTimeoutSeconds * 1e9)) { _ in
+                operators.allSatisfy(\.statusConfirmed)
+            }
+        }
         let start = MonotonicClock.nanoseconds() + 20_000_000
         let interval = 1e9 / max(options.rate, 0.001)
         let arrivalsEnd = start + UInt64(Double(visitors.count) * interval)
@@ -158,10 +169,23 @@ final class RoutingRun {
                     arrived += 1
                 }
             }
-            turnAway(now, since: start)
+            if !options.backlog { turnAway(now, since: start) }
             return arrived >= visitors.count
         }
+        if options.backlog {
+            // Every first message stored (queued) before anyone comes back.
+            run(until: MonotonicClock.nanoseconds() + UInt64(options.drainSeconds * 1e9)) { _ in
+                ackedVisitors + failures >= visitors.count
+            }
+        }
+        let online = MonotonicClock.nanoseconds()
         for op in operators { op.setStatus("online") }
+        if options.backlog {
+            let assigned = run(until: online + UInt64(options.drainSeconds * 1e9)) { _ in
+                invariants.assignments >= visitors.count
+            }
+            if assigned { backlogSeconds = Double(invariants.lastAssignmentAt &- online) / 1e9 }
+        }
         let drainEnd = MonotonicClock.nanoseconds() + UInt64(options.drainSeconds * 1e9)
         return run(until: drainEnd) { _ in finishedVisitors >= visitors.count }
     }

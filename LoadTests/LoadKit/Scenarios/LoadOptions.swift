@@ -36,6 +36,8 @@ public struct LoadOptions: Sendable {
     public var holdSeconds = 2.0
     public var awaySeconds = 1.0
     public var awayEverySeconds = 8.0
+    /// routing: every operator away while all visitors arrive, then all online at once.
+    public var backlog = false
     /// 0: off. Otherwise the send-to-delivery latency is also split by
     /// alternating wall-clock windows of this many seconds (`AlternatingWindows`).
     public var alternateSeconds = 0.0
@@ -76,12 +78,14 @@ public struct LoadOptions: Sendable {
                          all connections at once; midway every operator drops and rejoins with since_seq
           ramp           --sessions S --operators K --start R0 --step DR --max RMAX --step-seconds T
                          --p99-bound-ms B: raises the rate until p99 passes B or acks fall behind
-          routing        --operators N --sessions M --rate R [--hold S] [--away-for A] [--away-every P]
+          routing        --operators N --sessions M --rate R [--hold S] [--away-for A] [--away-every P] [--backlog]
                          N operators online (their capacity: the gateway's), M visitors arriving R/s,
                          each opening a session and writing once; operators close each session after
                          0.5-1.5 x S (default 2) and are away A s of every P s (1 of 8) while visitors
                          arrive; checks capacity, no double assignment, first come first served (with
-                         --database-url), every session assigned; reports first message to assignment
+                         --database-url), every session assigned; reports first message to assignment;
+                         --backlog: everyone away while all visitors arrive, then all online at once (how
+                         fast one workspace's queue is given out)
 
         common options:
           --database-url URL   check every acked message is stored (strongly advised)
@@ -180,6 +184,9 @@ public struct LoadOptions: Sendable {
             case "--hold": holdSeconds = try number(name)
             case "--away-for": awaySeconds = try number(name)
             case "--away-every": awayEverySeconds = try number(name)
+            case "--backlog":
+                backlog = true
+                index -= 1
             case "--target-rate": targetRate = try number(name)
             case "--target-deliveries": targetDeliveries = try number(name)
             case "--target-p99-ms": targetP99Milliseconds = try number(name)
@@ -263,7 +270,7 @@ public struct LoadOptions: Sendable {
                 ("operators", "\(operators)"), ("visitors", "\(sessions)"), ("rate", "\(rate)"),
                 ("hold", "\(holdSeconds)"),
                 ("away_for", "\(awaySeconds)"), ("away_every", "\(awayEverySeconds)"), ("drain", "\(drainSeconds)"),
-            ]
+            ] + (backlog ? [("backlog", "true")] : [])
         default:
             shown += [
                 ("sessions", "\(sessions)"), ("operators", "\(operators)"), ("start", "\(Int(rampStart))"),

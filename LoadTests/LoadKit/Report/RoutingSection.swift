@@ -1,0 +1,141 @@
+/// docs/benchmarks.md, "Routing": time from a visitor's first message to
+/// its operator over two nodes, a queue given out at once, and what routing
+/// costs the chat path, `manual` against `least_busy` in one run
+/// (`loadtest bench-routing`).
+enum RoutingSection {
+    static let title = "Routing: time to an operator, and what routing costs the chat path (scripts/bench-routing)"
+    /// least_busy within this share of manual, for throughput and p99.
+    static let costTarget = 0.05
+
+    static func render(_ results: RoutingResults, heading: [String] = BenchmarksDoc.heading(title)) -> String {
+        var lines = heading + [""]
+        lines += [
+            "Command: `\(results.command)` (started \(results.started)). Gateways (one event loop each) pinned "
+                + "to core 0, the harness to core 1, PostgreSQL (durable) unpinned; load average when the run "
+                + "began: \(results.machineLoad) (the machine's two cores are shared with other work: the CPU "
+                + "columns say where they went). Every routing run is judged by the harness's invariants (capacity, "
+                + "never twice, first come first served against the passes' order in PostgreSQL, every session "
+                + "assigned, nothing lost): a violation fails it."
+        ]
+        lines += assignmentLines(results)
+        lines += costLines(results.cost)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func assignmentLines(_ results: RoutingResults) -> [String] {
+        var lines = [
+            "", "### First message to assignment", "",
+            "`loadtest routing` over two nodes (PostgreSQL bus): operators spread over both, each online with "
+                + "capacity 5 and away 1 s of every 8; visitors arrive at the rate, each opens a session and writes "
+                + "once; operators close each session after 0.5-1.5 s. Time from the visitor's first message "
+                + "written to the first `session.updated` showing its operator (a visitor that had to queue waits "
+                + "for a close).",
+            "",
+            "| run | operators | new sessions/s | sessions | p50 | p90 | p99 | max | most waiting | passes | "
+                + "judged | machine | gateways | PostgreSQL | harness |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+        ]
+        for row in results.assignment {
+            lines.append(
+                "| \(row.label) | \(n(row.operators)) | \(n(row.rate)) | \(n(row.visitors)) | \(ms(row.p50Ms)) | "
+                    + "\(ms(row.p90Ms)) | \(ms(row.p99Ms)) | \(ms(row.maxMs)) | \(n(row.longestQueue)) | "
+                    + "\(n(row.passes)) | \(verdict(row)) | "
+                    + cores(row.cores, ["machine", "gateways", "postgres", "harness"])
+                    + " |")
+        }
+        lines += [
+            "", "### A queue given out at once (decisions per second of one workspace)", "",
+            "Every operator away while all visitors arrive and queue, then all online at once (capacity 40, "
+                + "so the queue fits): the time from the first `presence.set online` to the last assignment seen, "
+                + "and the passes that gave it out (all one workspace's, so one at a time under its lock). "
+                + "`RoutingPassTests.decisionsPerSecondForOneWorkspace` measures a single pass over 2,000 queued "
+                + "sessions at 8,200-12,300 decisions/s (docs/routing.md); here the operators' `online`s arrive "
+                + "one by one, so the queue goes out over several passes.",
+            "",
+            "| run | operators | queued | given out in | assignments/s | passes | decisions per pass-second | "
+                + "judged |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for row in results.backlog {
+            lines.append(
+                "| \(row.label) | \(n(row.operators)) | \(n(row.visitors)) | "
+                    + "\(row.backlogSeconds.map { PythonFormat.fixed($0, 3) + " s" } ?? "n/a") | "
+                    + "\(n(row.backlogPerSecond)) | \(n(row.passes)) | \(n(row.decisionsPerPassSecond)) | "
+                    + "\(verdict(row)) |")
+        }
+        return lines
+    }
+
+    static func costLines(_ rows: [CostRow]) -> [String] {
+        var lines = [
+            "", "### What routing costs the chat path", "",
+            "`loadtest conversations` (\(rows.first.map { _ in "sessions of a visitor and two operators" } ?? ""))"
+                + " against one node with `routing.mode` `manual` and `least_busy`, alternating A B B A on a "
+                + "fresh gateway each, in one run: *throughput* offers more than the machine stores (stored "
+                + "messages/s is the throughput), *latency* a rate it keeps up with (send-to-delivery p99). The "
+                + "conversations' operators never choose a status, so under `least_busy` every session stays "
+                + "queued and every writer batch with a visitor's message asks for a pass: the most routing can "
+                + "cost this path. CPU per stored message from /proc (busy cores / stored messages per second).",
+            "",
+            "| run | mode | offered msg/s | stored msg/s | p50 | p99 | passes | gateway µs/msg | PostgreSQL µs/msg "
+                + "| machine | verdict |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for row in rows {
+            lines.append(
+                "| \(row.kind) \(row.round) | \(row.mode) | \(PythonFormat.grouped(row.rate)) | \(n(row.storedPerSecond)) | "
+                    + "\(ms(row.p50Ms)) | \(ms(row.p99Ms)) | \(n(row.passes)) | "
+                    + "\(f1(row.microsecondsPerMessage("gateway"))) | \(f1(row.microsecondsPerMessage("postgres"))) | "
+                    + "\(row.cores["machine"].map { PythonFormat.fixed($0, 2) } ?? "n/a") | "
+                    + "\(row.passed ? "passed" : "**FAILED**") |")
+        }
+        let throughput = ratio(rows, kind: "throughput") { $0.storedPerSecond }
+        let p99 = ratio(rows, kind: "latency") { $0.p99Ms }
+        let gatewayCPU = ratio(rows, kind: "throughput") { $0.microsecondsPerMessage("gateway") }
+        let postgresCPU = ratio(rows, kind: "throughput") { $0.microsecondsPerMessage("postgres") }
+        func met(_ value: Double?) -> String {
+            guard let value else { return "n/a" }
+            return abs(value - 1) < costTarget ? "met" : "**MISSED**"
+        }
+        lines += [
+            "",
+            "`least_busy` / `manual`, medians over the rounds: throughput \(f3(throughput)) (\(met(throughput))), "
+                + "p99 \(f3(p99)) (\(met(p99))); the target is within 5%. CPU per stored message in the throughput "
+                + "runs: gateway \(f3(gatewayCPU)), PostgreSQL \(f3(postgresCPU)).",
+        ]
+        return lines
+    }
+
+    /// Median of `least_busy`'s values over median of `manual`'s, for one kind of run.
+    static func ratio(_ rows: [CostRow], kind: String, _ value: (CostRow) -> Double?) -> Double? {
+        func of(_ mode: String) -> Double? {
+            median(rows.filter { $0.kind == kind && $0.mode == mode }.compactMap(value))
+        }
+        guard let routed = of("least_busy"), let manual = of("manual"), manual > 0 else { return nil }
+        return routed / manual
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    private static func verdict(_ row: RoutingRunRow) -> String {
+        guard let passed = row.passed else { return "n/a" }
+        return passed ? "passed, 0 violations" : "**FAILED** (\(n(row.violations)) violations)"
+    }
+
+    private static func cores(_ values: [String: Double], _ keys: [String]) -> String {
+        keys.map { values[$0].map { PythonFormat.fixed($0, 2) } ?? "n/a" }.joined(separator: " | ")
+    }
+
+    private static func n(_ value: Double?) -> String {
+        value.map { PythonFormat.fixed($0, 0, grouping: true) } ?? "n/a"
+    }
+
+    private static func ms(_ value: Double?) -> String { value.map { PythonFormat.fixed($0, 1) + " ms" } ?? "n/a" }
+    private static func f1(_ value: Double?) -> String { value.map { PythonFormat.fixed($0, 1) } ?? "n/a" }
+    private static func f3(_ value: Double?) -> String { value.map { PythonFormat.fixed($0, 3) } ?? "n/a" }
+}
