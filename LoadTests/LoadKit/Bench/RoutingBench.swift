@@ -14,6 +14,12 @@ struct RoutingBench {
         return cluster + "[routing]\nmode = \"\(mode)\"\nmax_sessions_per_operator = \(capacity)\n"
     }
 
+    /// Vacuumed and checkpointed before a measurement (`DatabaseCommands.settle`);
+    /// --quick, a smoke test of every part, skips it for time.
+    private func settle() throws {
+        if !quick { try DatabaseCommands.settle(context.databaseURL) }
+    }
+
     /// Two nodes, both on core 0 (the harness has core 1), least_busy.
     func twoNodes(capacity: Int) throws -> [GatewayProcess] {
         var nodes: [GatewayProcess] = []
@@ -33,7 +39,7 @@ struct RoutingBench {
 
     /// The routing scenario against both nodes; the passes their /metrics counted meanwhile.
     func routing(label: String, nodes: [GatewayProcess], options: [String]) throws -> RoutingRunRow {
-        try DatabaseCommands.settle(context.databaseURL)
+        try settle()
         let directory = try context.directory(label)
         let before = Self.passes(nodes)
         let sampler = CPUSampler(named: [("gateways", "switchboard serve"), ("harness", "loadtest routing")])
@@ -84,7 +90,7 @@ struct RoutingBench {
     }
 
     private func cost(_ gateway: GatewayProcess, mode: String, kind: String, rate: Int, round: Int) throws -> CostRow {
-        try DatabaseCommands.settle(context.databaseURL)
+        try settle()
         let label = "cost-\(kind)-\(mode)-\(round)"
         let before = Self.passes([gateway])
         let sampler = CPUSampler(named: [("gateway", "switchboard serve"), ("harness", "loadtest conversations")])

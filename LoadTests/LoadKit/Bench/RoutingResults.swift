@@ -49,8 +49,8 @@ struct RoutingRunRow: Sendable {
         rate = report["parameters"]?["rate"]?.stringValue.flatMap(Double.init)
     }
 
-    /// Decisions per second of pass time: what one workspace's passes, one at a time, gave out.
-    var decisionsPerPassSecond: Double? { passSeconds > 0 ? (visitors ?? 0) / passSeconds : nil }
+    /// A pass's mean time in milliseconds, the wait for the workspace's lock included.
+    var meanPassMs: Double? { passes > 0 ? passSeconds / passes * 1000 : nil }
 
     var json: JSONValue {
         [

@@ -32,14 +32,14 @@ enum RoutingSection {
                 + "for a close).",
             "",
             "| run | operators | new sessions/s | sessions | p50 | p90 | p99 | max | most waiting | passes | "
-                + "judged | machine | gateways | PostgreSQL | harness |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+                + "mean pass | judged | machine | gateways | PostgreSQL | harness |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
         ]
         for row in results.assignment {
             lines.append(
                 "| \(row.label) | \(n(row.operators)) | \(n(row.rate)) | \(n(row.visitors)) | \(ms(row.p50Ms)) | "
                     + "\(ms(row.p90Ms)) | \(ms(row.p99Ms)) | \(ms(row.maxMs)) | \(n(row.longestQueue)) | "
-                    + "\(n(row.passes)) | \(verdict(row)) | "
+                    + "\(n(row.passes)) | \(ms(row.meanPassMs)) | \(verdict(row)) | "
                     + cores(row.cores, ["machine", "gateways", "postgres", "harness"])
                     + " |")
         }
@@ -47,20 +47,20 @@ enum RoutingSection {
             "", "### A queue given out at once (decisions per second of one workspace)", "",
             "Every operator away while all visitors arrive and queue, then all online at once (capacity 40, "
                 + "so the queue fits): the time from the first `presence.set online` to the last assignment seen, "
-                + "and the passes that gave it out (all one workspace's, so one at a time under its lock). "
+                + "as assignments per second: one workspace's decisions, its passes one at a time under its lock. "
                 + "`RoutingPassTests.decisionsPerSecondForOneWorkspace` measures a single pass over 2,000 queued "
                 + "sessions at 8,200-12,300 decisions/s (docs/routing.md); here the operators' `online`s arrive "
-                + "one by one, so the queue goes out over several passes.",
+                + "one by one, so the queue goes out over several passes, each announced to every console. "
+                + "Passes count the whole run (each visitor's first message asks for one while all are away).",
             "",
-            "| run | operators | queued | given out in | assignments/s | passes | decisions per pass-second | "
-                + "judged |",
+            "| run | operators | queued | given out in | assignments/s | passes | mean pass | judged |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         ]
         for row in results.backlog {
             lines.append(
                 "| \(row.label) | \(n(row.operators)) | \(n(row.visitors)) | "
                     + "\(row.backlogSeconds.map { PythonFormat.fixed($0, 3) + " s" } ?? "n/a") | "
-                    + "\(n(row.backlogPerSecond)) | \(n(row.passes)) | \(n(row.decisionsPerPassSecond)) | "
+                    + "\(n(row.backlogPerSecond)) | \(n(row.passes)) | \(ms(row.meanPassMs)) | "
                     + "\(verdict(row)) |")
         }
         return lines
