@@ -1,4 +1,6 @@
 import SwitchboardJSON
+import SwitchboardSystem
+import Synchronization
 
 /// The runs of `loadtest bench-routing`: time to assignment over two nodes,
 /// a queue given out at once, and what routing costs the chat path.
@@ -70,47 +72,98 @@ struct RoutingBench {
         return (count, seconds)
     }
 
-    /// `manual` against `least_busy` on one node, alternating A B B A, each
-    /// run on a gateway of its own: the conversations scenario offered more
-    /// than the machine stores (throughput), then a rate it keeps up with (p99).
+    /// `manual` against `least_busy`: one gateway of each, side by side on
+    /// core 0, each under its own harness on core 1 at the same rate at the
+    /// same time, so that whatever else the machine does falls on both
+    /// alike; the conversations scenario offered more than the machine
+    /// stores (throughput), then a rate it keeps up with (p99). Each round
+    /// starts fresh gateways, the order in which they start and are loaded
+    /// swapped every round (A B, B A, ...).
     func costRounds(_ rounds: Int, saturatingRate: Int, steadyRate: Int) throws -> [CostRow] {
         var rows: [CostRow] = []
-        for round in 0..<rounds {
-            for mode in round % 2 == 0 ? ["manual", "least_busy"] : ["least_busy", "manual"] {
-                let gateway = try context.gateway(
-                    name: "cost-\(mode)", logPath: TextFile.join(context.out, "cost-\(mode).log"),
-                    extra: Self.toml(mode: mode))
-                defer { gateway.stop() }
-                for (kind, rate) in [("throughput", saturatingRate), ("latency", steadyRate)] {
-                    rows.append(try cost(gateway, mode: mode, kind: kind, rate: rate, round: round + 1))
-                }
+        for round in 1...max(1, rounds) {
+            let modes = round % 2 == 1 ? ["manual", "least_busy"] : ["least_busy", "manual"]
+            var gateways: [GatewayProcess] = []
+            defer { for gateway in gateways { gateway.stop() } }
+            for mode in modes {
+                gateways.append(
+                    try context.gateway(
+                        name: "cost-\(mode)", logPath: TextFile.join(context.out, "cost-\(mode)-\(round).log"),
+                        extra: Self.toml(mode: mode)))
+            }
+            for (kind, rate) in [("throughput", saturatingRate), ("latency", steadyRate)] {
+                rows += try sideBySide(Array(zip(modes, gateways)), kind: kind, rate: rate, round: round)
             }
         }
         return rows
     }
 
-    private func cost(_ gateway: GatewayProcess, mode: String, kind: String, rate: Int, round: Int) throws -> CostRow {
+    private func sideBySide(
+        _ pairs: [(mode: String, gateway: GatewayProcess)], kind: String, rate: Int, round: Int
+    ) throws -> [CostRow] {
         try settle()
-        let label = "cost-\(kind)-\(mode)-\(round)"
-        let before = Self.passes([gateway])
-        let sampler = CPUSampler(named: [("gateway", "switchboard serve"), ("harness", "loadtest conversations")])
-        let (report, output) = try sampler.measure { () throws in
-            try context.harness(
-                "conversations", urls: [gateway.url],
-                options: [
-                    "--gateway-pid", String(gateway.pid), "--sessions", quick ? "100" : "500", "--operators", "2",
+        let sampler = CPUSampler(
+            named: pairs.map { ("gateway " + $0.mode, "cost-\($0.mode).toml") } + [
+                ("harness", "loadtest conversations")
+            ])
+        let runs = HarnessPair(count: pairs.count)
+        let before = pairs.map { Self.passes([$0.gateway]).count }
+        sampler.measure {
+            let threads = pairs.enumerated().map { index, pair in
+                let label = "cost-\(kind)-\(pair.mode)-\(round)"
+                let url = pair.gateway.url
+                let options = [
+                    "--gateway-pid", String(pair.gateway.pid), "--sessions", quick ? "100" : "500", "--operators", "2",
                     "--rate", String(rate), "--seconds", String(seconds), "--drain", "60",
-                ], directory: TextFile.join(context.out, label))
+                ]
+                return NamedThread.spawn(name: "harness-\(index)") { [context] in
+                    runs.set(
+                        index,
+                        Result {
+                            try context.harness(
+                                "conversations", urls: [url], options: options,
+                                directory: TextFile.join(context.out, label))
+                        })
+                }
+            }
+            for thread in threads { thread.join() }
         }
-        var row = CostRow(label: label, mode: mode, kind: kind, rate: rate, round: round)
-        row.passed = report["correctness"]?["failures"]?.doubleValue == 0
-        row.storedPerSecond = report.figure("stored_per_second")
-        row.p50Ms = report.latency("send_to_delivery", "p50_ms")
-        row.p99Ms = report.latency("send_to_delivery", "p99_ms")
-        row.passes = Self.passes([gateway]).count - before.count
-        row.cores = sampler.cores()
-        context.log("\(label): \(row.json.text)")
-        if !row.passed { context.log("\(label): loadtest reported failures:\n\(output.suffix(3000))") }
-        return row
+        let cores = sampler.cores()
+        var rows: [CostRow] = []
+        for (index, pair) in pairs.enumerated() {
+            let (report, output) = try runs.get(index)
+            var row = CostRow(
+                label: "cost-\(kind)-\(pair.mode)-\(round)", mode: pair.mode, kind: kind, rate: rate, round: round)
+            row.passed = report["correctness"]?["failures"]?.doubleValue == 0
+            row.storedPerSecond = report.figure("stored_per_second")
+            row.p50Ms = report.latency("send_to_delivery", "p50_ms")
+            row.p99Ms = report.latency("send_to_delivery", "p99_ms")
+            row.passes = Self.passes([pair.gateway]).count - before[index]
+            row.cores = ["gateway": cores["gateway " + pair.mode] ?? 0]
+            for key in ["machine", "postgres", "harness"] { row.cores[key] = cores[key] }
+            context.log("\(row.label): \(row.json.text)")
+            if !row.passed { context.log("\(row.label): loadtest reported failures:\n\(output.suffix(3000))") }
+            rows.append(row)
+        }
+        return rows
+    }
+}
+
+/// The two harnesses' outcomes, each written by its own thread and read after both joined.
+private final class HarnessPair: @unchecked Sendable {
+    private var results: [Result<(report: JSONValue, output: String), any Error>?]
+    private let lock = Mutex<Void>(())
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<(report: JSONValue, output: String), any Error>) {
+        lock.withLock { _ in results[index] = result }
+    }
+
+    func get(_ index: Int) throws -> (report: JSONValue, output: String) {
+        guard let result = lock.withLock({ _ in results[index] }) else {
+            throw DriveError("harness \(index) did not run")
+        }
+        return try result.get()
     }
 }

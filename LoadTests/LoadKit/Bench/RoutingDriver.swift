@@ -11,12 +11,13 @@ public enum RoutingDriver {
            sessions/s for S seconds (default 20): first message to assignment, p50/p99.
         2. Two nodes at capacity 40: 2,000 visitors queued while every operator is away, then all
            online at once: how fast one workspace's queue is given out, and in how many passes.
-        3. One node, `loadtest conversations` (500 sessions of a visitor and two operators) with
-           routing.mode manual and least_busy alternating A B B A, N rounds (default 3), each on a
-           fresh gateway: stored msg/s offered 40,000/s (throughput) and p99 at 5,000/s, for S/2 s.
+        3. Two gateways side by side, routing.mode manual and least_busy, each under its own
+           `loadtest conversations` (500 sessions of a visitor and two operators) at the same rate
+           at the same time, N rounds (default 3) on fresh gateways, their order swapped each
+           round: stored msg/s offered 40,000/s each (throughput) and p99 at 2,000/s each, S/2 s.
         Gateways on core 0, the harness on core 1. Writes results.json and each run's report to --out,
         and the "Routing" section of docs/benchmarks.md (--quick: 20 operators, 30 sessions/s for 4 s,
-        a 300-session queue, one round at 5,000 and 1,000 msg/s; prints the section instead).
+        a 300-session queue, one round at 5,000 and 1,000 msg/s each; prints the section instead).
         --check only checks the flags.
 
         """ + BenchContext.setUpUsage
@@ -75,7 +76,7 @@ public enum RoutingDriver {
                     ]))
         }
         results.cost = try bench.costRounds(
-            options.rounds, saturatingRate: quick ? 5000 : 40000, steadyRate: quick ? 1000 : 5000)
+            options.rounds, saturatingRate: quick ? 5000 : 40000, steadyRate: quick ? 1000 : 2000)
         try context.publish(
             results: results.json, section: RoutingSection.render(results), name: "bench-routing", title: "Routing",
             quick: quick)
