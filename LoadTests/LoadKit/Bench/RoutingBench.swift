@@ -39,8 +39,10 @@ struct RoutingBench {
         return nodes
     }
 
-    /// The routing scenario against both nodes; the passes their /metrics counted meanwhile.
-    func routing(label: String, nodes: [GatewayProcess], options: [String]) throws -> RoutingRunRow {
+    /// The routing scenario against two fresh nodes at `capacity`; the passes their /metrics counted meanwhile.
+    func routing(label: String, capacity: Int, options: [String]) throws -> RoutingRunRow {
+        let nodes = try twoNodes(capacity: capacity)
+        defer { for node in nodes { node.stop() } }
         try settle()
         let directory = try context.directory(label)
         let before = Self.passes(nodes)

@@ -48,33 +48,22 @@ public enum RoutingDriver {
         var results = RoutingResults(command: context.command, started: BenchmarksDoc.utcMinute(), quick: quick)
         results.machineLoad = loadAverage()
         let bench = RoutingBench(context: context, quick: quick, seconds: max(2, options.seconds / 2))
-        do {
-            let nodes = try bench.twoNodes(capacity: 5)
-            defer { for node in nodes { node.stop() } }
-            let operators = quick ? 20 : 50
-            let rate = quick ? 30 : 100
-            results.assignment.append(
-                try bench.routing(
-                    label: "assignment", nodes: nodes,
-                    options: [
-                        "--operators", String(operators), "--sessions", String(rate * options.seconds), "--rate",
-                        String(rate), "--hold", "1", "--drain", "60",
-                    ]))
-        }
-        do {
-            let nodes = try bench.twoNodes(capacity: 40)
-            defer { for node in nodes { node.stop() } }
-            let operators = quick ? 20 : 50
-            let visitors = quick ? 300 : 2000
-            results.backlog.append(
-                try bench.routing(
-                    label: "queue", nodes: nodes,
-                    options: [
-                        "--operators", String(operators), "--sessions", String(visitors), "--rate",
-                        quick ? "300" : "500",
-                        "--hold", "1", "--backlog", "--drain", "120",
-                    ]))
-        }
+        let operators = quick ? 20 : 50
+        let rate = quick ? 30 : 100
+        results.assignment.append(
+            try bench.routing(
+                label: "assignment", capacity: 5,
+                options: [
+                    "--operators", String(operators), "--sessions", String(rate * options.seconds), "--rate",
+                    String(rate), "--hold", "1", "--drain", "60",
+                ]))
+        results.backlog.append(
+            try bench.routing(
+                label: "queue", capacity: 40,
+                options: [
+                    "--operators", String(operators), "--sessions", quick ? "300" : "2000", "--rate",
+                    quick ? "300" : "500", "--hold", "1", "--backlog", "--drain", "120",
+                ]))
         results.cost = try bench.costRounds(
             options.rounds, saturatingRate: quick ? 5000 : 40000, steadyRate: quick ? 1000 : 2000)
         try context.publish(

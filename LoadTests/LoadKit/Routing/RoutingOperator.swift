@@ -4,12 +4,8 @@ import SwitchboardSystem
 /// to the inbox (which is how a console learns what it was given), says
 /// `online`, closes each session given to it after a while, and goes `away`
 /// and back when the run tells it to.
-final class RoutingOperator: WebSocketClientDelegate {
+final class RoutingOperator: RoutingClient {
     let id: String
-    let token: String
-    let node: Int
-    unowned(unsafe) let run: RoutingRun
-    var client: WebSocketClient?
     private(set) var ready = false
     private var subscribed = false
     private var online = false
@@ -23,15 +19,7 @@ final class RoutingOperator: WebSocketClientDelegate {
 
     init(id: String, token: String, node: Int, run: RoutingRun) {
         self.id = id
-        self.token = token
-        self.node = node
-        self.run = run
-    }
-
-    func connect(loop: ClientLoop) throws(SystemError) {
-        let client = WebSocketClient(delegate: self)
-        self.client = client
-        try loop.connect(client, to: run.nodes[node])
+        super.init(name: "operator \(id)", token: token, node: node, run: run)
     }
 
     func setStatus(_ wanted: String) {
@@ -52,13 +40,9 @@ final class RoutingOperator: WebSocketClientDelegate {
         }
     }
 
-    // MARK: WebSocketClientDelegate
+    // MARK: Frames
 
-    func opened(_ client: WebSocketClient) {
-        client.sendText(ClientFrames.hello(token: token))
-    }
-
-    func received(_ text: UnsafeRawBufferPointer, on client: WebSocketClient) {
+    override func received(_ text: UnsafeRawBufferPointer, on client: WebSocketClient) {
         guard let frame = RoutingFrames.read(text) else {
             return run.violation("operator \(id): a frame that is not a JSON object")
         }
@@ -113,17 +97,7 @@ final class RoutingOperator: WebSocketClientDelegate {
         run.operatorReady()
     }
 
-    func closed(_ client: WebSocketClient, reason: CloseReason) {
-        guard self.client === client else { return }
-        self.client = nil
+    override func disconnected() {
         ready = false
-        guard reason != .local else { return }
-        run.failed("operator \(id): connection closed: \(reason)")
-    }
-
-    func close() {
-        let client = self.client
-        self.client = nil
-        client?.close()
     }
 }

@@ -3,12 +3,8 @@ import SwitchboardSystem
 /// One simulated widget of the routing scenario: it arrives, opens a
 /// session, writes its first message, follows its session's own events (the
 /// story routing told it) and leaves once an operator closed the session.
-final class RoutingVisitor: WebSocketClientDelegate {
+final class RoutingVisitor: RoutingClient {
     let index: Int
-    let token: String
-    let node: Int
-    unowned(unsafe) let run: RoutingRun
-    var client: WebSocketClient?
     var state = SessionState()
     var tracker = SequenceTracker()
     private(set) var sentAt: UInt64 = 0
@@ -17,26 +13,14 @@ final class RoutingVisitor: WebSocketClientDelegate {
 
     init(index: Int, token: String, node: Int, run: RoutingRun) {
         self.index = index
-        self.token = token
-        self.node = node
-        self.run = run
-    }
-
-    func connect(loop: ClientLoop) throws(SystemError) {
-        let client = WebSocketClient(delegate: self)
-        self.client = client
-        try loop.connect(client, to: run.nodes[node])
+        super.init(name: "visitor \(index)", token: token, node: node, run: run)
     }
 
     var messageID: UInt64 { ClientFrames.messageID(sender: index, counter: 1) }
 
-    // MARK: WebSocketClientDelegate
+    // MARK: Frames
 
-    func opened(_ client: WebSocketClient) {
-        client.sendText(ClientFrames.hello(token: token))
-    }
-
-    func received(_ text: UnsafeRawBufferPointer, on client: WebSocketClient) {
+    override func received(_ text: UnsafeRawBufferPointer, on client: WebSocketClient) {
         guard let frame = RoutingFrames.read(text) else {
             return run.violation("visitor \(index): a frame that is not a JSON object")
         }
@@ -100,16 +84,4 @@ final class RoutingVisitor: WebSocketClientDelegate {
         close()
     }
 
-    func closed(_ client: WebSocketClient, reason: CloseReason) {
-        guard self.client === client else { return }
-        self.client = nil
-        guard reason != .local else { return }
-        run.failed("visitor \(index): connection closed: \(reason)")
-    }
-
-    func close() {
-        let client = self.client
-        self.client = nil
-        client?.close()
-    }
 }
