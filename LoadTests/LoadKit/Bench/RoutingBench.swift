@@ -81,20 +81,25 @@ struct RoutingBench {
     /// stores (throughput), then a rate it keeps up with (p99). Each round
     /// starts fresh gateways, the order in which they start and are loaded
     /// swapped every round (A B, B A, ...).
+    /// Then one round of `manual` beside `manual`: the method's own noise.
     func costRounds(_ rounds: Int, saturatingRate: Int, steadyRate: Int) throws -> [CostRow] {
         var rows: [CostRow] = []
-        for round in 1...max(1, rounds) {
-            let modes = round % 2 == 1 ? ["manual", "least_busy"] : ["least_busy", "manual"]
+        for round in 1...(max(1, rounds) + 1) {
+            let control = round > max(1, rounds)
+            let modes =
+                control ? ["manual", "manual"] : round % 2 == 1 ? ["manual", "least_busy"] : ["least_busy", "manual"]
             var gateways: [GatewayProcess] = []
             defer { for gateway in gateways { gateway.stop() } }
-            for mode in modes {
+            for (side, mode) in modes.enumerated() {
                 gateways.append(
                     try context.gateway(
-                        name: "cost-\(mode)", logPath: TextFile.join(context.out, "cost-\(mode)-\(round).log"),
+                        name: "cost-\(side)", logPath: TextFile.join(context.out, "cost-\(round)-\(side)-\(mode).log"),
                         extra: Self.toml(mode: mode)))
             }
             for (kind, rate) in [("throughput", saturatingRate), ("latency", steadyRate)] {
-                rows += try sideBySide(Array(zip(modes, gateways)), kind: kind, rate: rate, round: round)
+                var pair = try sideBySide(Array(zip(modes, gateways)), kind: kind, rate: rate, round: round)
+                for index in pair.indices { pair[index].control = control }
+                rows += pair
             }
         }
         return rows
@@ -105,14 +110,12 @@ struct RoutingBench {
     ) throws -> [CostRow] {
         try settle()
         let sampler = CPUSampler(
-            named: pairs.map { ("gateway " + $0.mode, "cost-\($0.mode).toml") } + [
-                ("harness", "loadtest conversations")
-            ])
+            named: pairs.indices.map { ("gateway \($0)", "cost-\($0).toml") } + [("harness", "loadtest conversations")])
         let runs = HarnessPair(count: pairs.count)
         let before = pairs.map { Self.passes([$0.gateway]).count }
         sampler.measure {
             let threads = pairs.enumerated().map { index, pair in
-                let label = "cost-\(kind)-\(pair.mode)-\(round)"
+                let label = "cost-\(kind)-\(round)-\(index)-\(pair.mode)"
                 let url = pair.gateway.url
                 let options = [
                     "--gateway-pid", String(pair.gateway.pid), "--sessions", quick ? "100" : "500", "--operators", "2",
@@ -135,13 +138,15 @@ struct RoutingBench {
         for (index, pair) in pairs.enumerated() {
             let (report, output) = try runs.get(index)
             var row = CostRow(
-                label: "cost-\(kind)-\(pair.mode)-\(round)", mode: pair.mode, kind: kind, rate: rate, round: round)
+                label: "cost-\(kind)-\(round)-\(index)-\(pair.mode)", mode: pair.mode, kind: kind, rate: rate,
+                round: round)
+            row.side = index
             row.passed = report["correctness"]?["failures"]?.doubleValue == 0
             row.storedPerSecond = report.figure("stored_per_second")
             row.p50Ms = report.latency("send_to_delivery", "p50_ms")
             row.p99Ms = report.latency("send_to_delivery", "p99_ms")
             row.passes = Self.passes([pair.gateway]).count - before[index]
-            row.cores = ["gateway": cores["gateway " + pair.mode] ?? 0]
+            row.cores = ["gateway": cores["gateway \(index)"] ?? 0]
             for key in ["machine", "postgres", "harness"] { row.cores[key] = cores[key] }
             context.log("\(row.label): \(row.json.text)")
             if !row.passed { context.log("\(row.label): loadtest reported failures:\n\(output.suffix(3000))") }

@@ -14,7 +14,8 @@ public enum RoutingDriver {
         3. Two gateways side by side, routing.mode manual and least_busy, each under its own
            `loadtest conversations` (500 sessions of a visitor and two operators) at the same rate
            at the same time, N rounds (default 3) on fresh gateways, their order swapped each
-           round: stored msg/s offered 40,000/s each (throughput) and p99 at 2,000/s each, S/2 s.
+           round: stored msg/s offered 40,000/s each (throughput) and p99 at 2,000/s each, S/2 s;
+           then one control round of manual beside manual (the method's own noise).
         Gateways on core 0, the harness on core 1. Writes results.json and each run's report to --out,
         and the "Routing" section of docs/benchmarks.md (--quick: 20 operators, 30 sessions/s for 4 s,
         a 300-session queue, one round at 5,000 and 1,000 msg/s each; prints the section instead).

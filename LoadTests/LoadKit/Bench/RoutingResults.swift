@@ -72,6 +72,10 @@ struct CostRow: Sendable {
     var kind: String
     var rate: Int
     var round: Int
+    /// Which of the two gateways side by side (0: started and loaded first),
+    /// and whether the round was the A/A control (`manual` beside `manual`).
+    var side = 0
+    var control = false
     var passed = false
     var storedPerSecond, p50Ms, p99Ms: Double?
     var passes = 0.0
@@ -86,7 +90,8 @@ struct CostRow: Sendable {
     var json: JSONValue {
         [
             "label": .string(label), "mode": .string(mode), "kind": .string(kind), "rate": .int(rate),
-            "round": .int(round), "passed": .bool(passed), "stored_per_s": .optional(storedPerSecond),
+            "round": .int(round), "side": .int(side), "control": .bool(control), "passed": .bool(passed),
+            "stored_per_s": .optional(storedPerSecond),
             "p50_ms": .optional(p50Ms), "p99_ms": .optional(p99Ms), "passes": .optional(passes),
             "cores": .numbers(cores),
         ]

@@ -86,7 +86,7 @@ enum RoutingSection {
         ]
         for row in rows {
             lines.append(
-                "| \(row.kind) \(row.round) | \(row.mode) | \(PythonFormat.grouped(row.rate)) | \(n(row.storedPerSecond)) | "
+                "| \(row.kind) \(row.round)\(row.control ? " (control)" : "") | \(row.mode) | \(PythonFormat.grouped(row.rate)) | \(n(row.storedPerSecond)) | "
                     + "\(ms(row.p50Ms)) | \(ms(row.p99Ms)) | \(n(row.passes)) | "
                     + "\(f1(row.microsecondsPerMessage("gateway"))) | "
                     + "\(row.cores["postgres"].map { PythonFormat.fixed($0, 2) } ?? "n/a") | "
@@ -96,26 +96,41 @@ enum RoutingSection {
         let throughput = ratio(rows, kind: "throughput") { $0.storedPerSecond }
         let p99 = ratio(rows, kind: "latency") { $0.p99Ms }
         let gatewayCPU = ratio(rows, kind: "throughput") { $0.microsecondsPerMessage("gateway") }
+        let controlThroughput = ratio(rows, kind: "throughput", control: true) { $0.storedPerSecond }
+        let controlP99 = ratio(rows, kind: "latency", control: true) { $0.p99Ms }
         func met(_ value: Double?) -> String {
             guard let value else { return "n/a" }
             return abs(value - 1) < costTarget ? "met" : "**MISSED**"
         }
         lines += [
             "",
-            "`least_busy` / `manual`, medians over the rounds: throughput \(f3(throughput)) (\(met(throughput))), "
-                + "p99 \(f3(p99)) (\(met(p99))); the target is within 5%. CPU per stored message in the throughput "
-                + "runs (gateway): \(f3(gatewayCPU)).",
+            "`least_busy` / `manual`, the two measured at the same time, median over the rounds: throughput "
+                + "\(f3(throughput)) (\(met(throughput))), p99 \(f3(p99)) (\(met(p99))), gateway CPU per stored "
+                + "message \(f3(gatewayCPU)); the target is within 5%. The control round (`manual` beside `manual`, "
+                + "second / first) shows what the method gives two identical gateways on this machine: throughput "
+                + "\(f3(controlThroughput)), p99 \(f3(controlP99)).",
         ]
         return lines
     }
 
-    /// Median of `least_busy`'s values over median of `manual`'s, for one kind of run.
-    static func ratio(_ rows: [CostRow], kind: String, _ value: (CostRow) -> Double?) -> Double? {
-        func of(_ mode: String) -> Double? {
-            median(rows.filter { $0.kind == kind && $0.mode == mode }.compactMap(value))
+    /// The median over the rounds of `least_busy`'s value over `manual`'s,
+    /// each pair measured at the same time; for the control round, the
+    /// second gateway's over the first's.
+    static func ratio(
+        _ rows: [CostRow], kind: String, control: Bool = false, _ value: (CostRow) -> Double?
+    ) -> Double? {
+        var ratios: [Double] = []
+        let measured = rows.filter { $0.kind == kind && $0.control == control }
+        for round in Set(measured.map(\.round)) {
+            let pair = measured.filter { $0.round == round }
+            let numerator = control ? pair.first { $0.side == 1 } : pair.first { $0.mode == "least_busy" }
+            let denominator = control ? pair.first { $0.side == 0 } : pair.first { $0.mode == "manual" }
+            guard let top = numerator.flatMap(value), let bottom = denominator.flatMap(value), bottom > 0 else {
+                continue
+            }
+            ratios.append(top / bottom)
         }
-        guard let routed = of("least_busy"), let manual = of("manual"), manual > 0 else { return nil }
-        return routed / manual
+        return median(ratios)
     }
 
     static func median(_ values: [Double]) -> Double? {
