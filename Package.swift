@@ -64,6 +64,7 @@ let package = Package(
             name: "SwitchboardCluster",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardJSON", "SwitchboardChat", "SwitchboardNATS",
+                "SwitchboardRouting",
             ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
@@ -216,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardClusterTests",
             dependencies: [
-                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres",
+                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardRouting",
                 "SwitchboardTestSupport",
             ]),
     ],

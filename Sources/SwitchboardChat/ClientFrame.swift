@@ -15,6 +15,10 @@ public enum ClientFrame: Sendable, Equatable {
     case sessionClose(sessionID: String)
     /// The status an operator chooses for itself (docs/routing.md).
     case presenceSet(status: OperatorStatus)
+    /// A console follows its workspace's operators (`presence.list`, then `presence.updated`).
+    case presenceSubscribe
+    /// The visitor leaves an address on its session (`contact.email`; our extension, docs/protocol.md).
+    case sessionContact(sessionID: String, email: String)
     case ping
 }
 

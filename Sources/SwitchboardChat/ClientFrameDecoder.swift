@@ -91,6 +91,13 @@ public enum ClientFrameDecoder {
                 throw fields.invalid("\"status\" must be \"online\", \"away\" or \"offline\"")
             }
             return .presenceSet(status: status)
+        case "presence.subscribe":
+            return .presenceSubscribe
+        case "session.contact":
+            let sessionID = try fields.sessionID()
+            let email = try fields.requiredString("email", maxBytes: ContactEmail.maxBytes)
+            if let problem = ContactEmail.problem(email) { throw fields.invalid(problem) }
+            return .sessionContact(sessionID: sessionID, email: email)
         case "ping":
             return .ping
         default:

@@ -85,7 +85,8 @@ extension ChatCore {
             id,
             encoder.welcome(
                 connectionID: Self.connectionID(id), identity: identity, heartbeatSeconds: settings.heartbeatSeconds,
-                maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes))
+                maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes,
+                operatorsAvailable: cores.routing?.operatorsAvailable(identity.workspaceID)))
         recordStaff(id, identity)
         if identity.role != .visitor { cores.routing?.connected(identity.participant, workspace: identity.workspaceID) }
     }

@@ -9,7 +9,7 @@ import SwitchboardRouting
 /// thread can take the job.
 extension RoutingService {
     /// A node that has not beaten for this long holds no connection that counts.
-    var liveSeconds: Int { 2 * settings.heartbeatSeconds + 1 }
+    package var liveSeconds: Int { 2 * settings.heartbeatSeconds + 1 }
 
     /// Every operator of `workspace` (or only `operatorID`) as routing sees it.
     package func presence(
@@ -79,15 +79,46 @@ extension RoutingService {
         _ write: @escaping @Sendable (any RoutingQueries) throws(QueryError) -> Bool
     ) -> Bool {
         store.run { [self] queries in
-            let result = Result { () throws(QueryError) -> OperatorPresence? in
-                guard try write(queries) else { return nil }
-                return try queries.operatorPresence(
-                    workspaceID: workspace, operatorID: operatorID, defaultCapacity: settings.maxSessionsPerOperator,
-                    liveSeconds: liveSeconds
-                ).first
-            }
-            if case .success(_?) = result { trigger(workspace: workspace) }
-            finish(result)
+            finish(Result { () throws(QueryError) in try changed(operatorID, in: workspace, queries, write) })
         }
+    }
+
+    /// `setStatus` for a caller already on a database thread with its own
+    /// queries (`PATCH /api/v1/operators/{id}`): the same write, presence and pass.
+    package func setStatus(
+        _ status: OperatorStatus, of operatorID: String, in workspace: String, using queries: any RoutingQueries
+    ) throws(QueryError) -> OperatorPresence? {
+        try changed(operatorID, in: workspace, queries) { queries throws(QueryError) in
+            try queries.setOperatorStatus(workspaceID: workspace, operatorID: operatorID, status: status)
+        }
+    }
+
+    /// `setCapacity` for a caller already on a database thread (`PATCH /api/v1/operators/{id}`).
+    package func setCapacity(
+        _ capacity: Int?, of operatorID: String, in workspace: String, using queries: any RoutingQueries
+    ) throws(QueryError) -> OperatorPresence? {
+        try changed(operatorID, in: workspace, queries) { queries throws(QueryError) in
+            try queries.setOperatorCapacity(workspaceID: workspace, operatorID: operatorID, capacity: capacity)
+        }
+    }
+
+    /// Every change of an operator goes through here, whoever asked (a
+    /// frame, the HTTP API): the write, the operator's presence after it,
+    /// and, when the operator exists, its presence to every console
+    /// following the workspace on every node, and a pass of its workspace.
+    private func changed(
+        _ operatorID: String, in workspace: String, _ queries: any RoutingQueries,
+        _ write: (any RoutingQueries) throws(QueryError) -> Bool
+    ) throws(QueryError) -> OperatorPresence? {
+        guard try write(queries) else { return nil }
+        let presence = try queries.operatorPresence(
+            workspaceID: workspace, operatorID: operatorID, defaultCapacity: settings.maxSessionsPerOperator,
+            liveSeconds: liveSeconds
+        ).first
+        if let presence {
+            publish(.presence(workspaceID: workspace, operators: [presence], complete: false))
+            trigger(workspace: workspace)
+        }
+        return presence
     }
 }

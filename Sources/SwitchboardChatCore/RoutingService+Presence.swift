@@ -15,7 +15,9 @@ extension RoutingService {
         let first = state.withLock { state -> Bool in
             state.connections[key, default: Held(count: 0, staff: staff)].count += 1
             state.connections[key]?.staff = staff
-            return state.connections[key]?.count == 1
+            let first = state.connections[key]?.count == 1
+            if first { state.connectedSince.insert(workspace) }
+            return first
         }
         // Its first here: known to the database at once (and routed to, if it is online).
         if first { beat() }
@@ -89,6 +91,7 @@ extension RoutingService {
             do {
                 let workspaces = try queries.heartbeat(node: node, connections: connections, settings: settings)
                 for workspace in workspaces { trigger(workspace: workspace) }
+                refreshFollowed(queries)
             } catch {
                 logger.warning("routing heartbeat failed: \(error)")
             }

@@ -41,6 +41,10 @@ package final class RoutingService: RoutingTriggers, Sendable {
     /// A beat was asked for while one was queued or running: one more follows it.
     let beatAgain = Atomic<Bool>(false)
     let heart = Mutex<NamedThread?>(nil)
+    /// What this node's consoles and visitors follow, as last told (`RoutingService+Board`).
+    let board = Mutex(RoutingBoard())
+    /// Whether a workspace is within its business hours (`AlwaysOpen` unless one is given).
+    let businessHours: any BusinessHoursSchedule
 
     struct State {
         var coalescer = PassCoalescer()
@@ -48,6 +52,14 @@ package final class RoutingService: RoutingTriggers, Sendable {
         var connections: [StaffKey: Held] = [:]
         /// Each workspace's queue length after this node's latest pass of it.
         var queueLengths: [String: Int] = [:]
+        /// Presence re-reads: one per workspace at a time, one more for what came meanwhile.
+        var refreshes = PassCoalescer()
+        /// Workspaces whose next re-read goes to the other nodes too.
+        var announcing: Set<String> = []
+        /// Each workspace's queue as this node's latest pass of it published it.
+        var publishedSnapshots: [String: RoutingSnapshot] = [:]
+        /// Workspaces of operators whose first connection here came since the last beat.
+        var connectedSince: Set<String> = []
     }
 
     struct StaffKey: Hashable {
@@ -62,8 +74,10 @@ package final class RoutingService: RoutingTriggers, Sendable {
 
     package init(
         settings: RoutingSettings, node: String, store: any RoutingStore, cores: ChatCores, metrics: GatewayMetrics,
-        logger: Logger, observer: (any RoutingObserver)? = nil
+        logger: Logger, observer: (any RoutingObserver)? = nil,
+        businessHours: any BusinessHoursSchedule = AlwaysOpen()
     ) {
+        self.businessHours = businessHours
         self.settings = settings
         self.node = node
         self.store = store
@@ -105,6 +119,8 @@ package final class RoutingService: RoutingTriggers, Sendable {
 
     package func changed(_ session: SessionInfo) {
         trigger(workspace: session.workspaceID)
+        // Someone's open sessions changed (closed, handed off, released): every node's consoles hear of it.
+        refresh(session.workspaceID, announce: true)
     }
 
     /// Runs `workspace`'s pass now, or once more after the one running here.
@@ -123,6 +139,7 @@ package final class RoutingService: RoutingTriggers, Sendable {
                 let result = try queries.routingPass(workspaceID: workspace, settings: settings)
                 metrics.routingPassLatency.observe(Double(MonotonicClock.nanoseconds() - started) / 1e9)
                 deliver(result)
+                try publishLoads(result, queries)
             } catch {
                 logger.warning("routing pass of workspace \(workspace) failed: \(error)")
             }
@@ -149,6 +166,31 @@ package final class RoutingService: RoutingTriggers, Sendable {
                 result.snapshot.queueLength == 0 ? nil : result.snapshot.queueLength
         }
         observer?.routed(result.snapshot)
+        // A heartbeat's pass that found the queue as this node last told it is no news for the
+        // other nodes (their own heartbeats re-read it anyway): the bus stays quiet while nothing moves.
+        let news = state.withLock { state in
+            defer { state.publishedSnapshots[result.workspaceID] = result.snapshot }
+            return !result.assigned.isEmpty || !result.requeued.isEmpty
+                || state.publishedSnapshots[result.workspaceID] != result.snapshot
+        }
+        if news { publish(.queue(result.snapshot)) } else { tell(result.snapshot) }
+    }
+
+    /// The operators a pass gave sessions to or took them from, read once
+    /// (one statement however many sessions moved): one `presence.updated`
+    /// per operator changed, on every node.
+    private func publishLoads(_ result: RoutingPassResult, _ queries: any RoutingQueries) throws(QueryError) {
+        var touched = Set<String>()
+        for change in result.assigned { if let id = change.session.assignedOperator?.id { touched.insert(id) } }
+        for change in result.requeued { if let id = change.event?.sender.id { touched.insert(id) } }
+        guard !touched.isEmpty else { return }
+        let operators = try queries.operatorPresence(
+            workspaceID: result.workspaceID, operatorID: nil, defaultCapacity: settings.maxSessionsPerOperator,
+            liveSeconds: liveSeconds)
+        publish(
+            .presence(
+                workspaceID: result.workspaceID, operators: operators.filter { touched.contains($0.id) },
+                complete: false))
     }
 
     /// Sessions waiting, as this node's latest passes found them (`switchboard_routing_queue_length`).

@@ -16,6 +16,7 @@ package protocol RoutingQueries {
     func recordOwnStatus(workspaceID: String, staff: Participant, status: OperatorStatus) throws(QueryError)
     func setOperatorCapacity(workspaceID: String, operatorID: String, capacity: Int?) throws(QueryError) -> Bool
     func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String]
+    func workspacesWithAvailableOperators(workspaceID: String?, defaultCapacity: Int) throws(QueryError) -> Set<String>
 }
 
 extension ChatQueries: RoutingQueries {}
@@ -42,6 +43,25 @@ package protocol RoutingTriggers: AnyObject, Sendable {
         _ status: OperatorStatus, of staff: Participant, in workspace: String,
         then finish: @escaping @Sendable (Result<OperatorPresence?, QueryError>) -> Void
     ) -> Bool
+    /// `presence.subscribe`: `workspace`'s operators are followed here; `then`
+    /// (on a database thread) gets the whole list. False when no thread can take it.
+    func watchPresence(
+        _ workspace: String, then finish: @escaping @Sendable (Result<[OperatorPresence], QueryError>) -> Void
+    ) -> Bool
+    func unwatchPresence(_ workspace: String)
+    /// Every operator of `workspace` (or only `operatorID`), read on a database thread.
+    func presence(
+        of workspace: String, operatorID: String?,
+        then finish: @escaping @Sendable (Result<[OperatorPresence], QueryError>) -> Void
+    ) -> Bool
+    /// A visitor here follows a session of `workspace` (`availability`).
+    /// `waiting`: the session is queued now (its place may need a read).
+    func watchQueue(_ workspace: String, waiting: Bool)
+    func unwatchQueue(_ workspace: String)
+    /// Whether an operator is available in `workspace`, as this node last heard (no read).
+    func operatorsAvailable(_ workspace: String) -> Bool
+    /// What the visitors of `workspace` should be told now (no read).
+    func availability(in workspace: String, atUnixSeconds now: Int64) -> WorkspaceAvailability
 }
 
 /// Told after every routing pass of this node, on a database thread: what

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardJSON
+import SwitchboardRouting
 
 /// Reads a notification as `BusEncoder` wrote it (any JSON spelling of it):
 /// a JSON header, then, for session frames only, a newline and the frame's
@@ -38,6 +39,23 @@ public enum BusDecoder {
             event = .sessionChanged(try session(header["s"]))
         case "x":
             event = .sessionStale(sessionID: try string(header["s"], "s"), workspaceID: try string(header["w"], "w"))
+        case "p":
+            var operators: [OperatorPresence] = []
+            for element in try array(header["o"], "o") { operators.append(try presence(element)) }
+            event = .presence(
+                workspaceID: try string(header["w"], "w"), operators: operators,
+                complete: header["c"]?.boolValue ?? false)
+        case "q":
+            let head = try array(header["q"], "q")
+            var queue: [String] = []
+            queue.reserveCapacity(head.count)
+            for id in head { queue.append(try string(id, "queued session")) }
+            event = .queue(
+                RoutingSnapshot(
+                    workspaceID: try string(header["w"], "w"), queue: queue,
+                    queueLength: Int(try int(header["l"], "l")), availableOperators: Int(try int(header["a"], "a"))))
+        case "y":
+            event = .routingStale(workspaceID: try string(header["w"], "w"))
         default:
             throw BusDecodeError("unknown type \(header["t"]?.text ?? "none")")
         }
@@ -120,6 +138,20 @@ public enum BusDecoder {
             updatedAt: try string(fields[10], "updated_at"), version: try int(fields[11], "version"),
             deleted: fields[12].boolValue ?? false, waitingSince: try optional(fields, 13, "waiting_since"),
             contact: try contact(fields, 14))
+    }
+
+    /// `BusEncoder.presence`'s array.
+    private static func presence(_ value: JSONValue) throws(BusDecodeError) -> OperatorPresence {
+        let fields = try array(value, "operator", count: 8)
+        let statusText = try string(fields[3], "status")
+        guard let status = OperatorStatus(rawValue: statusText) else {
+            throw BusDecodeError("unknown operator status \(statusText)")
+        }
+        guard let connected = fields[4].boolValue else { throw BusDecodeError("connected is not a boolean") }
+        return OperatorPresence(
+            id: try string(fields[0], "id"), name: fields[1].stringValue, role: try string(fields[2], "role"),
+            status: status, connected: connected, activeSessions: Int(try int(fields[5], "active_sessions")),
+            capacity: Int(try int(fields[6], "capacity")), lastAssignedAt: try optional(fields, 7, "last_assigned_at"))
     }
 
     /// A string or null at `index`, or nil past the end (an older node's array).

@@ -6,7 +6,7 @@ import SwitchboardSystem
 /// in the format `BusDecoder` reads.
 public struct BusEncoder: Sendable {
     public let node: String
-    private var writer = JSONWriter(capacity: 512)
+    var writer = JSONWriter(capacity: 512)
 
     public init(node: String) {
         self.node = node
@@ -78,6 +78,12 @@ public struct BusEncoder: Sendable {
             writer.string(sessionID)
             writer.key("w")
             writer.string(workspaceID)
+        case .presence(let workspaceID, let operators, let complete):
+            presence(workspaceID: workspaceID, operators: operators, complete: complete)
+        case .queue(let snapshot):
+            queue(snapshot)
+        case .routingStale(let workspaceID):
+            routingStale(workspaceID: workspaceID)
         }
         writer.endObject()
         guard let frame else { return writer.bytes }
@@ -235,7 +241,7 @@ public struct BusEncoder: Sendable {
         optional(session.contact)
     }
 
-    private mutating func optional(_ text: String?) {
+    mutating func optional(_ text: String?) {
         if let text { writer.string(text) } else { writer.null() }
     }
 }

@@ -122,30 +122,4 @@ extension ChatQueries {
                SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now()
             """, parameters, retryable: true)
     }
-
-    /// Every operator and admin seen in the workspace, by name, with its open
-    /// assigned sessions (`idx_chat_sessions_assigned`); at most `limit`.
-    public func operators(workspaceID: String, limit: Int) throws(QueryError) -> [OperatorInfo] {
-        let result = try run(
-            """
-            SELECT o.id, o.name, o.role, \(RowDecoding.timestamp("o.last_seen_at")),
-                   (SELECT count(*) FROM chat_sessions s
-                     WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
-                       AND s.status = 'assigned' AND s.deleted_at IS NULL)
-              FROM operators o
-             WHERE o.workspace_id = $1::uuid
-             ORDER BY lower(coalesce(o.name, o.id)), o.id
-             LIMIT $2::int
-            """, [workspaceID, String(limit)], retryable: true)
-        var operators: [OperatorInfo] = []
-        for row in 0..<result.rowCount {
-            operators.append(
-                OperatorInfo(
-                    id: try RowDecoding.required(result, row, 0), name: result.string(row, 1),
-                    role: try RowDecoding.required(result, row, 2),
-                    lastSeenAt: try RowDecoding.required(result, row, 3),
-                    activeSessions: try RowDecoding.int64(result, row, 4)))
-        }
-        return operators
-    }
 }

@@ -111,7 +111,11 @@ extension ChatQueries {
 
     /// Every operator of the workspace as routing sees it (or only
     /// `operatorID`), by name. `liveSeconds`: a node that has not beaten for
-    /// that long holds no connection that counts.
+    /// that long holds no connection that counts. Connected: a connection
+    /// open on a node that answers, or, once its last one closed (no node
+    /// holds it), until its grace is over: a page reload does not flicker
+    /// in the team list, while a node that stops answering takes its
+    /// operators with it at once.
     public func operatorPresence(
         workspaceID: String, operatorID: String? = nil, defaultCapacity: Int, liveSeconds: Int
     ) throws(QueryError) -> [OperatorPresence] {
@@ -120,11 +124,15 @@ extension ChatQueries {
             SELECT o.id, o.name, o.role, o.status,
                    EXISTS (SELECT 1 FROM operator_connections c JOIN gateway_nodes n ON n.node_id = c.node_id
                             WHERE c.workspace_id = o.workspace_id AND c.operator_id = o.id
-                              AND n.heartbeat_at > now() - $3::int * interval '1 second'),
+                              AND n.heartbeat_at > now() - $3::int * interval '1 second')
+                   OR (o.connected_until > now()
+                       AND NOT EXISTS (SELECT 1 FROM operator_connections c
+                                        WHERE c.workspace_id = o.workspace_id AND c.operator_id = o.id)),
                    (SELECT count(*) FROM chat_sessions s
                      WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
                        AND s.status = 'assigned' AND s.deleted_at IS NULL),
-                   coalesce(o.capacity, $2::int), \(RowDecoding.timestamp("o.last_assigned_at"))
+                   coalesce(o.capacity, $2::int), \(RowDecoding.timestamp("o.last_assigned_at")),
+                   o.capacity IS NULL, \(RowDecoding.timestamp("o.last_seen_at"))
               FROM operators o
              WHERE o.workspace_id = $1::uuid AND ($4::text IS NULL OR o.id = $4::text)
              ORDER BY lower(coalesce(o.name, o.id)), o.id
@@ -141,7 +149,8 @@ extension ChatQueries {
                     role: try RowDecoding.required(result, row, 2), status: status,
                     connected: result.bool(row, 4) == true,
                     activeSessions: Int(try RowDecoding.int64(result, row, 5)),
-                    capacity: Int(try RowDecoding.int64(result, row, 6)), lastAssignedAt: result.string(row, 7)))
+                    capacity: Int(try RowDecoding.int64(result, row, 6)), lastAssignedAt: result.string(row, 7),
+                    capacityIsDefault: result.bool(row, 8) == true, lastSeenAt: result.string(row, 9)))
         }
         return operators
     }
@@ -185,6 +194,28 @@ extension ChatQueries {
             "UPDATE operators SET capacity = $3::int WHERE workspace_id = $1::uuid AND id = $2",
             [workspaceID, operatorID, capacity.map(String.init)], retryable: true)
         return result.affectedRows == 1
+    }
+
+    /// The workspaces (or only `workspaceID`) with an operator available
+    /// now, as a pass counts them: online, within its grace, below its
+    /// capacity. One statement for a node's heartbeat, bounded by the
+    /// operators online (`welcome.operators_available`).
+    public func workspacesWithAvailableOperators(
+        workspaceID: String? = nil, defaultCapacity: Int
+    ) throws(QueryError) -> Set<String> {
+        let result = try run(
+            """
+            SELECT DISTINCT o.workspace_id::text
+              FROM operators o
+             WHERE o.status = 'online' AND o.connected_until > now()
+               AND ($2::uuid IS NULL OR o.workspace_id = $2::uuid)
+               AND (SELECT count(*) FROM chat_sessions s
+                     WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
+                       AND s.status = 'assigned' AND s.deleted_at IS NULL) < coalesce(o.capacity, $1::int)
+            """, [String(defaultCapacity), workspaceID], retryable: true)
+        var workspaces = Set<String>()
+        for row in 0..<result.rowCount { workspaces.insert(try RowDecoding.required(result, row, 0)) }
+        return workspaces
     }
 
     /// The workspace's queued sessions, oldest first (at most `limit`).

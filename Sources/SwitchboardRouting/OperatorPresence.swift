@@ -21,13 +21,18 @@ public struct OperatorPresence: Sendable, Equatable {
     public let connected: Bool
     /// Open sessions assigned to it.
     public let activeSessions: Int
+    /// Its own capacity, or `routing.max_sessions_per_operator` when it has none.
     public let capacity: Int
+    /// It has no capacity of its own: `capacity` is the gateway's default.
+    public let capacityIsDefault: Bool
     /// RFC 3339; nil when it never was assigned one.
     public let lastAssignedAt: String?
+    /// RFC 3339: its latest connection (nil where the reader did not ask).
+    public let lastSeenAt: String?
 
     public init(
         id: String, name: String?, role: String, status: OperatorStatus, connected: Bool, activeSessions: Int,
-        capacity: Int, lastAssignedAt: String?
+        capacity: Int, lastAssignedAt: String?, capacityIsDefault: Bool = false, lastSeenAt: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -37,6 +42,8 @@ public struct OperatorPresence: Sendable, Equatable {
         self.activeSessions = activeSessions
         self.capacity = capacity
         self.lastAssignedAt = lastAssignedAt
+        self.capacityIsDefault = capacityIsDefault
+        self.lastSeenAt = lastSeenAt
     }
 
     /// Whether routing may give it a session now (ignoring the grace of a

@@ -138,6 +138,15 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
 
     func session(id: String) throws(QueryError) -> SessionInfo? { sessions[id] }
 
+    /// As `ChatQueries.recordContact`: merged into `contact`, for the session's own visitor.
+    func recordContact(sessionID: String, visitorID: String, email: String) throws(QueryError) -> SessionInfo? {
+        guard var session = sessions[sessionID], session.visitorID == visitorID else { return nil }
+        session.contact = #"{"email": "\#(email)"}"#
+        session.version += 1
+        sessions[sessionID] = session
+        return session
+    }
+
     /// How many times messages were read (the sweep must not read a session that is not behind).
     private(set) var messageReads = 0
 

@@ -46,11 +46,27 @@ final class FakeRoutingQueries: RoutingQueries, @unchecked Sendable {
     func operatorPresence(
         workspaceID: String, operatorID: String?, defaultCapacity: Int, liveSeconds: Int
     ) throws(QueryError) -> [OperatorPresence] {
-        [
+        presenceReads += 1
+        if let team { return team.filter { operatorID == nil || $0.id == operatorID } }
+        return [
             OperatorPresence(
                 id: operatorID ?? "op-ken", name: "Ken", role: "operator", status: .online, connected: true,
                 activeSessions: 1, capacity: defaultCapacity, lastAssignedAt: nil)
         ]
+    }
+
+    /// What `operatorPresence` answers when set (else one operator, Ken).
+    var team: [OperatorPresence]?
+    private(set) var presenceReads = 0
+    /// What `queuedSessionIDs` answers.
+    var queue = ["s1", "s2"]
+    /// What `workspacesWithAvailableOperators` answers.
+    var availableWorkspaces: Set<String> = []
+
+    func workspacesWithAvailableOperators(
+        workspaceID: String?, defaultCapacity: Int
+    ) throws(QueryError) -> Set<String> {
+        availableWorkspaces.filter { workspaceID == nil || $0 == workspaceID }
     }
 
     private(set) var statuses: [String: OperatorStatus] = [:]
@@ -72,7 +88,7 @@ final class FakeRoutingQueries: RoutingQueries, @unchecked Sendable {
         operatorID != "op-nobody"
     }
 
-    func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String] { ["s1", "s2"] }
+    func queuedSessionIDs(workspaceID: String, limit: Int) throws(QueryError) -> [String] { queue }
 }
 
 /// Routing's jobs held until the test runs them (`runAll`), or refused.

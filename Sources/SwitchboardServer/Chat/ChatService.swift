@@ -26,6 +26,8 @@ final class ChatService: Sendable {
     let cluster: ClusterLink
     /// Who gets which session (docs/routing.md).
     let routing: RoutingService
+    /// Every workspace's business hours, kept for `availability` (docs/routing.md).
+    let businessHours: BusinessHoursBook
     let logger: Logger
     let metrics: GatewayMetrics
 
@@ -60,11 +62,15 @@ final class ChatService: Sendable {
         self.cluster = cluster
         let clustered = !(bus is NoBus)
         if clustered { cores.cluster = cluster }
+        let readers = readers
+        let businessHours = BusinessHoursBook(zones: ZoneCatalog()) { job in readers.submit(job) }
+        self.businessHours = businessHours
         let routing = RoutingService(
             settings: RoutingSettings(configuration), node: nodeID, store: PooledRoutingStore(pool: readers),
-            cores: cores, metrics: metrics, logger: logger)
+            cores: cores, metrics: metrics, logger: logger, businessHours: businessHours)
         self.routing = routing
         cores.routing = routing
+        cluster.routing = routing
         writer = BatchWriter(
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
@@ -101,6 +107,7 @@ final class ChatService: Sendable {
         }
         metrics.export(writer)
         readers.start()
+        businessHours.loadNow()
         writer.start()
         cluster.start()
         routing.start()
