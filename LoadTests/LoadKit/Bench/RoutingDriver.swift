@@ -9,12 +9,13 @@ public enum RoutingDriver {
 
         1. Two nodes (PostgreSQL bus, capacity 5): `loadtest routing` with 50 operators and 100 new
            sessions/s for S seconds (default 20): first message to assignment, p50/p99.
-        2. Two nodes at capacity 40: 2,000 visitors queued while every operator is away, then all
-           online at once: how fast one workspace's queue is given out, and in how many passes.
+        2. Two nodes, each operator's capacity raised to 40 over the API (PATCH /api/v1/operators):
+           2,000 visitors queued while every operator is away, then all online at once: how fast one
+           workspace's queue is given out, and in how many passes.
         3. Two gateways side by side, routing.mode manual and least_busy, each under its own
            `loadtest conversations` (500 sessions of a visitor and two operators) at the same rate
            at the same time, N rounds (default 3) on fresh gateways, their order swapped each
-           round: stored msg/s offered 40,000/s each (throughput) and p99 at 2,000/s each, S/2 s;
+           round: stored msg/s offered 20,000/s each (throughput) and p99 at 2,000/s each, S/2 s;
            then one control round of manual beside manual (the method's own noise).
         Gateways on core 0, the harness on core 1. Writes results.json and each run's report to --out,
         and the "Routing" section of docs/benchmarks.md (--quick: 20 operators, 30 sessions/s for 4 s,
@@ -60,13 +61,14 @@ public enum RoutingDriver {
                 ]))
         results.backlog.append(
             try bench.routing(
-                label: "queue", capacity: 40,
+                label: "queue", capacity: 5,
                 options: [
-                    "--operators", String(operators), "--sessions", quick ? "300" : "2000", "--rate",
+                    "--capacity", "40", "--operators", String(operators), "--sessions", quick ? "300" : "2000",
+                    "--rate",
                     quick ? "300" : "500", "--hold", "1", "--backlog", "--drain", "120",
                 ]))
         results.cost = try bench.costRounds(
-            options.rounds, saturatingRate: quick ? 5000 : 40000, steadyRate: quick ? 1000 : 2000)
+            options.rounds, saturatingRate: quick ? 5000 : 20000, steadyRate: quick ? 1000 : 2000)
         try context.publish(
             results: results.json, section: RoutingSection.render(results), name: "bench-routing", title: "Routing",
             quick: quick)

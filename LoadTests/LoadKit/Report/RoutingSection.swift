@@ -45,8 +45,8 @@ enum RoutingSection {
         }
         lines += [
             "", "### A queue given out at once (decisions per second of one workspace)", "",
-            "Every operator away while all visitors arrive and queue, then all online at once (capacity 40, "
-                + "so the queue fits): the time from the first `presence.set online` to the last assignment seen, "
+            "Every operator away while all visitors arrive and queue, then all online at once (each one's "
+                + "capacity raised to 40 with `PATCH /api/v1/operators/{id}` before, so the queue fits): the time from the first `presence.set online` to the last assignment seen, "
                 + "as assignments per second: one workspace's decisions, its passes one at a time under its lock. "
                 + "`RoutingPassTests.decisionsPerSecondForOneWorkspace` measures a single pass over 2,000 queued "
                 + "sessions at 8,200-12,300 decisions/s (docs/routing.md); here the operators' `online`s arrive "

@@ -43,13 +43,6 @@ final class RoutingRun {
             throw LoadRun.SetupError(description: "cannot create a client loop: \(error)")
         }
         sendScratch.reserveCapacity(bodyBytes + 256)
-        let now = UnixClock.nowSeconds()
-        func token(_ subject: String, _ role: Role, _ name: String) -> String {
-            TokenMinter.mint(
-                TokenClaims(
-                    subject: subject, role: role, workspaceID: workspace, name: name, issuedAt: now,
-                    expiresAt: now + 12 * 3600), secret: options.jwtSecret)
-        }
         for index in 0..<options.operators {
             let id = "lt-r-o\(index)"
             operators.append(
@@ -62,6 +55,15 @@ final class RoutingRun {
                     index: index, token: token("lt-r-v\(index)", .visitor, "Visitor \(index)"),
                     node: (index + 1) % nodes.count, run: self))
         }
+    }
+
+    /// A token of this run's workspace, signed with the gateway's secret.
+    func token(_ subject: String, _ role: Role, _ name: String) -> String {
+        let now = UnixClock.nowSeconds()
+        return TokenMinter.mint(
+            TokenClaims(
+                subject: subject, role: role, workspaceID: workspace, name: name, issuedAt: now,
+                expiresAt: now + 12 * 3600), secret: options.jwtSecret)
     }
 
     // MARK: Reports from participants

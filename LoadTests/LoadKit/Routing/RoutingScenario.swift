@@ -19,7 +19,7 @@ enum RoutingScenario {
         log(
             "running routing: \(options.operators) operators, \(options.sessions) visitors at \(Int(options.rate))/s, "
                 + "workspace \(workspace), over \(options.endpoints.count) node(s)")
-        if let failure = run.signIn() {
+        if let failure = run.signIn() ?? run.setCapacities() {
             run.closeAll()
             throw LoadRun.SetupError(description: "set-up failed: \(failure)")
         }

@@ -38,6 +38,8 @@ public struct LoadOptions: Sendable {
     public var awayEverySeconds = 8.0
     /// routing: every operator away while all visitors arrive, then all online at once.
     public var backlog = false
+    /// routing: each operator's capacity, set over the API (0: the gateway's).
+    public var capacity = 0
     /// 0: off. Otherwise the send-to-delivery latency is also split by
     /// alternating wall-clock windows of this many seconds (`AlternatingWindows`).
     public var alternateSeconds = 0.0
@@ -78,8 +80,10 @@ public struct LoadOptions: Sendable {
                          all connections at once; midway every operator drops and rejoins with since_seq
           ramp           --sessions S --operators K --start R0 --step DR --max RMAX --step-seconds T
                          --p99-bound-ms B: raises the rate until p99 passes B or acks fall behind
-          routing        --operators N --sessions M --rate R [--hold S] [--away-for A] [--away-every P] [--backlog]
-                         N operators online (their capacity: the gateway's), M visitors arriving R/s,
+          routing        --operators N --sessions M --rate R [--capacity C] [--hold S] [--away-for A]
+                         [--away-every P] [--backlog]
+                         N operators online (capacity C each, set with PATCH /api/v1/operators/{id}
+                         as an admin; default: the gateway's), M visitors arriving R/s,
                          each opening a session and writing once; operators close each session after
                          0.5-1.5 x S (default 2) and are away A s of every P s (1 of 8) while visitors
                          arrive; checks capacity, no double assignment, first come first served (with
@@ -184,6 +188,7 @@ public struct LoadOptions: Sendable {
             case "--hold": holdSeconds = try number(name)
             case "--away-for": awaySeconds = try number(name)
             case "--away-every": awayEverySeconds = try number(name)
+            case "--capacity": capacity = try count(name)
             case "--backlog":
                 backlog = true
                 index -= 1
@@ -270,7 +275,7 @@ public struct LoadOptions: Sendable {
                 ("operators", "\(operators)"), ("visitors", "\(sessions)"), ("rate", "\(rate)"),
                 ("hold", "\(holdSeconds)"),
                 ("away_for", "\(awaySeconds)"), ("away_every", "\(awayEverySeconds)"), ("drain", "\(drainSeconds)"),
-            ] + (backlog ? [("backlog", "true")] : [])
+            ] + (backlog ? [("backlog", "true")] : []) + (capacity > 0 ? [("capacity", "\(capacity)")] : [])
         default:
             shown += [
                 ("sessions", "\(sessions)"), ("operators", "\(operators)"), ("start", "\(Int(rampStart))"),
