@@ -89,13 +89,28 @@ package final class RoutingService: RoutingTriggers, Sendable {
 
     // MARK: Triggers
 
-    /// A batch the writer committed: a session it left queued (a visitor's
-    /// message on an open, unassigned session) asks for its workspace's pass.
+    /// A batch the writer committed: a session it made queued (a visitor's
+    /// first waiting message on an open, unassigned session, or a reopen)
+    /// asks for its workspace's pass. A session that was queued before the
+    /// batch already had its pass, and another message from its visitor
+    /// changes neither the queue's order nor anyone's room: a pass for each
+    /// such batch would cost the chat path a transaction per batch for
+    /// nothing while nobody is available (`scripts/bench-routing`: the
+    /// database's CPU per message doubled). What does make room triggers
+    /// passes of its own, and each heartbeat routes a queue left behind.
     package func committed(_ batch: WriterBatchResult) {
         var workspaces = Set<String>()
+        // When this batch stored each session's messages: the writer's function
+        // sets `waiting_since` to its transaction's time, which its rows carry too.
+        var storedAt: [String: Set<String>] = [:]
+        for result in batch.results {
+            guard case .stored(let row) = result.outcome else { continue }
+            storedAt[row.sessionID, default: []].insert(row.createdAt)
+        }
         for result in batch.results {
             guard case .stored(let row) = result.outcome, let session = row.session, session.status == "open",
-                session.operatorID == nil, session.waitingSince != nil
+                session.operatorID == nil, let waitingSince = session.waitingSince,
+                storedAt[row.sessionID]?.contains(waitingSince) == true
             else { continue }
             workspaces.insert(session.workspaceID)
         }

@@ -64,6 +64,11 @@ import Testing
         store.runAll()
         #expect(store.queries.passes == [workspace])
 
+        // Still waiting, its visitor writes again: the queue is as it was, and nobody has more room.
+        vera.send(["type": "send", "session_id": session, "client_msg_id": "m3", "body": "Hello??"])
+        commit()
+        #expect(store.waiting == 0 && store.queries.passes == [workspace])
+
         // An operator's message on an assigned session leaves nobody waiting: no pass.
         let ken = harness.connect(.operator, "op-ken", name: "Ken", loop: 1)
         ken.send(["type": "join", "session_id": session])
@@ -74,6 +79,22 @@ import Testing
         ken.send(["type": "send", "session_id": session, "client_msg_id": "k1", "body": "Here"])
         commit()
         #expect(store.waiting == 0 && store.queries.passes.count == before)
+    }
+
+    @Test func aReopenedSessionWaitsAgainAndAsksForAPass() {
+        let (vera, session) = harness.visitorWithSession()
+        vera.send(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "Hello?"])
+        commit()
+        store.runAll()
+        vera.send(["type": "session.close", "session_id": session])
+        harness.settle()
+        store.runAll()
+        let before = store.queries.passes.count
+        vera.send(["type": "send", "session_id": session, "client_msg_id": "m2", "body": "Still broken"])
+        commit()
+        #expect(store.waiting == 1, "the reopening message starts a new wait")
+        store.runAll()
+        #expect(store.queries.passes.count == before + 1)
     }
 
     @Test func triggersDuringAPassMakeOneMorePass() {
