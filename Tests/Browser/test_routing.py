@@ -246,13 +246,19 @@ def test_outside_business_hours_the_widget_says_when_the_team_is_back(routing_ga
     widget.send("Can I still order today?")
     wait_for(widget.session_id, message="the conversation")
     expected = next_opening(datetime.datetime.now(datetime.timezone.utc), closed_today=True)
-    at = wait_for(lambda: widget.find("[data-sb=availability] time"), message="the next opening time")
-    shown = datetime.datetime.fromisoformat(at.get_attribute("datetime").replace("Z", "+00:00"))
+    def opening_shown():
+        # Read in one go: a later availability frame redraws the line, and a
+        # reference taken before it goes stale (wait_for then reads again).
+        line = widget.find("[data-sb=availability]")
+        at = line.find_element(By.CSS_SELECTOR, "time")
+        return at.get_attribute("datetime"), at.text, line.text
+
+    stamp, at_text, text = wait_for(opening_shown, message="the next opening time")
+    shown = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     assert shown == expected, f"opens_at {shown}, expected {expected}"
-    text = widget.find("[data-sb=availability]").text
     visitor_time = expected.astimezone(ZoneInfo(VISITOR_ZONE))
     assert "We're back" in text and "(your time)" in text, text
-    assert f"{visitor_time.hour % 12 or 12}:{visitor_time.minute:02d}" in at.text, f"{at.text}: not in {VISITOR_ZONE}"
+    assert f"{visitor_time.hour % 12 or 12}:{visitor_time.minute:02d}" in at_text, f"{at_text}: not in {VISITOR_ZONE}"
     assert availability(widget)[0] == "away"
     assert widget.find("[data-sb=offline-email]").is_displayed(), "closed: the email form"
     screenshot(widget.driver, "widget-closed.png")
