@@ -64,16 +64,23 @@ let package = Package(
             name: "SwitchboardCluster",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardJSON", "SwitchboardChat", "SwitchboardNATS",
+                "SwitchboardRouting",
             ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
+        // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
+        .target(name: "SwitchboardRouting"),
         .target(
-            name: "SwitchboardChat", dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers"]),
+            name: "SwitchboardChat",
+            dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardRouting"]),
         .target(
             name: "SwitchboardReaders",
-            dependencies: ["SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem"]),
+            dependencies: [
+                "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
+                "SwitchboardRouting",
+            ]),
         .target(
             name: "SwitchboardWebSocket",
             dependencies: ["SwitchboardDeflate", "SwitchboardCrypto"]
@@ -84,7 +91,7 @@ let package = Package(
             name: "SwitchboardChatCore",
             dependencies: [
                 "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders",
-                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster",
+                "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -97,7 +104,7 @@ let package = Package(
                 "SwitchboardAuth",
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
-                "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission",
+                "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -142,16 +149,18 @@ let package = Package(
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
         .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
+        .testTarget(name: "SwitchboardRoutingTests", dependencies: ["SwitchboardRouting"]),
         .testTarget(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
         .testTarget(
-            name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON"]),
+            name: "SwitchboardChatTests",
+            dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardRouting"]),
         .testTarget(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport",
+                "SwitchboardTestSupport", "SwitchboardRouting",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
@@ -192,14 +201,14 @@ let package = Package(
                 "SwitchboardPostgres", "SwitchboardTestSupport", "SwitchboardSystem", "SwitchboardChat",
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
-                "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded",
+                "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SwitchboardChatCoreTests",
             dependencies: [
                 "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders", "SwitchboardWriter",
-                "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem",
+                "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem", "SwitchboardRouting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -208,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardClusterTests",
             dependencies: [
-                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres",
+                "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardRouting",
                 "SwitchboardTestSupport",
             ]),
     ],

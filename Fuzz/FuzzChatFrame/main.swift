@@ -45,7 +45,11 @@ private func check(_ frame: ClientFrame) {
     case .sessionAssign(let session, let operatorID):
         precondition(isCanonicalUUID(session), "session id \(session) not canonical")
         precondition((operatorID?.utf8.count ?? 0) <= 128, "operator_id over 128 bytes accepted")
-    case .inboxSubscribe, .ping:
+    case .sessionContact(let session, let email):
+        precondition(isCanonicalUUID(session), "session id \(session) not canonical")
+        precondition(ContactEmail.problem(email) == nil, "an address the decoder calls invalid accepted")
+    case .inboxSubscribe, .presenceSubscribe, .ping, .presenceSet:
+        // No fields, or one the decoder can only give as an enum case.
         break
     }
 }

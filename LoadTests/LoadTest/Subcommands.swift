@@ -21,6 +21,10 @@ let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> I
     ("bench-abuse", "fanout latency with and without an abusive address (scripts/bench-abuse)", AbuseDriver.main),
     ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
     ("bench-latency", "the gateway's latency above its own commit (scripts/bench-latency)", LatencyDriver.main),
+    (
+        "bench-routing", "time to an operator and what routing costs the chat path (scripts/bench-routing)",
+        RoutingDriver.main
+    ),
 ]
 
 func subcommandUsage() -> String {

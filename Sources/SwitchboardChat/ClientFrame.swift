@@ -1,3 +1,5 @@
+import SwitchboardRouting
+
 /// One client-to-server frame (docs/protocol.md, "Client to server"), validated: ids are
 /// canonical, strings are within their limits and hold no U+0000.
 public enum ClientFrame: Sendable, Equatable {
@@ -11,6 +13,12 @@ public enum ClientFrame: Sendable, Equatable {
     case inboxSubscribe
     case sessionAssign(sessionID: String, operatorID: String?)
     case sessionClose(sessionID: String)
+    /// The status an operator chooses for itself (docs/routing.md).
+    case presenceSet(status: OperatorStatus)
+    /// A console follows its workspace's operators (`presence.list`, then `presence.updated`).
+    case presenceSubscribe
+    /// The visitor leaves an address on its session (`contact.email`; our extension, docs/protocol.md).
+    case sessionContact(sessionID: String, email: String)
     case ping
 }
 

@@ -1,4 +1,5 @@
 import SwitchboardJSON
+import SwitchboardRouting
 
 /// Turns one WebSocket text message into a `ClientRequest`, or the `ChatError` to send back.
 public enum ClientFrameDecoder {
@@ -84,6 +85,19 @@ public enum ClientFrameDecoder {
                 operatorID: try fields.optionalString("operator_id", maxBytes: 128, allowEmpty: false))
         case "session.close":
             return .sessionClose(sessionID: try fields.sessionID())
+        case "presence.set":
+            let text = try fields.requiredString("status", maxBytes: 16)
+            guard let status = OperatorStatus(rawValue: text) else {
+                throw fields.invalid("\"status\" must be \"online\", \"away\" or \"offline\"")
+            }
+            return .presenceSet(status: status)
+        case "presence.subscribe":
+            return .presenceSubscribe
+        case "session.contact":
+            let sessionID = try fields.sessionID()
+            let email = try fields.requiredString("email", maxBytes: ContactEmail.maxBytes)
+            if let problem = ContactEmail.problem(email) { throw fields.invalid(problem) }
+            return .sessionContact(sessionID: sessionID, email: email)
         case "ping":
             return .ping
         default:

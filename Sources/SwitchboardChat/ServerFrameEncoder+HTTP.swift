@@ -20,30 +20,6 @@ extension ServerFrameEncoder {
         return end()
     }
 
-    /// `{"operators":[{"id":..,"name":..,"role":..,"active_sessions":..,"last_seen_at":..}]}`
-    public mutating func operatorsPage(_ operators: [OperatorInfo]) -> [UInt8] {
-        writer.reset()
-        writer.beginObject()
-        writer.key("operators")
-        writer.beginArray()
-        for person in operators {
-            writer.beginObject()
-            writer.key("id")
-            writer.string(person.id)
-            writer.key("name")
-            if let name = person.name { writer.string(name) } else { writer.null() }
-            writer.key("role")
-            writer.string(person.role)
-            writer.key("active_sessions")
-            writer.int(person.activeSessions)
-            writer.key("last_seen_at")
-            writer.string(person.lastSeenAt)
-            writer.endObject()
-        }
-        writer.endArray()
-        return end()
-    }
-
     /// `{"session_id":..,"messages":[{...}],"next_after_seq":...}`; `next_after_seq` is null when
     /// this page reached the newest message.
     public mutating func messagesPage(sessionID: String, _ messages: [ChatMessage], nextAfterSeq: Int64?) -> [UInt8] {

@@ -83,6 +83,14 @@ extension ServerFrameEncoder {
         writer.string(session.updatedAt)
         writer.key("version")
         writer.int(session.version)
+        writer.key("queued")
+        writer.bool(session.queued)
+        writer.key("waiting_since")
+        optionalString(session.waitingSince)
+        if let contact = session.contact {
+            writer.key("contact")
+            writer.trustedJSON(contact)
+        }
         if session.deleted {
             writer.key("deleted")
             writer.bool(true)

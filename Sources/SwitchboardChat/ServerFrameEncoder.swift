@@ -12,7 +12,8 @@ public struct ServerFrameEncoder: Sendable {
     public init() {}
 
     public mutating func welcome(
-        connectionID: String, identity: Identity, heartbeatSeconds: Int, maxMessageBytes: Int, maxBodyBytes: Int
+        connectionID: String, identity: Identity, heartbeatSeconds: Int, maxMessageBytes: Int, maxBodyBytes: Int,
+        operatorsAvailable: Bool? = nil
     ) -> [UInt8] {
         begin("welcome", ref: nil)
         writer.key("conn_id")
@@ -37,6 +38,11 @@ public struct ServerFrameEncoder: Sendable {
         writer.key("max_body_bytes")
         writer.int(maxBodyBytes)
         writer.endObject()
+        // Routing's: whether an operator is available in the workspace (nil: no routing on this gateway).
+        if let operatorsAvailable {
+            writer.key("operators_available")
+            writer.bool(operatorsAvailable)
+        }
         return end()
     }
 

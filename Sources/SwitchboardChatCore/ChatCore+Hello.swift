@@ -85,8 +85,10 @@ extension ChatCore {
             id,
             encoder.welcome(
                 connectionID: Self.connectionID(id), identity: identity, heartbeatSeconds: settings.heartbeatSeconds,
-                maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes))
+                maxMessageBytes: settings.maxMessageBytes, maxBodyBytes: settings.limits.maxBodyBytes,
+                operatorsAvailable: cores.routing?.operatorsAvailable(identity.workspaceID)))
         recordStaff(id, identity)
+        if identity.role != .visitor { cores.routing?.connected(identity.participant, workspace: identity.workspaceID) }
     }
 
     /// An authentication failure: say why, then close with 4001.

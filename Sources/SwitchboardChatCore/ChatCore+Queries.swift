@@ -88,6 +88,7 @@ extension ChatCore {
         check: @escaping @Sendable (Identity, SessionInfo, String?) -> ChatError?
     ) {
         let actor = identity.participant
+        let byHand = change.assignment != nil || change.status == .assigned
         withDatabase(id, ref: ref) { queries throws(QueryError) -> Result<SessionChange, ChatError> in
             guard let session = try queries.session(id: sessionID) else {
                 return .failure(ChatError(.notFound, "no session \(sessionID)", ref: ref))
@@ -104,6 +105,10 @@ extension ChatCore {
                 if let event = change.event { core.broadcast(.stored(event)) }
                 core.reply(id, core.encoder.sessionUpdated(ref: ref, core.directory.freshest(change.session)))
                 core.announce(change.session, excluding: id)
+                guard change.changed else { return }
+                if byHand && change.event != nil { core.metrics.routingAssignments(mode: "manual").increment() }
+                // Closed, released or handed off: capacity may have freed, or the queue grown.
+                core.cores.routing?.changed(change.session)
             }
         }
     }

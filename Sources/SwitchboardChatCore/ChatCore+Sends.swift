@@ -139,6 +139,7 @@ extension SessionInfo {
             lastSeq: message.seq,
             lastMessage: LastMessage(
                 seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt),
-            createdAt: state.createdAt, updatedAt: state.updatedAt, version: state.version)
+            createdAt: state.createdAt, updatedAt: state.updatedAt, version: state.version,
+            waitingSince: state.waitingSince, contact: state.contact)
     }
 }

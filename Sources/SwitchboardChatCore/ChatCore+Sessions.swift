@@ -20,6 +20,9 @@ extension ChatCore {
                 core.subscribe(id, client, session.id, state: .live(lastSeq: session.lastSeq), accessChecked: true)
                 core.reply(id, core.encoder.session(ref: ref, core.directory.freshest(session)))
                 core.announce(session, excluding: id)
+                if let subscription = client.joined[session.id] {
+                    core.followAvailability(subscription, identity, waiting: false)
+                }
             }
         }
         if !accepted { client.pendingCreates -= 1 }
@@ -81,6 +84,9 @@ extension ChatCore {
                 metrics.fanoutDeliveries.increment(by: held.count)
             }
             if subscription.isRepairing { requestRepair(sessionID) }
+            if let identity = client.identity {
+                followAvailability(subscription, identity, waiting: replay.session.queued)
+            }
         }
     }
 
@@ -102,6 +108,7 @@ extension ChatCore {
 
     /// Takes a subscription out of its session's list (the client's own map is the caller's).
     func unlist(_ subscription: Subscription) {
+        unfollowAvailability(subscription)
         guard var list = sessions[subscription.sessionID] else { return }
         list.removeAll { $0 === subscription }
         sessions[subscription.sessionID] = list.isEmpty ? nil : list

@@ -37,6 +37,10 @@ package final class ChatCore: @unchecked Sendable {
     var sessions: [String: [Subscription]] = [:]
     /// Inbox subscribers by workspace.
     var inbox: [String: [InboxWatcher]] = [:]
+    /// Consoles following each workspace's presence, by connection.
+    var presenceWatchers: [String: [UInt64: PresenceWatcher]] = [:]
+    /// Visitors' subscriptions told their `availability`, by workspace.
+    var waitingVisitors: [String: [Subscription]] = [:]
     /// Sends handed to the store and not yet answered, by token.
     var pendingSends: [UInt64: PendingSend] = [:]
     var nextToken: UInt64 = 0
@@ -88,8 +92,12 @@ package final class ChatCore: @unchecked Sendable {
     package func close(_ id: UInt64) {
         guard let client = clients.removeValue(forKey: id) else { return }
         metrics.connections(client.role).decrement()
+        if let identity = client.identity, identity.role != .visitor {
+            cores.routing?.disconnected(identity.participant, workspace: identity.workspaceID)
+        }
         for subscription in client.joined.values { unlist(subscription) }
         if let workspace = client.inboxWorkspace { unwatchInbox(id, workspace: workspace) }
+        unwatchPresence(id, client)
     }
 
     // MARK: Commands
@@ -145,6 +153,20 @@ package final class ChatCore: @unchecked Sendable {
             assign(id, sessionID, to: operatorID ?? identity.id, ref: ref, as: identity)
         case .sessionClose(let sessionID):
             closeSession(id, sessionID, ref: ref, as: identity)
+        case .presenceSet(let status):
+            if let error = Access.requireStaff(identity, action: "presence.set", ref: ref) { return fail(id, error) }
+            setPresence(id, status, ref: ref, as: identity)
+        case .presenceSubscribe:
+            if let error = Access.requireStaff(identity, action: "presence.subscribe", ref: ref) {
+                return fail(id, error)
+            }
+            subscribePresence(id, ref: ref, as: identity)
+        case .sessionContact(let sessionID, let email):
+            if let error = Access.requireVisitor(identity, action: "session.contact", ref: ref) {
+                return fail(id, error)
+            }
+            guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            recordContact(id, sessionID, email: email, ref: ref, as: identity)
         }
     }
 
@@ -187,40 +209,6 @@ package final class ChatCore: @unchecked Sendable {
     func broadcast(_ event: ChatEvent) {
         cores.everyCore(from: loopIndex) { $0.apply(event) }
         cores.cluster?.publish(event)
-    }
-}
-
-/// One connection's chat state, kept by its core.
-package final class ChatClient {
-    let peer: ChatPeer
-    /// Who said `hello` on it; nil until then.
-    var identity: Identity?
-    /// Loop time by which `hello` must have come.
-    let authDeadline: UInt64
-    /// Frames per second, with strikes for a client that keeps pushing.
-    var limiter: RateLimiter
-    /// The sessions it is joined to (each also listed in `ChatCore.sessions`).
-    var joined: [String: Subscription] = [:]
-    /// `session.create`s sent to the readers and not yet answered: they count
-    /// against the joined-sessions cap, so pipelined creates cannot pass it.
-    var pendingCreates = 0
-    var inboxWorkspace: String?
-    var nextJoinID: UInt64 = 0
-
-    init(peer: ChatPeer, authDeadline: UInt64, limiter: RateLimiter) {
-        self.peer = peer
-        self.authDeadline = authDeadline
-        self.limiter = limiter
-    }
-
-    /// How /metrics counts it.
-    var role: ConnectionRole {
-        switch identity?.role {
-        case nil: .unauthenticated
-        case .visitor: .visitor
-        case .operator: .operator
-        case .admin: .admin
-        }
     }
 }
 

@@ -13,6 +13,10 @@ package final class ChatCores: @unchecked Sendable {
     private let connectionSerial = Atomic<UInt64>(0)
     /// The other gateway nodes (nil: this one alone). Set before `attach`.
     package var cluster: (any ClusterOutlet)?
+    /// Routing (nil: none), told of operators coming and going and of
+    /// session changes. Set before `attach`; weak, since routing holds the
+    /// cores to announce what it assigns.
+    package weak var routing: (any RoutingTriggers)?
 
     package init() {}
 

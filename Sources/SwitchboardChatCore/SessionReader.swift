@@ -19,6 +19,8 @@ package protocol SessionQueries {
     func recordOperators(_ sightings: [OperatorSighting]) throws(QueryError)
     /// Sessions brought up to date from the database (gaps, hints, the bus's absences).
     func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer]
+    /// The visitor's address as the session's `contact.email`; nil: not its live session.
+    func recordContact(sessionID: String, visitorID: String, email: String) throws(QueryError) -> SessionInfo?
     /// Each live session's last_seq (the sweep for lost hints).
     func lastSeqs(sessionIDs: [String]) throws(QueryError) -> [String: Int64]
 }

@@ -1,3 +1,5 @@
+import SwitchboardRouting
+
 /// One connection joined to one session. While the join's replay is being
 /// read, live frames wait here; afterwards they go straight out, and `seq`
 /// keeps each message exactly once and in order: a message whose
@@ -40,6 +42,10 @@ package final class Subscription {
     /// Until then the connection is subscribed (so no live frame slips past)
     /// but may not act in the session.
     var accessChecked: Bool
+    /// The workspace whose `availability` its visitor is told (nil: not told).
+    var availabilityWorkspace: String?
+    /// What its visitor was last told.
+    var availability: VisitorAvailability?
 
     init(connection: UInt64, peer: ChatPeer, sessionID: String, joinID: UInt64, state: State, accessChecked: Bool) {
         self.connection = connection

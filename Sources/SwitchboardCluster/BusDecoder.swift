@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardJSON
+import SwitchboardRouting
 
 /// Reads a notification as `BusEncoder` wrote it (any JSON spelling of it):
 /// a JSON header, then, for session frames only, a newline and the frame's
@@ -38,6 +39,23 @@ public enum BusDecoder {
             event = .sessionChanged(try session(header["s"]))
         case "x":
             event = .sessionStale(sessionID: try string(header["s"], "s"), workspaceID: try string(header["w"], "w"))
+        case "p":
+            var operators: [OperatorPresence] = []
+            for element in try array(header["o"], "o") { operators.append(try presence(element)) }
+            event = .presence(
+                workspaceID: try string(header["w"], "w"), operators: operators,
+                complete: header["c"]?.boolValue ?? false)
+        case "q":
+            let head = try array(header["q"], "q")
+            var queue: [String] = []
+            queue.reserveCapacity(head.count)
+            for id in head { queue.append(try string(id, "queued session")) }
+            event = .queue(
+                RoutingSnapshot(
+                    workspaceID: try string(header["w"], "w"), queue: queue,
+                    queueLength: Int(try int(header["l"], "l")), availableOperators: Int(try int(header["a"], "a"))))
+        case "y":
+            event = .routingStale(workspaceID: try string(header["w"], "w"))
         default:
             throw BusDecodeError("unknown type \(header["t"]?.text ?? "none")")
         }
@@ -45,8 +63,8 @@ public enum BusDecoder {
     }
 
     /// `[[id, session, seq, client_msg_id, kind, body, role, sender_id, sender_name, created_at, state, meta?], ...]`,
-    /// state `[version, workspace, status, title, visitor, operator_id, operator_name, created_at, updated_at]`
-    /// on a session's last message of the batch, else null.
+    /// state `[version, workspace, status, title, visitor, operator_id, operator_name, created_at, updated_at,
+    /// waiting_since?, contact?]` on a session's last message of the batch, else null.
     private static func committed(_ value: JSONValue?) throws(BusDecodeError) -> BusEvent {
         var messages: [ChatMessage] = []
         var sessions: [SessionInfo] = []
@@ -63,7 +81,7 @@ public enum BusDecoder {
                 meta: fields.count > 11 ? try string(fields[11], "meta") : nil)
             messages.append(message)
             guard !fields[10].isNull else { continue }
-            let state = try array(fields[10], "state", count: 9)
+            let state = try array(fields[10], "state", counts: 9...11)
             sessions.append(
                 SessionInfo(
                     id: message.sessionID, workspaceID: try string(state[1], "workspace"),
@@ -75,7 +93,8 @@ public enum BusDecoder {
                         seq: message.seq, body: message.body, senderRole: message.sender.role,
                         createdAt: message.createdAt),
                     createdAt: try string(state[7], "created_at"), updatedAt: try string(state[8], "updated_at"),
-                    version: try int(state[0], "version")))
+                    version: try int(state[0], "version"), waitingSince: try optional(state, 9, "waiting_since"),
+                    contact: try contact(state, 10)))
         }
         return .committed(messages: messages, sessions: sessions)
     }
@@ -100,9 +119,9 @@ public enum BusDecoder {
         return range
     }
 
-    /// `BusEncoder.session`'s array.
+    /// `BusEncoder.session`'s array (13 fields from a node of the version before routing).
     static func session(_ value: JSONValue?) throws(BusDecodeError) -> SessionInfo {
-        let fields = try array(value, "session", count: 13)
+        let fields = try array(value, "session", counts: 13...15)
         var last: LastMessage?
         if !fields[8].isNull {
             let message = try array(fields[8], "last_message", count: 4)
@@ -117,7 +136,38 @@ public enum BusDecoder {
             assignedOperator: fields[5].stringValue.map { AssignedOperator(id: $0, name: fields[6].stringValue) },
             lastSeq: try int(fields[7], "last_seq"), lastMessage: last, createdAt: try string(fields[9], "created_at"),
             updatedAt: try string(fields[10], "updated_at"), version: try int(fields[11], "version"),
-            deleted: fields[12].boolValue ?? false)
+            deleted: fields[12].boolValue ?? false, waitingSince: try optional(fields, 13, "waiting_since"),
+            contact: try contact(fields, 14))
+    }
+
+    /// `BusEncoder.presence`'s array.
+    private static func presence(_ value: JSONValue) throws(BusDecodeError) -> OperatorPresence {
+        let fields = try array(value, "operator", count: 8)
+        let statusText = try string(fields[3], "status")
+        guard let status = OperatorStatus(rawValue: statusText) else {
+            throw BusDecodeError("unknown operator status \(statusText)")
+        }
+        guard let connected = fields[4].boolValue else { throw BusDecodeError("connected is not a boolean") }
+        return OperatorPresence(
+            id: try string(fields[0], "id"), name: fields[1].stringValue, role: try string(fields[2], "role"),
+            status: status, connected: connected, activeSessions: Int(try int(fields[5], "active_sessions")),
+            capacity: Int(try int(fields[6], "capacity")), lastAssignedAt: try optional(fields, 7, "last_assigned_at"))
+    }
+
+    /// A string or null at `index`, or nil past the end (an older node's array).
+    private static func optional(_ fields: [JSONValue], _ index: Int, _ name: String) throws(BusDecodeError) -> String?
+    {
+        guard index < fields.count, !fields[index].isNull else { return nil }
+        return try string(fields[index], name)
+    }
+
+    /// A contact: JSON text that must be one object, since clients get it as it is.
+    private static func contact(_ fields: [JSONValue], _ index: Int) throws(BusDecodeError) -> String? {
+        guard let text = try optional(fields, index, "contact") else { return nil }
+        guard case .object? = try? JSONParser.parse(Array(text.utf8), limits: limits) else {
+            throw BusDecodeError("contact is not a JSON object")
+        }
+        return text
     }
 
     private static func array(

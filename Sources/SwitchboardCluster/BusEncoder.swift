@@ -6,7 +6,7 @@ import SwitchboardSystem
 /// in the format `BusDecoder` reads.
 public struct BusEncoder: Sendable {
     public let node: String
-    private var writer = JSONWriter(capacity: 512)
+    var writer = JSONWriter(capacity: 512)
 
     public init(node: String) {
         self.node = node
@@ -78,6 +78,12 @@ public struct BusEncoder: Sendable {
             writer.string(sessionID)
             writer.key("w")
             writer.string(workspaceID)
+        case .presence(let workspaceID, let operators, let complete):
+            presence(workspaceID: workspaceID, operators: operators, complete: complete)
+        case .queue(let snapshot):
+            queue(snapshot)
+        case .routingStale(let workspaceID):
+            routingStale(workspaceID: workspaceID)
         }
         writer.endObject()
         guard let frame else { return writer.bytes }
@@ -185,6 +191,7 @@ public struct BusEncoder: Sendable {
             optional(state.assignedOperator?.name)
             writer.string(state.createdAt)
             writer.string(state.updatedAt)
+            routing(state)
             writer.endArray()
         } else {
             writer.null()
@@ -195,7 +202,8 @@ public struct BusEncoder: Sendable {
     }
 
     /// `[id, workspace, visitor, title, status, operator_id, operator_name, last_seq,
-    ///   [seq, body, sender_role, created_at] | null, created_at, updated_at, version, deleted]`
+    ///   [seq, body, sender_role, created_at] | null, created_at, updated_at, version, deleted,
+    ///   waiting_since, contact]`
     private mutating func session(_ session: SessionInfo) {
         writer.beginArray()
         writer.string(session.id)
@@ -220,10 +228,20 @@ public struct BusEncoder: Sendable {
         writer.string(session.updatedAt)
         writer.int(session.version)
         writer.bool(session.deleted)
+        routing(session)
         writer.endArray()
     }
 
-    private mutating func optional(_ text: String?) {
+    /// A session's routing state (migration 9), last in its arrays so that a
+    /// node of the version before, which stops at `updated_at` or `deleted`,
+    /// is told apart by the count: `waiting_since` and `contact` (JSON text,
+    /// in a string), each null when unset.
+    private mutating func routing(_ session: SessionInfo) {
+        optional(session.waitingSince)
+        optional(session.contact)
+    }
+
+    mutating func optional(_ text: String?) {
         if let text { writer.string(text) } else { writer.null() }
     }
 }

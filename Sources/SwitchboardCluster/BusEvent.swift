@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardRouting
 
 /// What one gateway node tells the others. The bus is only a fast hint: the
 /// database holds the truth, and a node that misses an event reads what it
@@ -16,6 +17,16 @@ public enum BusEvent: Sendable, Equatable {
     case sessionChanged(SessionInfo)
     /// A session changed whose state did not fit in a notification: read it.
     case sessionStale(sessionID: String, workspaceID: String)
+    /// Operators of a workspace as they are now (changed, or the whole list):
+    /// each node tells its consoles the ones that differ from what it told.
+    /// `complete`: the whole list, which also says whether anyone is available.
+    case presence(workspaceID: String, operators: [OperatorPresence], complete: Bool)
+    /// A routing pass's outcome: the queue's head and whether anyone has room
+    /// (visitors' `availability`).
+    case queue(RoutingSnapshot)
+    /// Presence or the queue of a workspace changed and did not fit in a
+    /// notification: nodes that follow it read it.
+    case routingStale(workspaceID: String)
 
     /// The session the event is about, when there is exactly one (NATS subjects are per session).
     public var sessionID: String? {
@@ -25,6 +36,16 @@ public enum BusEvent: Sendable, Equatable {
         case .sessionStale(let id, _): id
         case .committed(let messages, _): messages.first?.sessionID
         case .ranges(let ranges): ranges.count == 1 ? ranges[0].sessionID : nil
+        case .presence, .queue, .routingStale: nil
+        }
+    }
+
+    /// The workspace of a routing event (NATS sends those on the workspace's subject).
+    public var routingWorkspaceID: String? {
+        switch self {
+        case .presence(let workspaceID, _, _), .routingStale(let workspaceID): workspaceID
+        case .queue(let snapshot): snapshot.workspaceID
+        case .committed, .ranges, .sessionFrame, .sessionChanged, .sessionStale: nil
         }
     }
 }

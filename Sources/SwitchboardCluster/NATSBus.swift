@@ -119,6 +119,9 @@ public final class NATSBus: ClusterBus, @unchecked Sendable {
             send(Self.workspaceSubject(session.workspaceID), .committed(messages: [], sessions: [session]))
         case .ranges, .sessionStale:
             if let sessionID = event.sessionID { send(Self.sessionSubject(sessionID), event) }
+        case .presence, .queue, .routingStale:
+            // For the nodes that follow the workspace (a console's presence, a waiting visitor).
+            if let workspaceID = event.routingWorkspaceID { send(Self.workspaceSubject(workspaceID), event) }
         }
         return true
     }

@@ -225,7 +225,14 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
                 payload.count <= Self.maxPayloadBytes
                     ? payload : encoder.encode(.sessionStale(sessionID: session.id, workspaceID: session.workspaceID))
             ]
-        case .sessionFrame, .ranges, .sessionStale:
+        case .presence, .queue:
+            let payload = encoder.encode(event)
+            // A large team or a long queue: the nodes that follow the workspace read it.
+            guard payload.count > Self.maxPayloadBytes, let workspaceID = event.routingWorkspaceID else {
+                return [payload]
+            }
+            return [encoder.encode(.routingStale(workspaceID: workspaceID))]
+        case .sessionFrame, .ranges, .sessionStale, .routingStale:
             let payload = encoder.encode(event)
             guard payload.count <= Self.maxPayloadBytes else {
                 dropped.add(1, ordering: .relaxed)

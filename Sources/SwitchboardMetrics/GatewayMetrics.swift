@@ -76,6 +76,22 @@ public final class GatewayMetrics: Sendable {
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
     ]
 
+    // Routing (docs/routing.md).
+    /// `switchboard_routing_assignments_total{mode=...}`, indexed like `routingModes`.
+    private let routingAssignmentsByMode: [CounterHandle]
+    /// The `mode` label values: the routing modes, and `manual` for assignments made by hand.
+    public static let routingModes = ["least_busy", "round_robin", "manual"]
+    /// `switchboard_routing_requeued_total`: sessions put back in the queue (their operator gone).
+    public let routingRequeued: CounterHandle
+    /// `switchboard_routing_wait_seconds`: from a visitor's first waiting message to the first assignment.
+    public let routingWait: HistogramHandle
+    /// `switchboard_routing_pass_seconds`: one routing pass, lock wait included.
+    public let routingPassLatency: HistogramHandle
+    /// `switchboard_routing_wait_seconds` bucket upper bounds (plus `+Inf`).
+    public static let routingWaitBuckets: [Double] = [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600]
+    /// `switchboard_routing_pass_seconds` bucket upper bounds (plus `+Inf`).
+    public static let routingPassBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+
     private struct PullSource: Sendable {
         let gauge: GaugeHandle
         let read: @Sendable () -> Double
@@ -167,6 +183,21 @@ public final class GatewayMetrics: Sendable {
             buckets: Self.busLatencyBuckets)
         _ = declare("switchboard_node_info", "gauge", "This node: cluster.node_id and cluster.bus, value 1.")
 
+        routingAssignmentsByMode = counters(
+            "switchboard_routing_assignments_total",
+            "Sessions assigned, by routing mode (manual: by hand, with session.assign or PATCH).", label: "mode",
+            values: Self.routingModes)
+        routingRequeued = counter(
+            "switchboard_routing_requeued_total",
+            "Sessions put back in the routing queue because their operator went offline past its grace.")
+        routingWait = histogram(
+            "switchboard_routing_wait_seconds",
+            "Time from a visitor's first waiting message to the session's first assignment, in seconds.",
+            buckets: Self.routingWaitBuckets)
+        routingPassLatency = histogram(
+            "switchboard_routing_pass_seconds", "One routing pass of a workspace, waiting for its lock included.",
+            buckets: Self.routingPassBuckets)
+
         self.families = Mutex(families)
     }
 
@@ -220,6 +251,11 @@ public final class GatewayMetrics: Sendable {
     /// Counts one answered HTTP request.
     public func recordHTTPRequest(route: HTTPRoute, status: Int) {
         httpRequests.counter(route: route, status: status).increment()
+    }
+
+    /// `switchboard_routing_assignments_total{mode=...}`; an unknown mode counts as `manual`.
+    public func routingAssignments(mode: String) -> CounterHandle {
+        routingAssignmentsByMode[Self.routingModes.firstIndex(of: mode) ?? 2]
     }
 
     // MARK: Pull gauges

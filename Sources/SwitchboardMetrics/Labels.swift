@@ -35,6 +35,9 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case sessionDelete = "session_delete"
     case analytics
     case operators
+    case operatorPatch = "operator_patch"
+    case businessHours = "business_hours"
+    case businessHoursPut = "business_hours_put"
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -61,6 +64,9 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .preflight: 12
         case .other: 13
         case .operators: 14
+        case .operatorPatch: 15
+        case .businessHours: 16
+        case .businessHoursPut: 17
         }
     }
 }

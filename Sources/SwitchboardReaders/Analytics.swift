@@ -13,10 +13,19 @@ public struct Analytics: Sendable, Equatable {
     public var firstResponseMedianSeconds: Double?
     /// The 90th percentile of the same (interpolated); nil when `firstResponseCount` is 0.
     public var firstResponseP90Seconds: Double?
+    /// Sessions created in the window with a first visitor message and a first assignment.
+    public var waitCount: Int
+    /// Median seconds from the first visitor message to the first assignment (`first_assigned_at`); nil when
+    /// `waitCount` is 0.
+    public var waitMedianSeconds: Double?
+    public var waitP90Seconds: Double?
+    /// Sessions closed in the window where a visitor wrote and no operator ever replied.
+    public var unanswered: Int
 
     public init(
         sessionsOpened: Int, sessionsClosed: Int, messagesByRole: [String: Int], firstResponseCount: Int,
-        firstResponseMedianSeconds: Double?, firstResponseP90Seconds: Double?
+        firstResponseMedianSeconds: Double?, firstResponseP90Seconds: Double?, waitCount: Int = 0,
+        waitMedianSeconds: Double? = nil, waitP90Seconds: Double? = nil, unanswered: Int = 0
     ) {
         self.sessionsOpened = sessionsOpened
         self.sessionsClosed = sessionsClosed
@@ -24,5 +33,9 @@ public struct Analytics: Sendable, Equatable {
         self.firstResponseCount = firstResponseCount
         self.firstResponseMedianSeconds = firstResponseMedianSeconds
         self.firstResponseP90Seconds = firstResponseP90Seconds
+        self.waitCount = waitCount
+        self.waitMedianSeconds = waitMedianSeconds
+        self.waitP90Seconds = waitP90Seconds
+        self.unanswered = unanswered
     }
 }

@@ -13,7 +13,8 @@ extension ChatQueries {
         let result = try run(
             """
             WITH live AS (
-                SELECT s.id, s.created_at, s.closed_at, s.first_visitor_message_at, s.first_operator_reply_at
+                SELECT s.id, s.created_at, s.closed_at, s.first_visitor_message_at, s.first_operator_reply_at,
+                       s.first_assigned_at
                   FROM chat_sessions s
                  WHERE s.workspace_id = $1::uuid AND s.deleted_at IS NULL
             ),
@@ -25,6 +26,14 @@ extension ChatQueries {
                   FROM opened
                  WHERE first_visitor_message_at IS NOT NULL AND first_operator_reply_at IS NOT NULL
             ),
+            -- The first wait: both stamps are set once per session. waiting_since would not do: a
+            -- visitor's reopen resets it, so it may follow the first assignment. Assigned before the
+            -- visitor wrote: no wait.
+            waits AS (
+                SELECT greatest(extract(epoch FROM first_assigned_at - first_visitor_message_at)::float8, 0) AS seconds
+                  FROM opened
+                 WHERE first_visitor_message_at IS NOT NULL AND first_assigned_at IS NOT NULL
+            ),
             summary AS (
                 SELECT NULL::text AS role, NULL::bigint AS messages,
                        (SELECT count(*) FROM opened) AS opened,
@@ -32,7 +41,14 @@ extension ChatQueries {
                          WHERE closed_at >= $2::timestamptz AND closed_at < $3::timestamptz) AS closed,
                        count(*) AS responses,
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS median,
-                       percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) AS p90
+                       percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) AS p90,
+                       (SELECT count(*) FROM waits) AS waits,
+                       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM waits) AS wait_median,
+                       (SELECT percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) FROM waits) AS wait_p90,
+                       -- A visitor wrote and no operator ever did.
+                       (SELECT count(*) FROM live
+                         WHERE closed_at >= $2::timestamptz AND closed_at < $3::timestamptz
+                           AND first_visitor_message_at IS NOT NULL AND first_operator_reply_at IS NULL) AS unanswered
                   FROM responses
             ),
             roles AS (
@@ -43,9 +59,11 @@ extension ChatQueries {
                    AND c.kind <> 'event'
                  GROUP BY c.role
             )
-            SELECT 0 AS part, role, messages, opened, closed, responses, median, p90 FROM summary
+            SELECT 0 AS part, role, messages, opened, closed, responses, median, p90, waits, wait_median, wait_p90,
+                   unanswered
+              FROM summary
             UNION ALL
-            SELECT 1, role, messages, NULL, NULL, NULL, NULL, NULL FROM roles
+            SELECT 1, role, messages, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM roles
             ORDER BY part, role
             """, [workspaceID, from, to], retryable: true)
         guard result.rowCount >= 1, result.isNull(0, 1) else {
@@ -60,6 +78,10 @@ extension ChatQueries {
             sessionsClosed: Int(try RowDecoding.int64(result, 0, 4)), messagesByRole: messagesByRole,
             firstResponseCount: Int(try RowDecoding.int64(result, 0, 5)),
             firstResponseMedianSeconds: try RowDecoding.double(result, 0, 6),
-            firstResponseP90Seconds: try RowDecoding.double(result, 0, 7))
+            firstResponseP90Seconds: try RowDecoding.double(result, 0, 7),
+            waitCount: Int(try RowDecoding.int64(result, 0, 8)),
+            waitMedianSeconds: try RowDecoding.double(result, 0, 9),
+            waitP90Seconds: try RowDecoding.double(result, 0, 10), unanswered: Int(try RowDecoding.int64(result, 0, 11))
+        )
     }
 }

@@ -73,7 +73,7 @@ extension ChatQueries {
                    LIMIT $3::bigint) c ON true
              ORDER BY k.session_id, c.seq
             """, [ids, afters, String(limit)], retryable: true)
-        let firstMessageColumn = RowDecoding.sessionCursorColumn + 1
+        let firstMessageColumn = RowDecoding.sessionColumnCount
         var sessions: [String: SessionInfo] = [:]
         var messages: [String: [ChatMessage]] = [:]
         for row in 0..<result.rowCount {

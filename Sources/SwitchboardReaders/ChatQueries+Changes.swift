@@ -45,7 +45,8 @@ public struct SessionChange: Sendable, Equatable {
 extension ChatQueries {
     /// Applies `change` by `actor` under the session's row lock and stores its
     /// event in the same transaction (`switchboard_change_session`, migration
-    /// 8); then reads the session as it stands. Nil: no such live session.
+    /// 8), an assignment under the workspace's routing lock too; then reads
+    /// the session as it stands. Nil: no such live session.
     ///
     /// Not retried after a lost connection: a change that took effect would
     /// store its event twice.
@@ -58,16 +59,28 @@ extension ChatQueries {
             operatorID = id
             operatorName = name
         }
-        let result = try run(
-            """
+        let statement = """
             SELECT changed, event_id::text, event_seq, event_client_msg_id, event_body, event_meta,
                    \(RowDecoding.timestamp("event_created_at"))
               FROM switchboard_change_session($1::uuid, $2, $3, $4::boolean, $5, $6, $7, $8, $9)
-            """,
-            [
-                sessionID, change.title, change.status?.rawValue, change.assignment == nil ? "false" : "true",
-                operatorID, operatorName, actor.role, actor.id, actor.name,
-            ], retryable: false)
+            """
+        let parameters = [
+            sessionID, change.title, change.status?.rawValue, change.assignment == nil ? "false" : "true",
+            operatorID, operatorName, actor.role, actor.id, actor.name,
+        ]
+        let result: PostgresResult
+        if operatorID != nil || change.status == .assigned {
+            // An assignment waits for the workspace's routing pass, if one runs
+            // (ChatQueries+RoutingPass), so that no pass counts a load this one changes.
+            result = try transaction { () throws(QueryError) -> PostgresResult in
+                let workspace = try run(
+                    "SELECT workspace_id::text FROM chat_sessions WHERE id = $1::uuid", [sessionID], retryable: false)
+                if let id = workspace.rowCount == 1 ? workspace.string(0, 0) : nil { try lockRouting(id) }
+                return try run(statement, parameters, retryable: false)
+            }
+        } else {
+            result = try run(statement, parameters, retryable: false)
+        }
         guard result.rowCount == 1, let session = try session(id: sessionID) else { return nil }
         var event: ChatMessage?
         if !result.isNull(0, 1) {
@@ -108,31 +121,5 @@ extension ChatQueries {
             ON CONFLICT (workspace_id, id) DO UPDATE
                SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now()
             """, parameters, retryable: true)
-    }
-
-    /// Every operator and admin seen in the workspace, by name, with its open
-    /// assigned sessions (`idx_chat_sessions_assigned`); at most `limit`.
-    public func operators(workspaceID: String, limit: Int) throws(QueryError) -> [OperatorInfo] {
-        let result = try run(
-            """
-            SELECT o.id, o.name, o.role, \(RowDecoding.timestamp("o.last_seen_at")),
-                   (SELECT count(*) FROM chat_sessions s
-                     WHERE s.workspace_id = o.workspace_id AND s.assigned_operator_id = o.id
-                       AND s.status = 'assigned' AND s.deleted_at IS NULL)
-              FROM operators o
-             WHERE o.workspace_id = $1::uuid
-             ORDER BY lower(coalesce(o.name, o.id)), o.id
-             LIMIT $2::int
-            """, [workspaceID, String(limit)], retryable: true)
-        var operators: [OperatorInfo] = []
-        for row in 0..<result.rowCount {
-            operators.append(
-                OperatorInfo(
-                    id: try RowDecoding.required(result, row, 0), name: result.string(row, 1),
-                    role: try RowDecoding.required(result, row, 2),
-                    lastSeenAt: try RowDecoding.required(result, row, 3),
-                    activeSessions: try RowDecoding.int64(result, row, 4)))
-        }
-        return operators
     }
 }

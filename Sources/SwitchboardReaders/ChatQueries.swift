@@ -52,6 +52,13 @@ public final class ChatQueries {
         }
     }
 
+    /// Ends the transaction a failure left open, on the connection it ran
+    /// on; a lost connection ended it already (and no new one is made for it).
+    func rollback() {
+        guard let connection, connection.isConnected else { return }
+        _ = try? connection.query("ROLLBACK")
+    }
+
     /// Longest a reader query may run; answers past it are `failed` (the client gets `unavailable`).
     static let statementTimeout = "30s"
 

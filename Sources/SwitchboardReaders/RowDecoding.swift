@@ -12,14 +12,17 @@ enum RowDecoding {
     }
 
     /// A session row `s` with its last message `m` joined by
-    /// `lastMessageJoin`, and
-    /// the inbox cursor's key (created_at in microseconds since the epoch).
+    /// `lastMessageJoin`, the inbox cursor's key (created_at in microseconds
+    /// since the epoch), and its routing state (migration 9).
     static let sessionColumns = """
         s.id::text, s.workspace_id::text, s.user_id, s.title, s.status, s.assigned_operator_id,
         s.assigned_operator_name, s.last_seq, \(timestamp("s.created_at")), \(timestamp("s.updated_at")),
         m.seq, m.content, m.role, \(timestamp("m.created_at")), s.version, s.deleted_at IS NOT NULL,
-        (extract(epoch FROM s.created_at) * 1000000)::bigint
+        (extract(epoch FROM s.created_at) * 1000000)::bigint, \(timestamp("s.waiting_since")), s.contact::text
         """
+
+    /// How many columns `sessionColumns` is (what a query selects after it starts there).
+    static let sessionColumnCount = 19
 
     /// The join that finds a session's last message: the newest that is not
     /// an event (a system line is no preview of what was said). Walks the
@@ -51,7 +54,8 @@ enum RowDecoding {
             assignedOperator: result.string(row, 5).map { AssignedOperator(id: $0, name: result.string(row, 6)) },
             lastSeq: try int64(result, row, 7), lastMessage: lastMessage, createdAt: try required(result, row, 8),
             updatedAt: try required(result, row, 9), version: try int64(result, row, 14),
-            deleted: result.bool(row, 15) == true)
+            deleted: result.bool(row, 15) == true, waitingSince: result.string(row, 17),
+            contact: result.string(row, 18))
     }
 
     /// A message row `c` of chats. The sender falls back to the legacy
@@ -61,6 +65,25 @@ enum RowDecoding {
         coalesce(c.sender_id, c.user_id::text, ''), c.role, c.sender_name, \(timestamp("c.created_at")),
         c.meta::text
         """
+
+    /// How many columns `messageColumns` is.
+    static let messageColumnCount = 11
+
+    /// A `text[]` parameter: every element double-quoted, `\` and `"`
+    /// escaped, so that commas, braces, quotes and spaces in ids stay data.
+    static func textArray(_ values: [String]) -> String {
+        var literal = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { literal += "," }
+            literal += "\""
+            for character in value {
+                if character == "\\" || character == "\"" { literal += "\\" }
+                literal.append(character)
+            }
+            literal += "\""
+        }
+        return literal + "}"
+    }
 
     /// `messageColumns` starting at column `at` of the row.
     static func message(_ result: PostgresResult, _ row: Int, at first: Int = 0) throws(QueryError) -> ChatMessage {

@@ -13,13 +13,14 @@ struct BatchEncoder {
     /// into arrays server-side. The function returns the sender columns, kind
     /// and body only for duplicates (a stored row's equal the input's), and
     /// the session's state after the batch only on its last stored row;
-    /// after the commands' rows, the events it stored (migration 8).
+    /// after the commands' rows, the events it stored (migration 8); and
+    /// the session's wait for an operator and its contact (migration 9).
     static let statement = """
         SELECT ord, status, id, seq, \(utc("created_at")),
                sender_role, sender_id, sender_name, kind, body,
                session_version, session_workspace, session_status, session_title, session_visitor, session_operator_id,
                session_operator_name, \(utc("session_created_at")), \(utc("session_updated_at")),
-               event_session, meta
+               event_session, meta, \(utc("session_waiting_since")), session_contact
           FROM switchboard_append_messages($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                            $6::text[], $7::text[])
         """

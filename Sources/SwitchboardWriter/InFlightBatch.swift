@@ -100,6 +100,7 @@ struct InFlightBatch {
             version: version, workspaceID: result.string(row, 11) ?? "", status: result.string(row, 12) ?? "",
             title: result.string(row, 13) ?? "", visitorID: result.string(row, 14), operatorID: result.string(row, 15),
             operatorName: result.string(row, 16), createdAt: result.string(row, 17) ?? "",
-            updatedAt: result.string(row, 18) ?? "")
+            updatedAt: result.string(row, 18) ?? "", waitingSince: result.string(row, 21),
+            contact: result.string(row, 22))
     }
 }

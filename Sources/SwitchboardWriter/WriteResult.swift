@@ -56,10 +56,15 @@ public struct StoredSession: Sendable, Equatable {
     /// RFC 3339, UTC, milliseconds.
     public var createdAt: String
     public var updatedAt: String
+    /// RFC 3339: since when its visitor waits for an operator (migration 9); nil when not waiting.
+    public var waitingSince: String?
+    /// What the visitor said about itself, as JSON text; nil when nothing.
+    public var contact: String?
 
     public init(
         version: Int64, workspaceID: String, status: String, title: String, visitorID: String?, operatorID: String?,
-        operatorName: String?, createdAt: String, updatedAt: String
+        operatorName: String?, createdAt: String, updatedAt: String, waitingSince: String? = nil,
+        contact: String? = nil
     ) {
         self.version = version
         self.workspaceID = workspaceID
@@ -70,6 +75,8 @@ public struct StoredSession: Sendable, Equatable {
         self.operatorName = operatorName
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.waitingSince = waitingSince
+        self.contact = contact
     }
 }
 

@@ -48,7 +48,7 @@ def psql_value(url, sql):
 class Gateway:
     """One `switchboard serve` on a free port, restartable on the same port and database."""
 
-    def __init__(self, binary, database_url, work):
+    def __init__(self, binary, database_url, work, routing_mode="manual"):
         # A copy, run from elsewhere than the repository: the clients it serves are in the binary.
         self.work = work
         self.binary = os.path.join(work, "switchboard")
@@ -72,6 +72,8 @@ replay_limit = {self.replay_limit}
 [auth]
 jwt_secret = "{SECRET}"
 dev_tokens = true
+[routing]
+mode = "{routing_mode}"
 [log]
 level = "warning"
 """)
@@ -144,8 +146,8 @@ level = "warning"
         return text.split("\n") if text else []
 
 
-@pytest.fixture(scope="session")
-def gateway(tmp_path_factory):
+def run_gateway(tmp_path_factory, routing_mode, log_name):
+    """A gateway on a database of its own, for the whole run; its log kept in .build-test/browser/."""
     binary = os.environ.get("SWITCHBOARD_BIN")
     admin = os.environ.get("SWITCHBOARD_DATABASE_URL")
     if not binary or not admin:
@@ -155,12 +157,27 @@ def gateway(tmp_path_factory):
     url = admin.rsplit("/", 1)[0] + "/" + name
     subprocess.run([binary, "migrate", "up", "--database-url", url], check=True, stdout=subprocess.DEVNULL)
     os.makedirs(OUT, exist_ok=True)
-    gw = Gateway(binary, url, str(tmp_path_factory.mktemp("gateway")))
+    gw = Gateway(binary, url, str(tmp_path_factory.mktemp("gateway")), routing_mode)
     gw.start()
     yield gw
     gw.stop()
-    shutil.copy(gw.log, os.path.join(OUT, "gateway.log"))
+    shutil.copy(gw.log, os.path.join(OUT, log_name))
     psql(admin, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def gateway(tmp_path_factory):
+    """The gateway most tests share. Routing is `manual` on it: those tests are about the inbox run by hand
+    (Assign to me, taking over, unassigning), which manual mode keeps as it was, and their consoles all sign
+    in to one workspace, where automatic assignment would hand each conversation to whoever signed in last."""
+    yield from run_gateway(tmp_path_factory, "manual", "gateway.log")
+
+
+@pytest.fixture(scope="session")
+def routing_gateway(tmp_path_factory):
+    """A gateway with automatic assignment (`least_busy`, the default), for Tests/Browser/test_routing.py,
+    whose tests each take a workspace of their own."""
+    yield from run_gateway(tmp_path_factory, "least_busy", "gateway-routing.log")
 
 
 class HostPages:

@@ -90,6 +90,7 @@ def test_a_visitor_and_an_operator_chat(gateway, browsers):
     operator.find("#analytics-open").click()
     cards = wait_for(lambda: operator.find_all("[data-sb=analytics] .figure strong"), message="the figures")
     assert cards[0].text == str(expected["sessions_opened"]) and cards[1].text == str(expected["sessions_closed"])
+    assert cards[6].text == str(expected["unanswered"]), "routing's figures: waits, and conversations left unanswered"
     bars = operator.find_all("[data-sb=analytics] svg rect")
     assert len(bars) == len(expected["messages_by_role"]) > 0
     screenshot(operator.driver, "console-analytics.png")

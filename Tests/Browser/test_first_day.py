@@ -7,6 +7,7 @@ import json
 import os
 import time
 import urllib.request
+import uuid
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -362,11 +363,20 @@ def test_a_system_line_alone_leaves_a_read_conversation_read(gateway, browsers):
 # 5. The connection state, not a presence
 
 @AT_EVERY_WIDTH
-def test_the_widget_says_the_connection_state(gateway, windows, width):
-    widget = Widget(windows(), f"{gateway.base}/widget/demo.html")
+def test_the_widget_says_the_connection_state(gateway, windows, width, host_pages):
+    # A workspace where no operator has ever signed in: the connection is up, and nobody is there.
+    token = gateway.token("visitor", name="Early visitor", workspace_id=str(uuid.uuid4()))["token"]
+    url = host_pages.add("nobody.html", f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+<script>window.SwitchboardWidget = {{ getToken: async () => "{token}" }};</script>
+<script src="{gateway.base}/widget/widget.js" defer data-gateway="{gateway.ws}"></script>
+</head><body><main><h1>A shop</h1></main></body></html>""")
+    widget = Widget(windows(), url)
     widget.open()
     widget.wait_state("open")
     assert widget.find("[data-sb=status]").text == "Connected"
+    # The promise of a quick answer is routing's to make, only while an operator is available
+    # (Tests/Browser/test_routing.py); here the widget says nobody is.
+    wait_for(lambda: widget.find("[data-sb=availability]").get_attribute("data-state") == "away", message="away")
     assert "few minutes" not in widget.find("[role=dialog]").text
     assert "Online" not in widget.find("[role=dialog]").text
 

@@ -70,6 +70,7 @@ struct ImportCheckTests {
             PackageTarget(name: "SwitchboardChatCore", type: "regular", path: "c", dependencies: ["Mid", "CZlib"]),
             PackageTarget(name: "Mid", type: "regular", path: "m", dependencies: ["SwitchboardHTTP"]),
             PackageTarget(name: "SwitchboardHTTP", type: "regular", path: "h", dependencies: []),
+            PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: []),
         ]
         #expect(
             ImportRules.checkLayers(targets) == [
@@ -77,6 +78,24 @@ struct ImportCheckTests {
                     + " the chat core must stay free of the loop, HTTP, TLS and the server's wiring",
                 "Package.swift: SwitchboardChatCore depends on the C module CZlib: it may reach C only through the Swift"
                     + " modules that wrap it",
+            ])
+    }
+
+    @Test("routing's decisions may reach no I/O, nor depend on C")
+    func routingLayer() {
+        let targets = [
+            PackageTarget(name: "SwitchboardChatCore", type: "regular", path: "c", dependencies: []),
+            PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: ["Helpers", "CLibPQ"]),
+            PackageTarget(name: "Helpers", type: "regular", path: "h", dependencies: ["SwitchboardPostgres"]),
+            PackageTarget(name: "SwitchboardPostgres", type: "regular", path: "p", dependencies: []),
+        ]
+        #expect(
+            ImportRules.checkLayers(targets) == [
+                "Package.swift: SwitchboardRouting reaches SwitchboardPostgres (SwitchboardRouting -> Helpers ->"
+                    + " SwitchboardPostgres): routing's decisions must stay free of I/O (system calls, loops, HTTP,"
+                    + " the database)",
+                "Package.swift: SwitchboardRouting depends on the C module CLibPQ: it may reach C only through the"
+                    + " Swift modules that wrap it",
             ])
     }
 }

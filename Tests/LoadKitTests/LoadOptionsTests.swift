@@ -19,6 +19,22 @@ struct LoadOptionsTests {
         #expect(explicit.jwtSecret == "mine")
     }
 
+    @Test("routing: operators, visitors, capacity, hold, away turns and the backlog switch")
+    func routingOptions() throws {
+        let options = try LoadOptions(
+            arguments: [
+                "routing", "--jwt-secret", "s", "--operators", "50", "--sessions", "2000", "--rate", "100", "--backlog",
+                "--capacity", "40", "--hold", "1.5", "--away-for", "2", "--away-every", "10",
+            ])
+        #expect(options.operators == 50 && options.sessions == 2000 && options.rate == 100)
+        #expect(options.backlog && options.capacity == 40 && options.holdSeconds == 1.5)
+        #expect(options.awaySeconds == 2 && options.awayEverySeconds == 10)
+        let shown = Dictionary(uniqueKeysWithValues: options.displayed.map { ($0.name, $0.value) })
+        #expect(shown["visitors"] == "2000" && shown["backlog"] == "true" && shown["capacity"] == "40")
+        let plain = try LoadOptions(arguments: ["routing", "--jwt-secret", "s"])
+        #expect(!plain.backlog && plain.capacity == 0 && plain.holdSeconds == 2)
+    }
+
     @Test("one --url is reported as it always was")
     func oneURL() throws {
         let options = try LoadOptions(arguments: ["conversations", "--jwt-secret", "s", "--url", "ws://127.0.0.1:9001"])
@@ -80,6 +96,11 @@ struct LoadOptionsTests {
             ["ramp", "--jwt-secret", "s", "--step-seconds", "0"],
             ["ramp", "--jwt-secret", "s", "--start", "1000", "--step", "0.5", "--max", "2000"],
             ["ramp", "--jwt-secret", "s", "--start", "1", "--step", "1", "--max", "100000"],
+            // routing runs on one client loop, and needs operators and an arrival rate.
+            ["routing", "--jwt-secret", "s", "--threads", "2", "--sessions", "4"],
+            ["routing", "--jwt-secret", "s", "--operators", "0"],
+            ["routing", "--jwt-secret", "s", "--rate", "0"],
+            ["routing", "--jwt-secret", "s", "--capacity", "2.5"],
         ])
     func refusesMistakes(_ arguments: [String]) {
         #expect(throws: LoadOptions.UsageError.self) { try LoadOptions(arguments: arguments) }

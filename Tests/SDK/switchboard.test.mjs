@@ -246,6 +246,55 @@ test('the welcome\'s limits are kept on the client, renewed by each welcome', as
   assert.deepEqual(client.limits, limits);
 });
 
+test('availability: the welcome\'s word until a frame says more, and a reconnect\'s welcome keeps the place in line', async () => {
+  const { client, socket } = await connected({ welcome: { operators_available: false } });
+  clients.push(client);
+  const told = [];
+  client.addEventListener('availability', (e) => told.push(e.detail));
+  assert.deepEqual(client.availability, { operators_available: false });
+  socket().reply({ type: 'availability', session_id: 's1', operators_available: false, queue_position: 3 });
+  assert.equal(client.availability.queue_position, 3);
+  // Reconnected: the welcome says someone is there before the next frame does; the place is not forgotten.
+  socket().reply({ type: 'welcome', user, workspace_id: 'w', heartbeat_s: 60, operators_available: true });
+  await sleep(5);
+  assert.deepEqual(told.map((a) => [a.operators_available, a.queue_position]), [[false, 3], [true, 3]]);
+});
+
+test('presence: set answers the operator, and the subscription is renewed after a reconnect', async () => {
+  const ken = { id: 'op-ken', name: 'Ken', status: 'online', connected: true, active_sessions: 0, capacity: 5 };
+  const { client, socket } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type === 'presence.set') s.reply({ type: 'presence', ref: frame.ref, operator: { ...ken, status: frame.status } });
+      if (frame.type === 'presence.subscribe') s.reply({ type: 'presence.list', ref: frame.ref, operators: [ken] });
+    },
+  });
+  clients.push(client);
+  const lists = [];
+  const updates = [];
+  client.addEventListener('presence.list', (e) => lists.push(e.detail.operators));
+  client.addEventListener('presence.updated', (e) => updates.push(e.detail.operator));
+  assert.equal((await client.setPresence('away')).status, 'away');
+  assert.deepEqual(await client.subscribePresence(), [ken]);
+  socket().reply({ type: 'presence.updated', operator: { ...ken, active_sessions: 1 } });
+  assert.equal(updates.at(-1).active_sessions, 1);
+  socket().drop();
+  await until(() => lists.length === 2, 'the list again after the reconnect');
+  assert.equal(ScriptedSocket.all.at(-1).sent.filter((f) => f.type === 'presence.subscribe').length, 1);
+});
+
+test('leaveContact sends session.contact and applies the session it answers', async () => {
+  const { client, events } = await connected({
+    onframe: (s, frame) => frame.type === 'session.contact' && s.reply({
+      type: 'session.updated', ref: frame.ref,
+      session: { id: frame.session_id, version: 4, status: 'open', contact: { email: frame.email } },
+    }),
+  });
+  clients.push(client);
+  const answer = await client.leaveContact('s1', 'vera@example.com');
+  assert.equal(answer.session.contact.email, 'vera@example.com');
+  assert.equal(events.filter((e) => e.type === 'session').at(-1).session.contact.email, 'vera@example.com');
+});
+
 test('event messages are delivered in seq among the others and settle no outbox entry', async () => {
   const { client, events, socket } = await connected({
     onframe: (s, frame) => {

@@ -57,7 +57,7 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
                 version: session.version, workspaceID: session.workspaceID, status: session.status.rawValue,
                 title: session.title, visitorID: session.visitorID, operatorID: session.assignedOperator?.id,
                 operatorName: session.assignedOperator?.name, createdAt: session.createdAt,
-                updatedAt: session.updatedAt)
+                updatedAt: session.updatedAt, waitingSince: session.waitingSince, contact: session.contact)
             results[index].outcome = .stored(row)
         }
         defer { batchEvents = [] }
@@ -75,6 +75,7 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
             // As migration 8's writer: reopened, unassigned, the event just before the message.
             session.status = .open
             session.assignedOperator = nil
+            session.waitingSince = nil
             session.lastSeq += 1
             let event = ChatMessage(
                 id: UUID().uuidString.lowercased(), sessionID: command.sessionID, seq: session.lastSeq,
@@ -97,6 +98,12 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         session.lastMessage = LastMessage(
             seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt)
         session.updatedAt = message.createdAt
+        // As migration 9's writer: a visitor's message starts the wait of an open, unassigned session.
+        if command.senderRole == "visitor" && session.status == .open && session.assignedOperator == nil
+            && session.waitingSince == nil
+        {
+            session.waitingSince = message.createdAt
+        }
         sessions[command.sessionID] = session
         return .stored(Self.row(message))
     }
@@ -130,6 +137,15 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     }
 
     func session(id: String) throws(QueryError) -> SessionInfo? { sessions[id] }
+
+    /// As `ChatQueries.recordContact`: merged into `contact`, for the session's own visitor.
+    func recordContact(sessionID: String, visitorID: String, email: String) throws(QueryError) -> SessionInfo? {
+        guard var session = sessions[sessionID], session.visitorID == visitorID else { return nil }
+        session.contact = #"{"email": "\#(email)"}"#
+        session.version += 1
+        sessions[sessionID] = session
+        return session
+    }
 
     /// How many times messages were read (the sweep must not read a session that is not behind).
     private(set) var messageReads = 0

@@ -9,6 +9,20 @@ import Testing
         #expect(withRef == ClientRequest(ref: "r0", frame: .hello(token: "t")))
     }
 
+    @Test func presenceSet() {
+        #expect(
+            accepted(#"{"type":"presence.set","ref":"p1","status":"online"}"#)
+                == ClientRequest(ref: "p1", frame: .presenceSet(status: .online)))
+        #expect(accepted(#"{"type":"presence.set","status":"away"}"#)?.frame == .presenceSet(status: .away))
+        #expect(accepted(#"{"type":"presence.set","status":"offline"}"#)?.frame == .presenceSet(status: .offline))
+        for bad in [
+            #"{"type":"presence.set"}"#, #"{"type":"presence.set","status":"busy"}"#,
+            #"{"type":"presence.set","status":1}"#, #"{"type":"presence.set","ref":"p2","status":"Online"}"#,
+        ] {
+            #expect(refused(bad)?.code == .badRequest, "\(bad)")
+        }
+    }
+
     @Test func sessionCreate() {
         #expect(accepted(#"{"type":"session.create"}"#)?.frame == .sessionCreate(title: nil))
         #expect(accepted(#"{"type":"session.create","title":null}"#)?.frame == .sessionCreate(title: nil))

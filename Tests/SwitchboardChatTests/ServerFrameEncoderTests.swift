@@ -1,6 +1,7 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardJSON
+import SwitchboardRouting
 import Testing
 
 private let ann = Participant(id: "v-42", role: "visitor", name: "Ann")
@@ -43,6 +44,12 @@ private func expectedJSON(_ session: SessionInfo) -> JSONValue {
     object["created_at"] = .string(session.createdAt)
     object["updated_at"] = .string(session.updatedAt)
     object["version"] = .number(JSONNumber(session.version))
+    // Queued: open, nobody assigned, a visitor waiting (docs/routing.md).
+    let queued =
+        session.status == .open && session.assignedOperator == nil && session.waitingSince != nil && !session.deleted
+    object["queued"] = .bool(queued)
+    object["waiting_since"] = session.waitingSince.map(JSONValue.string) ?? .null
+    if let contact = session.contact { object["contact"] = try? JSONParser.parse(Array(contact.utf8)) }
     if session.deleted { object["deleted"] = .bool(true) }
     return .object(object)
 }
@@ -90,6 +97,37 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
     }
 
+    /// A session waiting in the queue says so, and since when; its visitor's
+    /// contact, when there is one, is the object the database holds.
+    @Test mutating func aQueuedSessionCarriesItsWaitAndItsContact() throws {
+        var queued = openSession
+        queued.waitingSince = "2026-11-22T08:00:02.000Z"
+        queued.contact = #"{"email":"ann@example.com"}"#
+        let frame = try parsed(encoder.sessionUpdated(ref: nil, queued))
+        #expect(frame["session"] == expectedJSON(queued))
+        #expect(frame["session"]?["queued"] == true)
+        #expect(frame["session"]?["waiting_since"] == "2026-11-22T08:00:02.000Z")
+        #expect(frame["session"]?["contact"] == ["email": "ann@example.com"])
+
+        var assigned = assignedSession
+        assigned.waitingSince = queued.waitingSince
+        let kept = try parsed(encoder.sessionUpdated(ref: nil, assigned))
+        #expect(kept["session"]?["queued"] == false, "an assigned session keeps its wait and is not queued")
+        #expect(kept["session"]?["contact"] == nil)
+    }
+
+    /// `presence`, as PROTOCOL.md's `presence.updated` shows an operator.
+    @Test mutating func presenceCarriesTheOperatorsState() throws {
+        let ken = OperatorPresence(
+            id: "op-7", name: "Ken", role: "operator", status: .online, connected: true, activeSessions: 2, capacity: 5,
+            lastAssignedAt: nil)
+        let bytes = encoder.presence(ref: "p1", ken)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"type":"presence","ref":"p1","operator":{"id":"op-7","name":"Ken","status":"online","connected":true,"active_sessions":2,"capacity":5}}"#
+        )
+    }
+
     @Test mutating func aDeletedSessionSaysSoAndOthersDoNot() throws {
         var deleted = assignedSession
         deleted.deleted = true
@@ -109,7 +147,7 @@ private func expectedJSON(_ participant: Participant) -> JSONValue {
         #expect(
             frame["session"]?.objectValue?.keys == [
                 "id", "workspace_id", "visitor_id", "title", "status", "assigned_operator", "last_seq", "last_message",
-                "created_at", "updated_at", "version",
+                "created_at", "updated_at", "version", "queued", "waiting_since",
             ])
         let withoutRef = try parsed(encoder.session(ref: nil, assignedSession))
         #expect(withoutRef.keys == ["type", "session"])

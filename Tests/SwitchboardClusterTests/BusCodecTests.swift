@@ -53,6 +53,27 @@ import Testing
         }
     }
 
+    /// A queued session's wait and its visitor's contact (migration 9) go
+    /// with it, in its own event and on its messages; a contact must be a
+    /// JSON object, since clients get it as it is.
+    @Test func theRoutingStateSurvivesTheTrip() throws {
+        var queued = session
+        queued.status = .open
+        queued.assignedOperator = nil
+        queued.waitingSince = "2026-11-23T07:30:00.000Z"
+        queued.contact = #"{"email":"vera@example.com"}"#
+        #expect(queued.queued)
+        for event: BusEvent in [
+            .sessionChanged(queued), .committed(messages: [message(2, name: "Vera")], sessions: [queued]),
+        ] {
+            #expect(try roundTrip(event).event == event)
+        }
+        var notAnObject = queued
+        notAnObject.contact = "[1]"
+        var encoder = BusEncoder(node: "node-a")
+        #expect(throws: BusDecodeError.self) { try BusDecoder.decode(encoder.encode(.sessionChanged(notAnObject))) }
+    }
+
     /// The same format as PostgreSQL's json_build_object spells it (spaces
     /// after separators): an earlier design built payloads in SQL, and any
     /// JSON writer must do.

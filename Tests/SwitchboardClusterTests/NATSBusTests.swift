@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardCluster
 import SwitchboardNATS
+import SwitchboardRouting
 import SwitchboardTestSupport
 import Synchronization
 import Testing
@@ -65,7 +66,8 @@ struct NATSBusTests {
 
     func typing(_ text: String) -> BusEvent { .sessionFrame(sessionID: Self.session, payload: Array(text.utf8)) }
 
-    @Test func aNodeAlonePublishesNothingAndTwoNodesHearEachOther() throws {
+    /// A nats-server, a spy on it and a ticker for the nodes, stopped once `body` returns.
+    func withServer(_ body: (NATSServerProcess, Spy, Ticker) throws -> Void) throws {
         let server = try NATSServerProcess()
         let spy = try Spy(server)
         let ticker = Ticker()
@@ -73,6 +75,16 @@ struct NATSBusTests {
             ticker.stop()
             spy.client.stop()
         }
+        try body(server, spy, ticker)
+    }
+
+    @Test func aNodeAlonePublishesNothingAndTwoNodesHearEachOther() throws {
+        try withServer { server, spy, ticker in
+            try twoNodes(server, spy, ticker)
+        }
+    }
+
+    private func twoNodes(_ server: NATSServerProcess, _ spy: Spy, _ ticker: Ticker) throws {
         let sessionSubject = "switchboard.s.\(Self.session)"
         let (heardByA, heardByB) = (Heard(), Heard())
         let a = try node("a", server, heardByA, ticker)
@@ -106,5 +118,42 @@ struct NATSBusTests {
         Thread.sleep(forTimeInterval: 0.3)
         #expect(spy.heard(sessionSubject) == 2)
         #expect(a.droppedEvents == 0)
+    }
+
+    /// Routing's news goes on the workspace's subject: heard by a node that
+    /// follows the workspace, not by one that does not.
+    @Test func routingNewsReachesTheNodesThatFollowTheWorkspace() throws {
+        try withServer { server, spy, ticker in try routingNews(server, spy, ticker) }
+    }
+
+    private func routingNews(_ server: NATSServerProcess, _ spy: Spy, _ ticker: Ticker) throws {
+        let workspace = "0b1c2d3e-0000-4000-8000-000000000001"
+        let (heardByA, heardByB, heardByC) = (Heard(), Heard(), Heard())
+        let a = try node("a", server, heardByA, ticker)
+        let b = try node("b", server, heardByB, ticker)
+        let c = try node("c", server, heardByC, ticker)
+        defer {
+            for bus in [a, b, c] { bus.stop() }
+        }
+        b.watch(workspace: workspace)
+        #expect(heardByA.wait(until: { !a.isAlone }, seconds: 5))
+        Thread.sleep(forTimeInterval: 0.2)  // b's subscription reaches the server
+        let presence = BusEvent.presence(
+            workspaceID: workspace,
+            operators: [
+                OperatorPresence(
+                    id: "op-ken", name: "Ken", role: "operator", status: .away, connected: true, activeSessions: 1,
+                    capacity: 5, lastAssignedAt: nil)
+            ], complete: false)
+        let queue = BusEvent.queue(
+            RoutingSnapshot(workspaceID: workspace, queue: ["s1"], queueLength: 1, availableOperators: 0))
+        #expect(a.publish(presence) && a.publish(queue))
+        // Only routing's events: a node's own ticks hand it hints about its watched sessions too.
+        func routing(_ heard: Heard) -> [BusEvent] {
+            heard.events.withLock { $0.map(\.event).filter { $0.routingWorkspaceID != nil } }
+        }
+        #expect(heardByB.wait(until: { routing(heardByB) == [presence, queue] }))
+        #expect(heardByA.wait(until: { spy.heard("switchboard.w.\(workspace)") == 2 }))
+        #expect(routing(heardByC).isEmpty, "c follows nothing of the workspace")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardChat
 import SwitchboardCluster
 import SwitchboardPostgres
+import SwitchboardRouting
 import SwitchboardTestSupport
 import Synchronization
 import Testing
@@ -122,6 +123,32 @@ import Testing
                         return false
                     }
                 })
+        }
+    }
+
+    /// Routing's news crosses as it was sent; a team too big for one
+    /// notification goes as a hint to read, never dropped.
+    @Test func presenceAndQueuesCrossAndABigTeamGoesAsAHint() throws {
+        try withTwoNodes { nodes in
+            let (a, heardByB) = (nodes.a, nodes.heardByB)
+            #expect(heardByB.wait { a.peerCount == 1 })
+            let workspace = "0b1c2d3e-0000-4000-8000-000000000001"
+            func presence(_ index: Int) -> OperatorPresence {
+                OperatorPresence(
+                    id: "op-\(index)", name: "Operator number \(index) with a long name", role: "operator",
+                    status: .online, connected: true, activeSessions: 1, capacity: 5,
+                    lastAssignedAt: "2026-11-25T01:00:00.000Z")
+            }
+            let small = BusEvent.presence(workspaceID: workspace, operators: [presence(1)], complete: false)
+            let queue = BusEvent.queue(
+                RoutingSnapshot(workspaceID: workspace, queue: ["s1", "s2"], queueLength: 2, availableOperators: 0))
+            a.publish(small)
+            a.publish(queue)
+            a.publish(.presence(workspaceID: workspace, operators: (0..<200).map(presence), complete: true))
+            #expect(heardByB.wait { heardByB.events.withLock { $0.count } >= 3 })
+            let heard = heardByB.events.withLock { $0 }.map(\.event)
+            #expect(heard == [small, queue, .routingStale(workspaceID: workspace)])
+            #expect(a.dropped.load(ordering: .relaxed) == 0)
         }
     }
 }

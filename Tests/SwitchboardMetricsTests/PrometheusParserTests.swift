@@ -26,6 +26,10 @@ let expectedFamilies: [(name: String, type: String)] = [
     ("switchboard_http_requests_total", "counter"),
     ("switchboard_batch_size", "histogram"),
     ("switchboard_commit_latency_seconds", "histogram"),
+    ("switchboard_routing_assignments_total", "counter"),
+    ("switchboard_routing_requeued_total", "counter"),
+    ("switchboard_routing_wait_seconds", "histogram"),
+    ("switchboard_routing_pass_seconds", "histogram"),
 ]
 
 /// Checks the exposition with prometheus_client's own parser. Exit 3: prometheus_client missing;

@@ -2,6 +2,48 @@ import Testing
 
 @testable import SwitchboardMetrics
 
+/// The routing families as a fresh `GatewayMetrics` renders them (after `switchboard_node_info`),
+/// without their last newline.
+private let routingExposition = """
+    # HELP switchboard_routing_assignments_total Sessions assigned, by routing mode (manual: by hand, with session.assign or PATCH).
+    # TYPE switchboard_routing_assignments_total counter
+    switchboard_routing_assignments_total{mode="least_busy"} 0
+    switchboard_routing_assignments_total{mode="manual"} 0
+    switchboard_routing_assignments_total{mode="round_robin"} 0
+    # HELP switchboard_routing_requeued_total Sessions put back in the routing queue because their operator went offline past its grace.
+    # TYPE switchboard_routing_requeued_total counter
+    switchboard_routing_requeued_total 0
+    # HELP switchboard_routing_wait_seconds Time from a visitor's first waiting message to the session's first assignment, in seconds.
+    # TYPE switchboard_routing_wait_seconds histogram
+    switchboard_routing_wait_seconds_bucket{le="1.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="5.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="10.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="30.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="60.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="120.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="300.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="600.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="1800.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="3600.0"} 0
+    switchboard_routing_wait_seconds_bucket{le="+Inf"} 0
+    switchboard_routing_wait_seconds_sum 0.0
+    switchboard_routing_wait_seconds_count 0
+    # HELP switchboard_routing_pass_seconds One routing pass of a workspace, waiting for its lock included.
+    # TYPE switchboard_routing_pass_seconds histogram
+    switchboard_routing_pass_seconds_bucket{le="0.001"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.0025"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.005"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.01"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.025"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.05"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.1"} 0
+    switchboard_routing_pass_seconds_bucket{le="0.25"} 0
+    switchboard_routing_pass_seconds_bucket{le="1.0"} 0
+    switchboard_routing_pass_seconds_bucket{le="+Inf"} 0
+    switchboard_routing_pass_seconds_sum 0.0
+    switchboard_routing_pass_seconds_count 0
+    """
+
 @Suite struct RenderingTests {
     @Test func renderingIsExactForAKnownState() {
         let metrics = GatewayMetrics()
@@ -168,6 +210,7 @@ import Testing
             # HELP switchboard_node_info This node: cluster.node_id and cluster.bus, value 1.
             # TYPE switchboard_node_info gauge
             switchboard_node_info{node_id="node-a",bus="postgres"} 1.0
+            \(routingExposition)
 
             """
         let rendered = metrics.renderString()
@@ -196,6 +239,7 @@ import Testing
                 switchboard_bus_delivery_latency_seconds_count 0
                 # HELP switchboard_node_info This node: cluster.node_id and cluster.bus, value 1.
                 # TYPE switchboard_node_info gauge
+                \(routingExposition)
                 # HELP zz_pulled Pulled.
                 # TYPE zz_pulled gauge
                 zz_pulled 1.0

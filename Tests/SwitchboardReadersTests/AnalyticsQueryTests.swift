@@ -111,6 +111,55 @@ import Testing
         #expect(shifted == figures)
     }
 
+    /// Waits run from the first visitor message to the first assignment (`first_assigned_at`), never from
+    /// `waiting_since`, which a reopen moves past the first assignment; unanswered sessions are those closed
+    /// in the window after a visitor wrote and before any operator did.
+    @Test func waitsAndUnanswered() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let a = fixture.workspaceID
+        func day(_ time: String) -> String { "2026-03-01T\(time)Z" }
+        func assign(_ id: String, at: String?, waitingSince: String? = nil) throws {
+            try fixture.admin.query(
+                """
+                UPDATE chat_sessions SET first_assigned_at = $2::timestamptz,
+                       waiting_since = coalesce($3::timestamptz, waiting_since)
+                 WHERE id = $1::uuid
+                """, [id, at, waitingSince])
+        }
+        let waited10 = try session(
+            fixture, workspace: a, createdAt: day("01:00:00"), visitorAt: day("01:00:00"), replyAfter: 20,
+            messages: [("visitor", day("01:00:00"))])
+        try assign(waited10, at: day("01:00:10"))
+        let waited30Unanswered = try session(
+            fixture, workspace: a, createdAt: day("02:00:00"), visitorAt: day("02:00:00"), replyAfter: nil,
+            closedAt: day("03:00:00"), messages: [("visitor", day("02:00:00"))])
+        try assign(waited30Unanswered, at: day("02:00:30"))
+        let assignedBeforeItWrote = try session(
+            fixture, workspace: a, createdAt: day("04:00:00"), visitorAt: day("04:00:05"), replyAfter: 1,
+            messages: [("visitor", day("04:00:05"))])
+        try assign(assignedBeforeItWrote, at: day("04:00:00"))
+        _ = try session(
+            fixture, workspace: a, createdAt: day("05:00:00"), visitorAt: day("05:00:00"), replyAfter: nil,
+            closedAt: day("06:00:00"), messages: [("visitor", day("05:00:00"))])
+        _ = try session(
+            fixture, workspace: a, createdAt: day("07:00:00"), visitorAt: nil, replyAfter: nil,
+            closedAt: day("08:00:00"), messages: [])
+        let reopened = try session(
+            fixture, workspace: a, createdAt: day("09:00:00"), visitorAt: day("09:00:00"), replyAfter: 60,
+            messages: [("visitor", day("09:00:00"))])
+        try assign(reopened, at: day("09:00:50"), waitingSince: day("10:00:00"))
+
+        // Waits 0, 10, 30, 50 s: median at 1.5 -> 20; p90 at 2.7 -> 30 + 0.7 * 20 = 44.
+        let figures = try fixture.queries.analytics(workspaceID: a, from: Self.from, to: Self.to)
+        #expect(figures.waitCount == 4)
+        #expect(figures.waitMedianSeconds == 20)
+        #expect(abs((figures.waitP90Seconds ?? 0) - 44) < 1e-9)
+        #expect(figures.unanswered == 2, "the two closed after a visitor wrote, not the silent one")
+        let empty = try fixture.queries.analytics(workspaceID: a, from: "2025-01-01T00:00:00Z", to: Self.from)
+        #expect(empty.waitCount == 0 && empty.waitMedianSeconds == nil && empty.unanswered == 0)
+    }
+
     @Test func emptyWindowHasNoMedian() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

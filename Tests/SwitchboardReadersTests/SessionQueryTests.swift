@@ -66,6 +66,30 @@ import Testing
         #expect(isProtocolTimestamp(last.createdAt))
     }
 
+    /// A visitor's message makes an open, unassigned session wait (migration
+    /// 9): read back queued, since that message, until it is assigned; the
+    /// contact the visitor left comes back as its JSON.
+    @Test func sessionCarriesItsWaitAndContact() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let created = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        #expect(created.waitingSince == nil && !created.queued && created.contact == nil)
+        try fixture.append(session: created.id, body: "anyone there?")
+        try fixture.admin.query(
+            #"UPDATE chat_sessions SET contact = '{"email": "vera@example.com"}' WHERE id = $1::uuid"#, [created.id])
+
+        let waiting = try #require(try fixture.queries.session(id: created.id))
+        #expect(waiting.queued && isProtocolTimestamp(waiting.waitingSince ?? ""))
+        #expect(waiting.waitingSince == waiting.lastMessage?.createdAt)
+        #expect(waiting.contact == #"{"email": "vera@example.com"}"#)
+        let assigned = try #require(
+            try fixture.queries.assign(sessionID: created.id, operatorID: "op-7", operatorName: "Ken"))
+        #expect(!assigned.queued && assigned.waitingSince == waiting.waitingSince)
+        let page = try fixture.queries.inbox(
+            workspaceID: fixture.workspaceID, statuses: [], limit: 10, cursor: nil)
+        #expect(page.sessions == [assigned], "the inbox reads the same columns")
+    }
+
     @Test func assignAndCloseTransitions() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

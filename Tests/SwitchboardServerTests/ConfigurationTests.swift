@@ -1,3 +1,4 @@
+import SwitchboardRouting
 import Testing
 
 @testable import SwitchboardServer
@@ -143,6 +144,43 @@ import Testing
         #expect(documented.writerPipelineDepth == builtIn.writerPipelineDepth)
         #expect(documented.writerConnections == builtIn.writerConnections)
         #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)
+        #expect(RoutingSettings(documented) == RoutingSettings(builtIn))
+    }
+
+    /// `routing.*` (docs/routing.md): read from the file and the environment,
+    /// the mode one of three, and the heartbeat at most half the grace.
+    @Test func routingKeysApplyAndAreChecked() throws {
+        var c = Configuration()
+        try c.apply(
+            file: ConfigFileParser.parse(
+                """
+                [routing]
+                mode = "round_robin"
+                max_sessions_per_operator = 8
+                offline_grace_s = 4
+                requeue_on_offline = false
+                heartbeat_s = 2
+                """, source: "test.toml"))
+        try c.validate()
+        #expect(
+            RoutingSettings(c)
+                == RoutingSettings(
+                    mode: .roundRobin, maxSessionsPerOperator: 8, offlineGraceSeconds: 4, requeueOnOffline: false,
+                    heartbeatSeconds: 2))
+        try c.apply(environment: ["SWITCHBOARD_ROUTING_MODE": "manual"])
+        #expect(RoutingSettings(c).mode == .manual)
+
+        var unknownMode = Configuration()
+        unknownMode.routingMode = "fastest"
+        #expect(throws: ConfigError.self) { try unknownMode.validate() }
+        var lapsing = Configuration()
+        lapsing.routingHeartbeatSeconds = 20
+        let lapse = #expect(throws: ConfigError.self) { try lapsing.validate() }
+        #expect(lapse?.key == "routing.heartbeat_s")
+        #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[routing]\nmax_sessions_per_operator = 0\n", source: "x"))
+        }
+        #expect(RoutingSettings(Configuration()) == RoutingSettings(), "the built-in defaults are the protocol's")
     }
 
     @Test func writerKeysApplyWithinTheirRanges() throws {

@@ -84,7 +84,8 @@ import Testing
             sessionOf[sessions.string(row, 1)!] = sessions.string(row, 0)
         }
         #expect(counts == [seed.busy: 5, seed.quiet: 3])
-        // Guide query 4: the six indexes (and ours: open assignments per operator, migration 8).
+        // Guide query 4: the six indexes (and ours: open assignments per operator, migration 8; the
+        // routing queue, migration 9).
         let indexes = try db.column(
             """
             SELECT indexname FROM pg_indexes
@@ -95,7 +96,7 @@ import Testing
         #expect(
             indexes.filter { $0.hasPrefix("idx_") } == [
                 "idx_chat_sessions_active", "idx_chat_sessions_assigned", "idx_chat_sessions_created_at",
-                "idx_chat_sessions_user_id",
+                "idx_chat_sessions_queue", "idx_chat_sessions_user_id",
                 "idx_chat_sessions_workspace_id", "idx_chats_session_created", "idx_chats_session_id",
             ])
         // Guide query 5: four policies, one per command.

@@ -36,5 +36,8 @@ import Testing
         #expect(second.visitorID == "v-1")
         #expect(first.workspaceID == second.workspaceID && !first.workspaceID.isEmpty)
         #expect(!first.createdAt.isEmpty && first.updatedAt >= first.createdAt)
+        // Visitors' messages on open, unassigned sessions: both now wait (migration 9), since their first.
+        #expect(first.waitingSince.map { $0 >= first.createdAt && $0 <= first.updatedAt } == true)
+        #expect(second.waitingSince != nil && first.contact == nil)
     }
 }

@@ -4,6 +4,8 @@
 // workspace's analytics. A thin view over the SDK; every text a person typed
 // is set with textContent.
 import { Switchboard, charactersOver, linkRuns, newClientMessageId, utf8Bytes } from '/sdk/switchboard.js';
+import { el } from '/console/dom.js';
+import { Team, waited } from '/console/team.js';
 
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 100; // inbox rows per HTTP page
@@ -19,13 +21,6 @@ const REASONS = {
 const plain = (error) => REASONS[error?.code] ?? 'something went wrong';
 const number = (n) => n?.toLocaleString('en-US');
 const FILTERS = { active: ['open', 'assigned'], open: ['open'], assigned: ['assigned'], closed: ['closed'], all: [] };
-
-function el(tag, attributes = {}, text) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  if (text != null) node.textContent = text;
-  return node;
-}
 
 /** Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML. */
 function linked(node, text) {
@@ -115,6 +110,11 @@ class Console {
     this.messages = new Map(); // seq -> <li>, the open conversation's
     this.visitorRead = 0;
     this.read = JSON.parse(localStorage.getItem('switchboard-console:read') || '{}');
+    this.team = new Team(this);
+  }
+
+  plain(error) {
+    return plain(error);
   }
 
   start() {
@@ -151,18 +151,14 @@ class Console {
     $('[data-sb=reopen]').addEventListener('click', () => this.patch({ status: 'open' }));
     $('[data-sb=unassign]').addEventListener('click', () => this.patch({ assigned_operator: null }));
     const assignTo = $('[data-sb=assign-to]');
+    // A transfer (or an assignment by hand) to a named operator: session.assign with its id.
     assignTo.addEventListener('change', () => {
-      const option = assignTo.selectedOptions[0];
+      const id = assignTo.value;
       assignTo.value = '';
-      if (option?.value) this.patch({ assigned_operator: { id: option.value, name: option.dataset.name } });
+      if (id) this.act(() => client.assign(this.openId, id));
     });
-    assignTo.addEventListener('focus', () => this.loadOperators());
     $('[data-sb=back]').addEventListener('click', () => (location.hash = ''));
-    $('#analytics-back').addEventListener('click', () => {
-      $('[data-sb=analytics]').hidden = true;
-      $('#placeholder').hidden = false;
-      $('#app').dataset.view = 'list';
-    });
+    $('#analytics-back').addEventListener('click', () => this.showList());
     $('[data-sb=signout]').addEventListener('click', () => this.signOut());
     $('#earlier').addEventListener('click', () => this.loadEarlier());
     $('#analytics-open').addEventListener('click', () => this.showAnalytics());
@@ -170,7 +166,7 @@ class Console {
     document.addEventListener('visibilitychange', () => this.markRead());
     addEventListener('hashchange', () => this.route());
     $('#me').textContent = `Signed in as ${client.user?.name || client.user?.id}`;
-    this.loadOperators();
+    this.team.start();
     client.subscribeInbox().catch((error) => this.flash(`Could not follow the inbox: ${plain(error)}.`));
     this.reload();
     this.route();
@@ -216,26 +212,49 @@ class Console {
     return over;
   }
 
-  /** The operators of the workspace, for "Assign to…" (GET /api/v1/operators). */
-  async loadOperators() {
-    if (this.operatorsAt > Date.now() - 30000) return;
-    this.operatorsAt = Date.now();
+  /** The team, for "Assign to…" / "Transfer to…": the others, who can take it first, live from presence. */
+  showTransferTargets() {
+    // Options are kept and updated in place (presence changes all day): one being chosen stays.
     const select = $('[data-sb=assign-to]');
-    try {
-      const { operators } = await this.client.api('/api/v1/operators');
-      const options = operators
-        .filter((operator) => operator.id !== this.client.user?.id)
-        .map((operator) => {
-          const option = el('option', { value: operator.id, 'data-name': operator.name || operator.id }, operator.name || operator.id);
-          return option;
-        });
-      select.replaceChildren(el('option', { value: '' }, 'Assign to…'), ...options);
-      this.hasOperators = options.length > 0;
-    } catch {
-      this.hasOperators = false; // a gateway without the endpoint: no menu
+    this.transferOptions ??= new Map(); // operator id -> its <option>
+    const others = this.team.sorted().filter((operator) => operator.id !== this.client.user?.id);
+    const options = others.map((operator) => {
+      let option = this.transferOptions.get(operator.id);
+      if (!option) this.transferOptions.set(operator.id, (option = el('option', { value: operator.id })));
+      const name = operator.name || operator.id;
+      if (option.textContent !== name) option.textContent = name;
+      const load = operator.capacity != null ? `, ${operator.active_sessions ?? 0}/${operator.capacity}` : '';
+      option.title = operator.status ? `${operator.status}${operator.connected === false ? ', not connected' : ''}${load}` : '';
+      return option;
+    });
+    for (const [id, option] of this.transferOptions) {
+      if (others.some((operator) => operator.id === id)) continue;
+      option.remove();
+      this.transferOptions.delete(id);
     }
+    const first = select.options[0] ?? el('option', { value: '' }, 'Assign to…');
+    const moved = options.some((option, index) => select.options[index + 1] !== option);
+    if (moved && document.activeElement !== select) select.replaceChildren(first, ...options);
+    this.hasOperators = options.length > 0;
     const session = this.sessions.get(this.openId);
     if (session) this.showHeader(session);
+  }
+
+  /** One pane at a time beside the list: a conversation, the team or the analytics (or the placeholder). */
+  showPane(name) {
+    for (const pane of ['conversation', 'team', 'analytics']) $(`[data-sb=${pane}]`).hidden = pane !== name;
+    $('#placeholder').hidden = name !== 'placeholder';
+    $('#app').dataset.view = name === 'placeholder' ? 'list' : 'conversation';
+    if (name !== 'conversation' && this.openId) {
+      this.client.leave(this.openId);
+      this.openId = null;
+      if (location.hash) location.hash = '';
+    }
+  }
+
+  /** Back to the list from the team or the analytics. */
+  showList() {
+    this.showPane('placeholder');
   }
 
   /** "Assign to me"; a conversation another operator holds is taken over only once confirmed. */
@@ -369,6 +388,7 @@ class Console {
         : `“${session.title}” is no longer assigned to you`, { tone: 'info' });
     }
     if (session.id === this.openId) this.showHeader(session);
+    this.team.scheduleQueue();
     const existing = this.rows.get(session.id);
     if (!this.matches(session)) {
       existing?.remove();
@@ -400,11 +420,13 @@ class Console {
     const who = session.assigned_operator ? session.assigned_operator.name || session.assigned_operator.id : 'unassigned';
     const preview = session.last_message ? session.last_message.body : 'No messages yet';
     row.dir = 'auto';
-    row.replaceChildren(
-      el('div', { class: 'row-top' }),
-      el('div', { class: 'row-preview' }, preview),
-      el('div', { class: 'row-meta' }, `${session.status} · ${who}`),
-    );
+    const queued = session.queued && session.status === 'open' && session.waiting_since;
+    const meta = el('div', { class: 'row-meta' }, `${queued ? 'queued' : session.status} · ${who}`);
+    // The queue's waiting time ticks in the row (team.js), so the oldest wait is seen at a glance.
+    if (queued) meta.append(' · ', el('time', { 'data-since': session.waiting_since, 'data-prefix': 'waiting ', class: 'waiting' }, `waiting ${waited(session.waiting_since)}`));
+    if (session.contact?.email) meta.append(' · ', el('span', { class: 'contact', 'data-sb': 'row-contact' }, session.contact.email));
+    row.dataset.queued = String(!!queued);
+    row.replaceChildren(el('div', { class: 'row-top' }), el('div', { class: 'row-preview' }, preview), meta);
     const top = row.firstChild;
     top.append(el('span', { class: 'row-title' }, session.title), el('time', {}, time(session.updated_at)));
     if (unread > 0 && session.id !== this.openId) top.append(el('span', { class: 'unread', 'aria-label': `${unread} unread` }, String(unread)));
@@ -427,11 +449,7 @@ class Console {
 
   /** Back to the list (on a phone, the list and the conversation are two screens). */
   closeConversation() {
-    this.client.leave(this.openId);
-    this.openId = null;
-    $('[data-sb=conversation]').hidden = true;
-    $('#placeholder').hidden = false;
-    $('#app').dataset.view = 'list';
+    this.showPane('placeholder');
     for (const row of this.rows.values()) row.setAttribute('aria-selected', 'false');
     $(`[data-sb=inbox-item]`)?.focus();
   }
@@ -446,10 +464,7 @@ class Console {
     this.visitorRead = 0;
     this.visitorName = null;
     $('#log').replaceChildren();
-    $('[data-sb=analytics]').hidden = true;
-    $('#placeholder').hidden = true;
-    $('[data-sb=conversation]').hidden = false;
-    $('#app').dataset.view = 'conversation';
+    this.showPane('conversation');
     $('[data-sb=typing]').hidden = true;
     for (const [rowId, row] of this.rows) row.setAttribute('aria-selected', String(rowId === id));
     let session = this.sessions.get(id);
@@ -487,15 +502,29 @@ class Console {
       `${this.visitorName || session.visitor_id || 'visitor'}` +
       (session.created_at ? ` · opened ${time(session.created_at)}` : '') +
       (session.assigned_operator ? ` · assigned to ${session.assigned_operator.name || session.assigned_operator.id}` : '');
+    // The address a visitor left while nobody could answer: where to write once it has gone.
+    const contact = $('[data-sb=contact]');
+    const email = session.contact?.email;
+    contact.hidden = !email;
+    if (email) contact.replaceChildren('Answer by email: ', el('a', { href: `mailto:${email}` }, email));
     const chip = $('#conv-status');
-    chip.textContent = session.status;
+    chip.textContent = session.queued && session.status === 'open' ? 'queued' : session.status;
     chip.dataset.status = session.status;
+    // Waiting for an operator: how long, ticking (team.js).
+    const waiting = $('#conv-waiting');
+    waiting.hidden = !(session.queued && session.status === 'open' && session.waiting_since);
+    if (!waiting.hidden) {
+      Object.assign(waiting.dataset, { since: session.waiting_since, prefix: 'waiting ' });
+      waiting.textContent = `waiting ${waited(session.waiting_since)}`;
+    }
     const closed = session.status === 'closed';
     $('[data-sb=assign]').disabled = session.assigned_operator?.id === this.client.user?.id;
     $('[data-sb=close]').disabled = closed;
     $('[data-sb=reopen]').hidden = !closed;
     $('[data-sb=unassign]').hidden = closed || !session.assigned_operator;
-    $('[data-sb=assign-to]').hidden = closed || !this.hasOperators;
+    const assignTo = $('[data-sb=assign-to]');
+    assignTo.hidden = closed || !this.hasOperators;
+    assignTo.options[0].textContent = session.assigned_operator ? 'Transfer to…' : 'Assign to…';
   }
 
   messageNode(message) {
@@ -616,10 +645,9 @@ class Console {
     if (pending && !this.messages.has(seq)) pending.dataset.seq = String(seq);
   }
 
-  async act(action) {
+  async act(action, id = this.openId) {
     // A change this operator makes is not news to them (see upsert's take-over notice), for a second:
     // forgotten then even if they have left the conversation meanwhile (on a phone, back to the list).
-    const id = this.openId;
     this.acting = id;
     try {
       this.upsert(await action());
@@ -666,13 +694,7 @@ class Console {
   // MARK: analytics
 
   async showAnalytics() {
-    if (this.openId) this.client.leave(this.openId);
-    this.openId = null;
-    location.hash = '';
-    $('[data-sb=conversation]').hidden = true;
-    $('#placeholder').hidden = true;
-    $('[data-sb=analytics]').hidden = false;
-    $('#app').dataset.view = 'conversation';
+    this.showPane('analytics');
     const days = Number($('#analytics-days').value);
     const to = new Date();
     const from = new Date(to.getTime() - days * 86400000);
@@ -693,6 +715,12 @@ class Console {
       ['Conversations closed', figures.sessions_closed],
       ['First response, median', seconds(figures.first_response_seconds.median)],
       ['First response, 90th percentile', seconds(figures.first_response_seconds.p90)],
+      // Routing's: from a visitor's first message to an operator, and conversations closed with no reply.
+      ...(figures.wait_seconds ? [
+        ['Wait for an operator, median', seconds(figures.wait_seconds.median)],
+        ['Wait for an operator, 90th percentile', seconds(figures.wait_seconds.p90)],
+        ['Closed without a reply', figures.unanswered],
+      ] : []),
     ];
     $('#figures').replaceChildren(
       ...cards.map(([label, value]) => {

@@ -56,6 +56,34 @@ export interface Session {
   version: number;
   /** Present (true) only when the session was deleted. */
   deleted?: boolean;
+  /** Waiting for an operator (open, unassigned, with a visitor message), since `waiting_since`. */
+  queued?: boolean;
+  waiting_since?: string | null;
+  /** What the visitor left to be answered at, when it did. */
+  contact?: { email?: string } | null;
+}
+
+/** An operator's presence (`presence`, `presence.list`, `presence.updated`). */
+export interface OperatorPresence {
+  id: string;
+  name: string | null;
+  status: 'online' | 'away' | 'offline';
+  /** One of its connections is open, on any node. */
+  connected: boolean;
+  active_sessions: number;
+  capacity: number;
+}
+
+/** Whether someone can answer, and the visitor's place in the queue: the `availability` frame, or before
+ * one only `operators_available` from the `welcome`. */
+export interface Availability {
+  operators_available: boolean;
+  /** 1 for the next session to be assigned; absent when not queued. */
+  queue_position?: number;
+  /** False outside business hours, then `opens_at` (RFC 3339) is the next opening. */
+  open?: boolean;
+  opens_at?: string;
+  session_id?: string;
 }
 
 export interface OutboxEntry {
@@ -75,6 +103,13 @@ export interface SwitchboardEvents {
   ack: { sessionId: string; clientMsgId: string; seq: number; ack: Ack | Message };
   outbox: { sessionId: string; entry: OutboxEntry; error?: SwitchboardError };
   error: { code: string; message: string; ref?: string };
+  availability: Availability;
+  /** This operator's own presence, as `presence.set` answered it. */
+  presence: { operator: OperatorPresence };
+  /** Every operator of the workspace, after `subscribePresence()` (and again after each reconnect). */
+  'presence.list': { operators: OperatorPresence[] };
+  /** One operator's presence changed. */
+  'presence.updated': { operator: OperatorPresence };
 }
 
 export interface SwitchboardOptions {
@@ -118,6 +153,8 @@ export class Switchboard extends EventTarget {
   readonly workspaceId: string | null;
   /** The `welcome`'s limits; null before the first one. */
   readonly limits: Limits | null;
+  /** The latest `availability` (or the welcome's `operators_available`); null before either. */
+  readonly availability: Availability | null;
 
   addEventListener<K extends keyof SwitchboardEvents>(
     type: K,
@@ -143,7 +180,12 @@ export class Switchboard extends EventTarget {
   read(sessionId: string, seq: number): void;
 
   subscribeInbox(): Promise<{ sessions: Session[]; next_cursor: string | null }>;
+  /** To this operator by default; to another one, a transfer. */
   assign(sessionId: string, operatorId?: string): Promise<Session>;
+  setPresence(status: 'online' | 'away' | 'offline'): Promise<OperatorPresence>;
+  subscribePresence(): Promise<OperatorPresence[]>;
+  /** Visitors: an address to be answered at, stored on the session as `contact`. */
+  leaveContact(sessionId: string, email: string): Promise<unknown>;
   closeSession(sessionId: string): Promise<Session>;
 
   api<T = unknown>(path: string, options?: { method?: string; body?: unknown }): Promise<T>;

@@ -14,6 +14,7 @@ const UNANSWERED = ['disconnected', 'timeout'];
 // Answers after which a session is not joined again.
 const REFUSED = new Set(['forbidden', 'not_found', 'bad_request']);
 const REQUEST_TIMEOUT_MS = 15000;
+const closedError = () => new SwitchboardError('closed', 'the client was closed');
 const HISTORY_PAGE = 1000;
 
 /** An error answered by the gateway (`code` as in the protocol) or raised by the SDK. */
@@ -116,6 +117,8 @@ export class Switchboard extends EventTarget {
     // client_msg_id -> entry
     this.outbox = new Map();
     this.inboxWanted = false;
+    // Routing's latest word to a visitor: the `availability` frame (the welcome's operators_available before one).
+    this.availability = null;
     // session id -> { sent, at, timer }
     this.typingState = new Map();
     this.readSent = new Map();
@@ -151,7 +154,7 @@ export class Switchboard extends EventTarget {
     const ws = this.ws;
     if (ws) this.closedBy(ws, { code: 1000 });
     ws?.close(1000);
-    this.rejectReady?.(new SwitchboardError('closed', 'the client was closed'));
+    this.rejectReady?.(closedError());
     this.resolveReady = this.rejectReady = null;
     this.setState('offline');
   }
@@ -209,7 +212,7 @@ export class Switchboard extends EventTarget {
     clearTimeout(this.heartbeat);
     clearTimeout(this.stableTimer);
     const lost = this.closed
-      ? new SwitchboardError('closed', 'the client was closed')
+      ? closedError()
       : new SwitchboardError('disconnected', 'the connection was lost');
     for (const { reject, timer } of this.requests.values()) {
       clearTimeout(timer);
@@ -267,6 +270,13 @@ export class Switchboard extends EventTarget {
       case 'session.updated':
       case 'session':
         return this.onSession(frame.session);
+      case 'availability':
+        return this.emit('availability', (this.availability = frame));
+      // an operator's own (`presence`), every operator's (`presence.list`), one that changed (`presence.updated`)
+      case 'presence':
+      case 'presence.list':
+      case 'presence.updated':
+        return this.emit(frame.type, frame);
       case 'error':
         if (!pending) this.emit('error', { code: frame.code, message: frame.message, ref: frame.ref });
         if (frame.code === 'unauthorized') this.token = null;
@@ -278,6 +288,8 @@ export class Switchboard extends EventTarget {
     this.workspaceId = frame.workspace_id;
     this.heartbeatSeconds = frame.heartbeat_s || 25;
     this.limits = frame.limits ?? this.limits;
+    const available = frame.operators_available;
+    if (available != null) this.emit('availability', (this.availability = { ...this.availability, operators_available: available }));
     this.wasOpen = true;
     this.setState('open');
     this.armHeartbeat(ws);
@@ -286,6 +298,7 @@ export class Switchboard extends EventTarget {
     // A connection that lasts resets the back-off; one that drops at once keeps it growing.
     this.stableTimer = setTimeout(() => ws === this.ws && (this.attempt = 0), 10000);
     if (this.inboxWanted) this.subscribeInbox().catch(() => {});
+    if (this.presenceWanted) this.subscribePresence().catch(() => {});
     // refusals are reported as events
     for (const id of this.sessions.keys()) this.rejoin(id).catch(() => {});
   }
@@ -327,12 +340,12 @@ export class Switchboard extends EventTarget {
   /** Resolves once the connection is open (at once if it is); rejects with `closed` after `close()`. */
   whenOpen() {
     if (this.state === 'open') return Promise.resolve();
-    if (this.closed) return Promise.reject(new SwitchboardError('closed', 'the client was closed'));
+    if (this.closed) return Promise.reject(closedError());
     return new Promise((resolve, reject) => {
       const changed = () => {
         if (this.state !== 'open' && !this.closed) return;
         this.removeEventListener('state', changed);
-        if (this.closed) reject(new SwitchboardError('closed', 'the client was closed'));
+        if (this.closed) reject(closedError());
         else resolve();
       };
       this.addEventListener('state', changed);
@@ -569,6 +582,22 @@ export class Switchboard extends EventTarget {
     for (const session of frame.sessions) this.onSession(session, { emit: false });
     this.emit('inbox', { sessions: frame.sessions, nextCursor: frame.next_cursor });
     return frame;
+  }
+
+  // Operators: `online`, `away` or `offline`; resolves with the operator's presence.
+  async setPresence(status) {
+    return (await this.retrying({ type: 'presence.set', status })).operator;
+  }
+
+  // Operators: every operator (`presence.list`, renewed on reconnect), then `presence.updated` events.
+  async subscribePresence() {
+    this.presenceWanted = true;
+    return (await this.retrying({ type: 'presence.subscribe' }, { repeatUnanswered: ['timeout'] })).operators;
+  }
+
+  // Visitors: an address to be answered at, stored on the session as `contact.email`.
+  leaveContact(sessionId, email) {
+    return this.retrying({ type: 'session.contact', session_id: sessionId, email });
   }
 
   /** Operators: assigns a session (to this operator by default). */

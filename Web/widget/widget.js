@@ -56,9 +56,10 @@ h2{flex:1;font-size:16px;font-weight:650}
 .note{align-self:center;text-align:center;font-size:12px;color:#4b5466;background:#eceef4;padding:4px 10px;border-radius:10px}
 .hint,.counter{padding:6px 14px;font-size:12px;color:#4b5466;background:#fff;border-top:1px solid #e3e6ee}
 .counter[data-state=over]{color:#b42318;font-weight:600}
+.banner[data-state=available]{background:#eef3ff;color:#1d3f8f}
 .typing{padding:4px 18px 8px;font-size:12px;color:#5b6578;background:#f6f7fb}
 form{display:flex;gap:8px;padding:10px;border-top:1px solid #e3e6ee;background:#fff}
-textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;border:1px solid #cfd5e2;border-radius:12px;background:#fff}
+textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;border:1px solid #cfd5e2;border-radius:12px;background:#fff}
 .send{padding:0 16px;border-radius:12px;background:var(--accent);color:#fff;font-weight:600}
 .send:disabled{opacity:.5;cursor:default}
 @media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.launcher{right:14px;bottom:14px}.open .launcher{display:none}}
@@ -67,7 +68,15 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
   const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
   const LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
   const REASONS = { too_large: 'too long', rate_limited: 'too many at once, try again soon', not_found: 'this conversation is gone' };
+  const why = (code) => REASONS[code] ?? 'something went wrong';
   const number = (n) => n?.toLocaleString('en-US');
+
+  // "at 9:00 AM", "Thursday 9:00 AM": the next opening in the visitor's own time zone and locale.
+  function whenBack(iso) {
+    const at = new Date(iso);
+    const today = at.toDateString() === new Date().toDateString();
+    return (today ? 'at ' : '') + at.toLocaleString([], { weekday: today ? undefined : 'long', hour: 'numeric', minute: '2-digit' });
+  }
 
   async function fetchToken() {
     if (window.SwitchboardWidget?.getToken) return window.SwitchboardWidget.getToken();
@@ -105,6 +114,13 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.status = el('span', { class: 'status', 'data-sb': 'status', 'data-state': 'connecting', role: 'status' }, LABELS.connecting);
       const close = el('button', { class: 'close', type: 'button', 'aria-label': 'Close chat' }, '×');
       header.append(el('h2', { id: 'sb-title' }, options.title), this.status, close);
+      this.avail = el('div', { class: 'banner', 'data-sb': 'availability', role: 'status', hidden: '' });
+      this.availLine = el('p');
+      this.emailForm = el('form', { 'data-sb': 'offline-email' });
+      this.email = el('input', { type: 'email', required: '', autocomplete: 'email', placeholder: 'Your email' });
+      this.emailForm.append(this.email, el('button', { class: 'send' }, 'Send'));
+      this.left = el('p');
+      this.avail.append(this.availLine, this.emailForm, this.left);
       this.banner = el('div', { class: 'banner', role: 'alert', hidden: '' },
         'Reconnecting… Messages you send now are delivered once you are back.');
       // A plain list: one polite region (`live`) says each new message once, the list itself is not live.
@@ -121,7 +137,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       });
       this.sendButton = el('button', { class: 'send', 'data-sb': 'send', type: 'submit' }, 'Send');
       form.append(this.composer, this.sendButton);
-      panel.append(header, this.banner, this.log, this.typingLine, this.hint, this.counter, form, this.live);
+      panel.append(header, this.avail, this.banner, this.log, this.typingLine, this.hint, this.counter, form, this.live);
       root.append(panel, launcher);
       shadow.append(root);
       Object.assign(this, { root, launcher, panel, nodes: new Map(), pendingNodes: new Map(), unread: 0, readBy: 0, seen: 0 });
@@ -133,6 +149,10 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
         event.preventDefault();
         this.submit();
       });
+      this.emailForm.onsubmit = (event) => {
+        event.preventDefault();
+        this.leaveEmail();
+      };
       this.composer.addEventListener('keydown', (event) => {
         if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
           event.preventDefault();
@@ -156,13 +176,15 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.sdk = sdk;
       const client = new sdk.Switchboard({ url: options.gateway, token: fetchToken });
       this.client = client;
-      client.addEventListener('state', (e) => this.showState(e.detail.state));
-      client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
-      client.addEventListener('typing', (e) => this.showTyping(e.detail));
-      client.addEventListener('read', (e) => this.showRead(e.detail));
-      client.addEventListener('session', (e) => e.detail.session.id === this.sessionId && this.showSession(e.detail.session));
-      client.addEventListener('outbox', (e) => e.detail.error && this.failed(e.detail.entry.clientMsgId, e.detail.error.code));
-      client.addEventListener('error', (e) => this.showError(e.detail));
+      const on = (type, handle) => client.addEventListener(type, (e) => handle(e.detail));
+      on('state', (d) => this.showState(d.state));
+      on('message', (d) => this.showMessage(d.sessionId, d.message));
+      on('typing', (d) => this.showTyping(d));
+      on('read', (d) => this.showRead(d));
+      on('session', (d) => d.session.id === this.sessionId && this.showSession(d.session));
+      on('outbox', (d) => d.error && this.failed(d.entry.clientMsgId, d.error.code));
+      on('error', (d) => this.showError(d));
+      on('availability', () => this.showAvailability());
       this.showState(client.state);
       // Known before the connection is: a message written meanwhile joins this conversation.
       const stored = localStorage.getItem(this.storageKey);
@@ -201,8 +223,8 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
     forgetSession() {
       localStorage.removeItem(this.storageKey);
       sessionStorage.removeItem(`${this.storageKey}:outbox`);
-      this.sessionId = null;
-      this.sessionReady = null;
+      this.sessionId = this.sessionReady = this.session = this.contact = null;
+      this.showAvailability();
       this.nodes.clear();
       this.pendingNodes.clear();
       this.readBy = 0;
@@ -293,6 +315,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
         const session = await this.client.createSession(title);
         localStorage.setItem(this.storageKey, session.id);
         this.adopt(session.id);
+        this.session = session;
         this.joinedAt ??= performance.now();
       } finally {
         this.creating = false;
@@ -396,7 +419,7 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
       this.keep(id, { id, body, failed: code || 'error' });
       item.dataset.state = 'failed';
       const meta = item.querySelector('.meta');
-      meta.textContent = `Not sent: ${REASONS[code] ?? 'something went wrong'}.`;
+      meta.textContent = `Not sent: ${why(code)}.`;
       const retry = el('button', { type: 'button', 'data-sb': 'retry' }, 'Retry');
       const drop = el('button', { type: 'button', 'data-sb': 'delete' }, 'Delete');
       retry.onclick = () => {
@@ -443,10 +466,44 @@ textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;bo
 
     // Joined, closed and reopened lines are stored events now (showMessage); the status shows the hint.
     showSession(session) {
+      this.session = session;
+      this.contact = session.contact?.email ?? this.contact;
+      this.showAvailability();
       if (session.deleted) {
         this.forgetSession();
         this.note('This conversation was removed. Write to start a new one.');
       } else this.hint.hidden = session.status !== 'closed';
+    }
+
+    // Routing: whether someone answers soon, the visitor's place in line, and while nobody can, an email form.
+    showAvailability() {
+      const known = this.client?.availability;
+      this.avail.hidden = known?.operators_available == null;
+      if (this.avail.hidden) return;
+      const assigned = this.session?.status === 'assigned';
+      const position = !assigned && known.queue_position;
+      const away = !assigned && (!known.operators_available || known.open === false);
+      this.avail.dataset.state = away ? 'away' : 'available';
+      const at = known.open === false && known.opens_at;
+      this.availLine.replaceChildren(position ? `You are number ${position} in line${away ? ". Can't wait? Leave your email:" : ''}`
+        : away ? "We're away: leave your email and we'll answer there" : 'We typically reply in a few minutes',
+      ...(at ? [el('br'), "We're back ", el('time', { datetime: at }, whenBack(at)), ' (your time)'] : []));
+      this.emailForm.hidden = !away || !!this.contact;
+      this.left.textContent = this.contact ? `Thanks! We'll answer at ${this.contact}.` : this.problem ?? '';
+    }
+
+    async leaveEmail() {
+      const email = this.email.value.trim();
+      try {
+        // An address can be the first thing a visitor leaves: it starts the conversation.
+        if (!this.sessionId) await (this.sessionReady ??= this.createSession('Left an email'));
+        await this.client.leaveContact(this.sessionId, email);
+        this.contact = email;
+      } catch (error) {
+        if (!this.sessionId) this.sessionReady = null;
+        this.problem = `Not saved: ${why(error.code)}.`;
+      }
+      this.showAvailability();
     }
 
     note(text) {

@@ -7,8 +7,8 @@ public enum TranscriptDriver {
         usage: loadtest transcript WS_URL VISITOR_TOKEN OPERATOR_TOKEN
 
         Plays a short conversation between a visitor and an operator against a
-        running gateway (hello, inbox, session, join, send, assign, typing, reply,
-        read, a retried send, close) and prints every frame in order: `>>` sent,
+        running gateway (hello, inbox, presence, session, join, send, assign,
+        typing, reply, read, contact, a retried send, close) and prints every frame in order: `>>` sent,
         `<<` received, each line led by who sent or read it.
         """
 
@@ -51,10 +51,10 @@ public enum TranscriptDriver {
             line("\(names[ObjectIdentifier(who)]!) >> \(text)")
             who.send(text)
         }
-        /// Reads until a frame of type `kind`; returns it.
+        /// Reads until a frame of type `kind` (whose session has `status`, when given); returns it.
         @discardableResult
         func until(
-            _ who: ScriptedConnections.Connection, _ kind: String
+            _ who: ScriptedConnections.Connection, _ kind: String, status: String? = nil
         ) throws(ScriptedConnections.Failure)
             -> JSONValue
         {
@@ -62,11 +62,14 @@ public enum TranscriptDriver {
                 let text = try connections.next(who)
                 line("\(names[ObjectIdentifier(who)]!) << \(text)")
                 let frame = (try? JSONParser.parse(text, limits: .reports)) ?? .null
-                if frame.string("type") == kind { return frame }
+                guard frame.string("type") == kind else { continue }
+                if status == nil || frame["session"]?.string("status") == status { return frame }
             }
         }
         send(operator_, ["type": "inbox.subscribe", "ref": "o1"])
         try until(operator_, "inbox")
+        send(operator_, ["type": "presence.subscribe", "ref": "o5"])
+        try until(operator_, "presence.list")
         send(visitor, ["type": "session.create", "ref": "v1", "title": "Order question"])
         guard let id = try until(visitor, "session")["session"]?.string("id") else {
             throw .init(description: "the session frame has no session id")
@@ -97,12 +100,17 @@ public enum TranscriptDriver {
         try until(visitor, "message")
         send(visitor, ["type": "read", "session_id": session, "seq": 2])
         try until(operator_, "read")
+        send(
+            visitor,
+            ["type": "session.contact", "ref": "v5", "session_id": session, "email": "ann@example.com"])
+        try until(visitor, "session.updated")
+        try until(operator_, "session.updated")
         var retried = question.objectValue!
         retried["ref"] = "v3"
         send(visitor, .object(retried))
         try until(visitor, "ack")
         send(visitor, ["type": "session.close", "ref": "v4", "session_id": session])
         try until(visitor, "session.updated")
-        try until(operator_, "session.updated")
+        try until(operator_, "session.updated", status: "closed")
     }
 }

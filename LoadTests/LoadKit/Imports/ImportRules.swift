@@ -1,7 +1,7 @@
 /// The module layering Package.swift declares, held against the sources
 /// (`loadtest check-imports`): every import declared, libc and Foundation only
-/// where they belong, and the chat core kept apart from the loop, HTTP, TLS and
-/// the server's wiring.
+/// where they belong, the chat core kept apart from the loop, HTTP, TLS and
+/// the server's wiring, and routing's decisions apart from any I/O.
 public enum ImportRules {
     static let cModules: Set = ["CSystem", "CLibPQ", "COpenSSL", "CZlib"]
     static let libc: Set = ["Glibc", "Musl", "Darwin"]
@@ -10,10 +10,20 @@ public enum ImportRules {
     static let testOnly: Set = ["Testing", "XCTest", "Foundation", "Dispatch"]
     /// target -> modules it may not reach, directly or through its dependencies' own.
     static let forbiddenBelow = [
-        "SwitchboardChatCore": ["SwitchboardLoop", "SwitchboardHTTP", "SwitchboardTLS", "SwitchboardServer"]
+        "SwitchboardChatCore": ["SwitchboardLoop", "SwitchboardHTTP", "SwitchboardTLS", "SwitchboardServer"],
+        "SwitchboardRouting": [
+            "SwitchboardSystem", "SwitchboardLoop", "SwitchboardHTTP", "SwitchboardTLS", "SwitchboardServer",
+            "SwitchboardPostgres", "SwitchboardReaders", "SwitchboardWriter", "SwitchboardChatCore",
+            "SwitchboardCluster", "SwitchboardNATS",
+        ],
+    ]
+    /// Why each `forbiddenBelow` target keeps its distance (said with each violation).
+    static let layerReasons = [
+        "SwitchboardChatCore": "the chat core must stay free of the loop, HTTP, TLS and the server's wiring",
+        "SwitchboardRouting": "routing's decisions must stay free of I/O (system calls, loops, HTTP, the database)",
     ]
     /// target -> modules it may not depend on itself (C it reaches only through the Swift modules that wrap it).
-    static let forbiddenDirect = ["SwitchboardChatCore": cModules]
+    static let forbiddenDirect = ["SwitchboardChatCore": cModules, "SwitchboardRouting": cModules]
 
     /// The module an import line names (`@testable import X`, `import struct X.Y`), or nil.
     static func importedModule(_ line: Substring) -> String? {
@@ -89,7 +99,7 @@ public enum ImportRules {
             for reached in forbidden.sorted() where paths[reached] != nil {
                 problems.append(
                     "Package.swift: \(name) reaches \(reached) (\(paths[reached]!.joined(separator: " -> "))): "
-                        + "the chat core must stay free of the loop, HTTP, TLS and the server's wiring")
+                        + (layerReasons[name] ?? "a layering rule forbids it"))
             }
             for direct in (forbiddenDirect[name] ?? []).sorted() where target.dependencies.contains(direct) {
                 problems.append(

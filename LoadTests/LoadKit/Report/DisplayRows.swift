@@ -62,6 +62,12 @@ extension Correctness {
         var rows = failures.map {
             ReportRow(label: $0.0, value: ReportNumberFormat.grouped($0.1), isFailure: $0.1 != 0)
         }
+        if routingChecked {
+            rows.append(
+                ReportRow(
+                    label: "routing violations", value: ReportNumberFormat.grouped(routingViolations),
+                    isFailure: routingViolations != 0))
+        }
         let verified = databaseChecked ? ReportNumberFormat.grouped(verifiedInDatabase) : "not checked"
         rows.append(ReportRow(label: "verified in database", value: verified))
         return rows

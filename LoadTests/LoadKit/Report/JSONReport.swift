@@ -140,6 +140,10 @@ public enum JSONReport {
             json.key(key)
             json.int(value)
         }
+        if correctness.routingChecked {
+            json.key("routing_violations")
+            json.int(correctness.routingViolations)
+        }
         json.key("database_checked")
         json.bool(correctness.databaseChecked)
         json.key("failures")

@@ -155,10 +155,16 @@ public struct Correctness: Sendable, Equatable {
     public var databaseChecked: Bool = false
     /// `error` frames by code (`overloaded`, `rate_limited`...): reported, not failures.
     public var errors: [String: Int] = [:]
+    /// The routing scenario's broken promises (`RoutingInvariants`), and
+    /// whether it judged any: other scenarios report neither.
+    public var routingViolations: Int = 0
+    public var routingChecked: Bool = false
 
     public init() {}
 
-    public var failures: Int { gaps + duplicates + reorders + lostAcks + unanswered + unexpectedCloses }
+    public var failures: Int {
+        gaps + duplicates + reorders + lostAcks + unanswered + unexpectedCloses + routingViolations
+    }
 }
 
 /// A target the run is held to (`ScenarioTargets`, or the command line), or

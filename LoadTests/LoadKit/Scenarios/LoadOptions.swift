@@ -4,7 +4,7 @@ import SwitchboardIdentifiers
 /// The command line of `loadtest`: the scenario, where the gateway is, and
 /// the sizes. Every size has a default small enough for a laptop.
 public struct LoadOptions: Sendable {
-    public static let scenarios = ["conversations", "fanout", "idle", "storm", "ramp"]
+    public static let scenarios = ["conversations", "fanout", "idle", "storm", "ramp", "routing"]
 
     public var scenario = ""
     /// The gateway's nodes, one per `--url`, in the order given (see `NodeSpread`).
@@ -31,6 +31,15 @@ public struct LoadOptions: Sendable {
     public var rampMax = 10000.0
     public var stepSeconds = 5.0
     public var p99BoundMilliseconds = 25.0
+    /// routing: how long an operator keeps a session (0.5 to 1.5 times this),
+    /// and how long of every `awayEverySeconds` each operator is away.
+    public var holdSeconds = 2.0
+    public var awaySeconds = 1.0
+    public var awayEverySeconds = 8.0
+    /// routing: every operator away while all visitors arrive, then all online at once.
+    public var backlog = false
+    /// routing: each operator's capacity, set over the API (0: the gateway's).
+    public var capacity = 0
     /// 0: off. Otherwise the send-to-delivery latency is also split by
     /// alternating wall-clock windows of this many seconds (`AlternatingWindows`).
     public var alternateSeconds = 0.0
@@ -71,6 +80,16 @@ public struct LoadOptions: Sendable {
                          all connections at once; midway every operator drops and rejoins with since_seq
           ramp           --sessions S --operators K --start R0 --step DR --max RMAX --step-seconds T
                          --p99-bound-ms B: raises the rate until p99 passes B or acks fall behind
+          routing        --operators N --sessions M --rate R [--capacity C] [--hold S] [--away-for A]
+                         [--away-every P] [--backlog]
+                         N operators online (capacity C each, set with PATCH /api/v1/operators/{id}
+                         as an admin; default: the gateway's), M visitors arriving R/s,
+                         each opening a session and writing once; operators close each session after
+                         0.5-1.5 x S (default 2) and are away A s of every P s (1 of 8) while visitors
+                         arrive; checks capacity, no double assignment, first come first served (with
+                         --database-url), every session assigned; reports first message to assignment;
+                         --backlog: everyone away while all visitors arrive, then all online at once (how
+                         fast one workspace's queue is given out)
 
         common options:
           --database-url URL   check every acked message is stored (strongly advised)
@@ -166,6 +185,13 @@ public struct LoadOptions: Sendable {
             case "--step-seconds": stepSeconds = try number(name)
             case "--p99-bound-ms": p99BoundMilliseconds = try number(name)
             case "--alternate": alternateSeconds = try number(name)
+            case "--hold": holdSeconds = try number(name)
+            case "--away-for": awaySeconds = try number(name)
+            case "--away-every": awayEverySeconds = try number(name)
+            case "--capacity": capacity = try count(name)
+            case "--backlog":
+                backlog = true
+                index -= 1
             case "--target-rate": targetRate = try number(name)
             case "--target-deliveries": targetDeliveries = try number(name)
             case "--target-p99-ms": targetP99Milliseconds = try number(name)
@@ -202,8 +228,11 @@ public struct LoadOptions: Sendable {
             throw UsageError(description: "--jwt-secret is required (the gateway's auth.jwt_secret)")
         }
         if threads < 1 || threads > 64 { throw UsageError(description: "--threads must be 1...64") }
-        if scenario == "ramp" && threads != 1 {
-            throw UsageError(description: "ramp runs on one client loop (--threads 1)")
+        if (scenario == "ramp" || scenario == "routing") && threads != 1 {
+            throw UsageError(description: "\(scenario) runs on one client loop (--threads 1)")
+        }
+        if scenario == "routing" && (operators < 1 || rate <= 0) {
+            throw UsageError(description: "routing needs --operators >= 1 and --rate > 0")
         }
         if sessions < threads { throw UsageError(description: "--sessions must be at least --threads") }
         if bodyBytes < 24 || bodyBytes > 8000 { throw UsageError(description: "--body-bytes must be 24...8000") }
@@ -241,6 +270,12 @@ public struct LoadOptions: Sendable {
             shown += [("connections", "\(connections)"), ("sessions", "\(sessions)")]
         case "storm":
             shown += [("connections", "\(connections)"), ("operators", "\(operators)"), ("rate", "\(Int(rate))")]
+        case "routing":
+            return shown + [
+                ("operators", "\(operators)"), ("visitors", "\(sessions)"), ("rate", "\(rate)"),
+                ("hold", "\(holdSeconds)"),
+                ("away_for", "\(awaySeconds)"), ("away_every", "\(awayEverySeconds)"), ("drain", "\(drainSeconds)"),
+            ] + (backlog ? [("backlog", "true")] : []) + (capacity > 0 ? [("capacity", "\(capacity)")] : [])
         default:
             shown += [
                 ("sessions", "\(sessions)"), ("operators", "\(operators)"), ("start", "\(Int(rampStart))"),

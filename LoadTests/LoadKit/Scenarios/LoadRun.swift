@@ -15,6 +15,9 @@ public enum LoadRun {
         if let probe, !probe.isAvailable {
             throw SetupError(description: "no process \(probe.pid) to read (--gateway-pid)")
         }
+        if options.scenario == "routing" {
+            return try RoutingScenario.run(options, workspace: workspace, log: log)
+        }
         let startedAt = WallClock.rfc3339Now()
         let timelineStart = MonotonicClock.nanoseconds()
 

@@ -52,11 +52,24 @@ public struct SessionInfo: Sendable, Equatable {
     public var version: Int64
     /// Soft-deleted: announced once, as `session.updated` with `"deleted":true`.
     public var deleted: Bool
+    /// RFC 3339: since when its visitor waits for an operator (routing,
+    /// docs/routing.md); kept while assigned, so that a requeue puts it back
+    /// in its place in the queue. Nil before the visitor's first message.
+    public var waitingSince: String?
+    /// What the visitor said about itself (`{"email": ...}`), as JSON text
+    /// written by the database; nil when it said nothing.
+    public var contact: String?
+
+    /// Waiting in its workspace's queue for an operator to be assigned.
+    public var queued: Bool {
+        status == .open && assignedOperator == nil && waitingSince != nil && !deleted
+    }
 
     public init(
         id: String, workspaceID: String, visitorID: String?, title: String, status: SessionStatus,
         assignedOperator: AssignedOperator?, lastSeq: Int64, lastMessage: LastMessage?, createdAt: String,
-        updatedAt: String, version: Int64 = 1, deleted: Bool = false
+        updatedAt: String, version: Int64 = 1, deleted: Bool = false, waitingSince: String? = nil,
+        contact: String? = nil
     ) {
         self.id = id
         self.workspaceID = workspaceID
@@ -70,5 +83,7 @@ public struct SessionInfo: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.version = version
         self.deleted = deleted
+        self.waitingSince = waitingSince
+        self.contact = contact
     }
 }

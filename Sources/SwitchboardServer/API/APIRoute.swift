@@ -44,7 +44,7 @@ struct APIRoute: Sendable {
 enum APIRoutes {
     static let all: [APIRoute] =
         ConversationsResource.routes + MessagesResource.routes + SessionsResource.routes
-        + AnalyticsResource.routes + OperatorsResource.routes
+        + AnalyticsResource.routes + OperatorsResource.routes + BusinessHoursResource.routes
 
     static let byLabel: [HTTPRoute: APIRoute] = Dictionary(
         uniqueKeysWithValues: all.map { ($0.label, $0) })

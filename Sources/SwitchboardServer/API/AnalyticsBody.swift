@@ -3,7 +3,7 @@ import SwitchboardReaders
 
 /// `GET /api/v1/admin/live-chat/analytics`:
 /// `{"workspace_id","from","to","sessions_opened","sessions_closed","messages_by_role":{role: n},
-///   "first_response_seconds":{"count","median","p90"}}`.
+///   "first_response_seconds":{"count","median","p90"},"wait_seconds":{"count","median","p90"},"unanswered"}`.
 enum AnalyticsBody {
     static func encode(_ figures: Analytics, workspaceID: String, from: String, to: String) -> [UInt8] {
         var writer = JSONWriter()
@@ -25,16 +25,28 @@ enum AnalyticsBody {
             writer.int(figures.messagesByRole[role] ?? 0)
         }
         writer.endObject()
-        writer.key("first_response_seconds")
-        writer.beginObject()
-        writer.key("count")
-        writer.int(figures.firstResponseCount)
-        writer.key("median")
-        if let median = figures.firstResponseMedianSeconds { writer.double(median) } else { writer.null() }
-        writer.key("p90")
-        if let p90 = figures.firstResponseP90Seconds { writer.double(p90) } else { writer.null() }
-        writer.endObject()
+        distribution(
+            "first_response_seconds", figures.firstResponseCount, figures.firstResponseMedianSeconds,
+            figures.firstResponseP90Seconds, &writer)
+        distribution("wait_seconds", figures.waitCount, figures.waitMedianSeconds, figures.waitP90Seconds, &writer)
+        writer.key("unanswered")
+        writer.int(figures.unanswered)
         writer.endObject()
         return writer.bytes
+    }
+
+    /// `"name":{"count","median","p90"}`, the figures null when there is none.
+    private static func distribution(
+        _ name: String, _ count: Int, _ median: Double?, _ p90: Double?, _ writer: inout JSONWriter
+    ) {
+        writer.key(name)
+        writer.beginObject()
+        writer.key("count")
+        writer.int(count)
+        writer.key("median")
+        if let median { writer.double(median) } else { writer.null() }
+        writer.key("p90")
+        if let p90 { writer.double(p90) } else { writer.null() }
+        writer.endObject()
     }
 }

@@ -6,7 +6,9 @@ import SwitchboardJSON
 /// checked, the size bounded (413 before parsing), the parse limited, and
 /// every key must be one the endpoint knows, so a typo is an error.
 enum JSONBody {
-    static func object(_ request: HTTPRequest, maxBytes: Int, allowed: [String]) throws(ChatError) -> JSONObject {
+    static func object(
+        _ request: HTTPRequest, maxBytes: Int, allowed: [String], maxMembers: Int = 16
+    ) throws(ChatError) -> JSONObject {
         let contentType = request.headers.first("Content-Type")?.lowercased() ?? ""
         guard contentType == "application/json" || contentType.hasPrefix("application/json;") else {
             throw ChatError(.badRequest, "Content-Type must be application/json")
@@ -18,7 +20,7 @@ enum JSONBody {
         do {
             value = try JSONParser.parse(
                 request.body,
-                limits: JSONLimits(maxDepth: 4, maxStringBytes: 4096, maxMembers: 16, maxTotalBytes: maxBytes))
+                limits: JSONLimits(maxDepth: 4, maxStringBytes: 4096, maxMembers: maxMembers, maxTotalBytes: maxBytes))
         } catch {
             throw ChatError(.badRequest, "the body is not valid JSON: \(error)")
         }

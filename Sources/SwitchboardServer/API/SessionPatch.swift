@@ -16,11 +16,14 @@ struct SessionPatch {
         let object = try JSONBody.object(
             request, maxBytes: Self.maxBodyBytes, allowed: ["title", "status", "assigned_operator"])
         var change = SessionChangeRequest()
-        if let title = try JSONBody.string(object, "title") {
+        if let raw = object["title"] {
+            // Null is refused, as the schema says: a title is never removed.
+            guard let title = raw.stringValue else { throw ChatError(.badRequest, "\"title\" must be a string") }
             if let problem = SessionTitle.problem(title) { throw ChatError(.badRequest, problem) }
             change.title = title
         }
-        if let raw = object["status"], !raw.isNull {
+        // Null is refused, as the schema says (next to "assigned_operator" it would pass for no conflict).
+        if let raw = object["status"] {
             guard let text = raw.stringValue, let status = SessionStatus(rawValue: text) else {
                 throw ChatError(.badRequest, "\"status\" must be \"open\", \"assigned\" or \"closed\"")
             }

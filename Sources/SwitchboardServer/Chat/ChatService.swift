@@ -6,6 +6,7 @@ import SwitchboardCluster
 import SwitchboardMetrics
 import SwitchboardNATS
 import SwitchboardReaders
+import SwitchboardRouting
 import SwitchboardWriter
 
 /// The chat protocol's shared, immutable parts: settings, token checks, the
@@ -23,6 +24,10 @@ final class ChatService: Sendable {
     let cores: ChatCores
     /// The other gateway nodes sharing the database (`cluster.bus`).
     let cluster: ClusterLink
+    /// Who gets which session (docs/routing.md).
+    let routing: RoutingService
+    /// Every workspace's business hours, kept for `availability` (docs/routing.md).
+    let businessHours: BusinessHoursBook
     let logger: Logger
     let metrics: GatewayMetrics
 
@@ -57,6 +62,15 @@ final class ChatService: Sendable {
         self.cluster = cluster
         let clustered = !(bus is NoBus)
         if clustered { cores.cluster = cluster }
+        let readers = readers
+        let businessHours = BusinessHoursBook(zones: ZoneCatalog()) { job in readers.submit(job) }
+        self.businessHours = businessHours
+        let routing = RoutingService(
+            settings: RoutingSettings(configuration), node: nodeID, store: PooledRoutingStore(pool: readers),
+            cores: cores, metrics: metrics, logger: logger, businessHours: businessHours)
+        self.routing = routing
+        cores.routing = routing
+        cluster.routing = routing
         writer = BatchWriter(
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
@@ -78,6 +92,7 @@ final class ChatService: Sendable {
             let stored = CommittedMessages(batch)
             cores.everyCore(fromDatabaseThread: { $0.committed(batch, stored) })
             if clustered { cluster.publish(stored) }
+            routing.committed(batch)
         }
     }
 
@@ -92,12 +107,15 @@ final class ChatService: Sendable {
         }
         metrics.export(writer)
         readers.start()
+        businessHours.loadNow()
         writer.start()
         cluster.start()
+        routing.start()
     }
 
     /// Stops the database threads once the loops are done with them.
     func stop() {
+        routing.stop()
         cluster.stop()
         writer.stop()
         readers.stop()
@@ -106,16 +124,12 @@ final class ChatService: Sendable {
     /// `session.updated` for a session changed outside the socket protocol
     /// (the HTTP API), from a reader thread: to its subscribers and its
     /// workspace's inbox on every loop, after the change's event (if any)
-    /// to the session's subscribers.
-    func announce(_ session: SessionInfo, event message: ChatMessage? = nil) {
-        var encoder = ServerFrameEncoder()
-        let frame = SharedFrame(payload: encoder.sessionUpdated(ref: nil, session))
-        var events: [ChatEvent] = []
-        if let message { events.append(.stored(message)) }
-        events.append(.sessionChanged(session, frame: frame, excludedConnection: nil))
-        for event in events {
-            cores.everyCore(fromDatabaseThread: { $0.apply(event) })
-            cores.cluster?.publish(event)
-        }
+    /// to the session's subscribers; then routing hears of it. `byHand`:
+    /// the change asked for an assignment (counted as a manual one when it
+    /// stored its event).
+    func announce(_ session: SessionInfo, event message: ChatMessage? = nil, byHand: Bool = false) {
+        cores.announce(fromDatabaseThread: [SessionChange(session: session, event: message, changed: true)])
+        if byHand && message != nil { metrics.routingAssignments(mode: "manual").increment() }
+        routing.changed(session)
     }
 }

@@ -28,6 +28,9 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
     private var poller: NamedThread?
     /// Of `bus.droppedEvents`, what `switchboard_bus_dropped_total` has; the poller's own.
     private var droppedExported = 0
+    /// Told of other nodes' presence and queue news. Set before `start`;
+    /// weak, since routing holds the cores, which hold this link.
+    weak var routing: RoutingService?
 
     init(
         bus: any ClusterBus, nodeID: String, cores: ChatCores, metrics: GatewayMetrics, logger: Logger,
@@ -94,6 +97,12 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
             })
         case .sessionStale(let sessionID, let workspaceID):
             cores.everyCore(fromDatabaseThread: { $0.refresh(sessionID, workspaceID: workspaceID) })
+        case .presence(let workspaceID, let operators, let complete):
+            routing?.heard(.presence(workspaceID: workspaceID, operators: operators, complete: complete))
+        case .queue(let snapshot):
+            routing?.heard(.queue(snapshot))
+        case .routingStale(let workspaceID):
+            routing?.heard(.stale(workspaceID: workspaceID))
         }
     }
 
@@ -158,6 +167,17 @@ final class ClusterLink: ClusterOutlet, @unchecked Sendable {
             published = bus.publish(.committed(messages: [message], sessions: []))
         }
         if published { metrics.busNotificationsOut.increment() }
+    }
+
+    func publish(_ news: RoutingNews) {
+        let event: BusEvent
+        switch news {
+        case .presence(let workspaceID, let operators, let complete):
+            event = .presence(workspaceID: workspaceID, operators: operators, complete: complete)
+        case .queue(let snapshot): event = .queue(snapshot)
+        case .stale(let workspaceID): event = .routingStale(workspaceID: workspaceID)
+        }
+        if bus.publish(event) { metrics.busNotificationsOut.increment() }
     }
 
     /// A batch this node committed, on the writer's thread after the commit.

@@ -1,5 +1,6 @@
 import SwitchboardAdmission
 import SwitchboardIdentifiers
+import SwitchboardRouting
 import SwitchboardSystem
 
 /// Everything the gateway reads at start-up. Defaults are production-sane;
@@ -101,6 +102,14 @@ public struct Configuration: Sendable {
     public var writerPipelineDepth = 2
     public var writerQueueCapacity = 65536
 
+    // [routing] (docs/routing.md)
+    /// `least_busy`, `round_robin` or `manual`.
+    public var routingMode = "least_busy"
+    public var routingMaxSessionsPerOperator = 5
+    public var routingOfflineGraceSeconds = 30
+    public var routingRequeueOnOffline = true
+    public var routingHeartbeatSeconds = 5
+
     public init() {}
 
     /// Loop threads to start: the configured number, or one per core.
@@ -163,6 +172,16 @@ public struct Configuration: Sendable {
         if nodeID.utf8.count > 128 || nodeID.contains(where: { $0.isNewline || $0 == "\"" || $0 == "\\" }) {
             throw ConfigError(
                 key: "cluster.node_id", message: "at most 128 bytes, with no newline, quote or backslash")
+        }
+        if RoutingMode(rawValue: routingMode) == nil {
+            throw ConfigError(
+                key: "routing.mode", message: "\(routingMode) is not one of least_busy, round_robin, manual")
+        }
+        if routingHeartbeatSeconds * 2 > routingOfflineGraceSeconds {
+            throw ConfigError(
+                key: "routing.heartbeat_s",
+                message: "\(routingHeartbeatSeconds) is more than half of routing.offline_grace_s "
+                    + "(\(routingOfflineGraceSeconds)): a connected operator would lapse between two heartbeats")
         }
         if !tlsListen.isEmpty {
             if tlsCertificate.isEmpty {

@@ -197,6 +197,11 @@ enum ConfigurationKeys {
         integer("writer.max_batch_delay_ms", 0...10_000, \.writerMaxBatchDelayMilliseconds),
         integer("writer.pipeline_depth", 1...64, \.writerPipelineDepth),
         integer("writer.queue_capacity", 1...1 << 24, \.writerQueueCapacity),
+        string("routing.mode", \.routingMode),
+        integer("routing.max_sessions_per_operator", 1...10_000, \.routingMaxSessionsPerOperator),
+        integer("routing.offline_grace_s", 1...86_400, \.routingOfflineGraceSeconds),
+        boolean("routing.requeue_on_offline", \.routingRequeueOnOffline),
+        integer("routing.heartbeat_s", 1...3600, \.routingHeartbeatSeconds),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")

@@ -61,7 +61,8 @@ enum Routes {
             guard let chat = context.chat else { return .now(.noDatabase) }
             if route == .ws { return .upgrade(context.chatWebSocket, ChatConnection(service: chat, loop: loop)) }
             return Readiness.check(cluster: chat.cluster, logger: context.logger)
-        case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators:
+        case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators, .operatorPatch,
+            .businessHours, .businessHoursPut:
             // The JSON API: its own table (API/Resources), routed only with a database.
             guard let chat = context.chat, let api = APIRoutes.byLabel[route] else { return .now(.noDatabase) }
             return APIRoutes.answer(api, request, parameters: parameters, chat: chat)

@@ -35,6 +35,8 @@ public enum Migrations {
         Migration0006.migration,
         Migration0007.migration,
         Migration0008.migration,
+        Migration0009.migration,
+        Migration0010.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -260,6 +260,10 @@ import Testing
         let response = reply.json["first_response_seconds"] as? [String: Any]
         #expect(response?["count"] as? Int == 1)
         #expect((response?["median"] as? Double ?? -1) >= 0)
+        // Ken joined by hand before anyone was assigned: no assignment, no wait; the operator answered.
+        let waits = reply.json["wait_seconds"] as? [String: Any]
+        #expect(waits?["count"] as? Int == 0 && waits?["median"] is NSNull && waits?["p90"] is NSNull)
+        #expect(reply.json["unanswered"] as? Int == 0)
         let empty = try HTTPTestClient.request(
             fixture.gateway, "GET",
             "/api/v1/admin/live-chat/analytics?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z", token: token)

@@ -45,7 +45,8 @@ import Testing
                     acks += 1
                     #expect(frame["duplicate"] as? Bool == false)
                     #expect((frame["ref"] as? String)?.hasPrefix("s\(index)-") == true)
-                case "session.updated", "typing", "read": continue
+                // `availability`: the visitor's session waits in routing's queue (docs/routing.md).
+                case "session.updated", "typing", "read", "availability": continue
                 default: Issue.record("unexpected frame \(frame)")
                 }
             }

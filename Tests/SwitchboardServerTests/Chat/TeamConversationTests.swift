@@ -174,7 +174,8 @@ import Testing
         // Both at once is ambiguous; an operator id must look like one.
         for body in [
             #"{"assigned_operator":{"id":"op-olga"},"status":"closed"}"#, #"{"assigned_operator":{"id":""}}"#,
-            #"{"assigned_operator":"op-olga"}"#,
+            #"{"assigned_operator":"op-olga"}"#, #"{"assigned_operator":{"id":"op-olga"},"status":null}"#,
+            #"{"assigned_operator":{"id":"op-olga"},"title":null}"#,
         ] {
             let refused = try HTTPTestClient.request(fixture.gateway, "PATCH", path, token: token, body: body)
             #expect(refused.status == 400, "\(body)")

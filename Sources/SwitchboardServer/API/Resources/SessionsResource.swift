@@ -25,7 +25,10 @@ enum SessionsResource {
                 }
                 guard let result = try queries.changeSession(sessionID: sessionID, change, by: identity.participant)
                 else { return .api(ChatError(.notFound, "no session \(sessionID)")) }
-                if result.changed { chat.announce(result.session, event: result.event) }
+                if result.changed {
+                    let byHand = change.assignment != nil || change.status == .assigned
+                    chat.announce(result.session, event: result.event, byHand: byHand)
+                }
                 var encoder = ServerFrameEncoder()
                 return .apiJSON(.ok, encoder.sessionBody(result.session))
             }

@@ -1,0 +1,30 @@
+/// Pieces of earlier migrations' SQL, taken and edited for a later one.
+///
+/// Why: the writer's function is 300 lines of SQL, and a migration that
+/// changes three of them would otherwise repeat the rest, twice (the new
+/// version, and the old one for `down`). A later migration instead names what
+/// it changes against the text an earlier one created. The text of a
+/// migration never changes once released (its checksum is recorded), so an
+/// edit that no longer finds its place is a programming error, caught by
+/// every test that builds the migration list.
+enum SQLText {
+    /// The `CREATE [OR REPLACE] FUNCTION name(...) ... $$;` statement for
+    /// `name` in `sql` (bodies quoted with `$$`, as every function here is).
+    static func function(_ name: String, in sql: String) -> String {
+        let starts = ["CREATE FUNCTION \(name)(", "CREATE OR REPLACE FUNCTION \(name)("].compactMap {
+            sql.firstRange(of: $0)
+        }
+        guard let start = starts.min(by: { $0.lowerBound < $1.lowerBound }),
+            let opener = sql[start.upperBound...].firstRange(of: "AS $$"),
+            let closer = sql[opener.upperBound...].firstRange(of: "$$;")
+        else { preconditionFailure("no function \(name) in the SQL given") }
+        return String(sql[start.lowerBound..<closer.upperBound])
+    }
+
+    /// `sql` with each of the `count` occurrences of `old` replaced by `new`.
+    static func replacing(_ old: String, with new: String, count: Int, in sql: String) -> String {
+        let found = sql.ranges(of: old).count
+        precondition(found == count, "expected \(count) of \(old.debugDescription), found \(found)")
+        return sql.replacing(old, with: new)
+    }
+}
