@@ -485,9 +485,9 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       const away = !assigned && (!known.operators_available || known.open === false);
       this.avail.dataset.state = away ? 'away' : 'available';
       const at = known.open === false && known.opens_at;
-      this.availLine.replaceChildren(position ? `You are number ${position} in line${away ? ". Can't wait? Leave your email:" : ''}`
-        : away ? "We're away: leave your email and we'll answer there" : 'We typically reply in a few minutes',
-      ...(at ? [el('br'), "We're back ", el('time', { datetime: at }, whenBack(at)), ' (your time)'] : []));
+      this.availLine.replaceChildren(...(at ? ["We're back ", el('time', { datetime: at }, whenBack(at)), ' (your time)', el('br')] : []),
+        position ? `You are number ${position} in line${away ? ". Can't wait? Leave your email:" : ''}`
+        : away ? "We're away: leave your email and we'll answer there" : 'We typically reply in a few minutes');
       this.emailForm.hidden = !away || !!this.contact;
       this.left.textContent = this.contact ? `Thanks! We'll answer at ${this.contact}.` : this.problem ?? '';
     }
