@@ -52,7 +52,10 @@ let package = Package(
         // The browser clients (Web/), compiled in by the plugin below.
         .target(name: "SwitchboardWeb", plugins: ["EmbedWebAssets"]),
         .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["web-asset-embedder"]),
-        .executableTarget(name: "web-asset-embedder", path: "Plugins/WebAssetEmbedder"),
+        .executableTarget(
+            name: "web-asset-embedder", dependencies: ["WebScriptMinifier"], path: "Plugins/WebAssetEmbedder"),
+        // Scripts as served: comments, indentation and the spaces tokens do not need left out (a tokenizer).
+        .target(name: "WebScriptMinifier", path: "Plugins/WebScriptMinifier"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
@@ -146,6 +149,7 @@ let package = Package(
             path: "Tests/SwitchboardTestSupport"),
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
+        .testTarget(name: "WebScriptMinifierTests", dependencies: ["WebScriptMinifier"]),
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
         .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
@@ -190,7 +194,8 @@ let package = Package(
             name: "SwitchboardTLSTests",
             dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(
-            name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
+            name: "LoadKitTests",
+            dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
         .testTarget(
             name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardIO", "SwitchboardSystem"]),
         .testTarget(
