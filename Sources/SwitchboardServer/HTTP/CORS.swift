@@ -14,7 +14,8 @@ enum CORS {
         guard let origin = allowedOrigin(request, allowedOrigins) else { return response }
         response.headers += [
             ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
-            ("Access-Control-Allow-Methods", "GET, PATCH, DELETE"),
+            // POST: uploads (the widget sends a visitor's files from the site that embeds it).
+            ("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE"),
             ("Access-Control-Allow-Headers", "Authorization, Content-Type"), ("Access-Control-Max-Age", "600"),
         ]
         return response
@@ -23,7 +24,10 @@ enum CORS {
     /// Lets the requesting page read an API answer, if its origin is allowed.
     static func allow(_ response: inout HTTPResponse, for request: HTTPRequest, allowedOrigins: AllowedOrigins) {
         guard let origin = allowedOrigin(request, allowedOrigins) else { return }
-        response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        // Retry-After is not a header pages may read unless named: the SDK waits it out (429, 503).
+        response.headers += [
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"), ("Access-Control-Expose-Headers", "Retry-After"),
+        ]
     }
 
     private static func allowedOrigin(_ request: HTTPRequest, _ allowed: AllowedOrigins) -> String? {

@@ -8,8 +8,9 @@ import SwitchboardWeb
 /// allows only this origin's scripts, styles and connections (no inline script
 /// anywhere).
 enum WebFiles {
+    /// `blob:` images: the previews of files being attached, made in the page from the chosen file.
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
         + "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// A file's gzip representation: its own bytes and its own strong validator.

@@ -140,10 +140,12 @@ import Testing
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://shop.example")
         #expect(preflight.header("Access-Control-Allow-Headers")?.contains("Authorization") == true)
+        #expect(preflight.header("Access-Control-Allow-Methods")?.contains("POST") == true, "uploads")
         let token = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "admin-1")
         let answer = try HTTPTestClient.request(
             fixture.gateway, "GET", path, token: token, headers: [("Origin", "https://shop.example")])
         #expect(answer.status == 404 && answer.header("Access-Control-Allow-Origin") == "https://shop.example")
+        #expect(answer.header("Access-Control-Expose-Headers") == "Retry-After")
         let stranger = try HTTPTestClient.request(
             fixture.gateway, "GET", path, token: token, headers: [("Origin", "https://evil.example")])
         #expect(stranger.header("Access-Control-Allow-Origin") == nil)
