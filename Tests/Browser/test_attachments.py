@@ -192,7 +192,7 @@ def test_a_page_disguised_as_a_picture_or_a_file_too_large_is_refused_with_a_vis
     wait_for(lambda: bodies(operator.messages()) == ["Here is a picture", "Only text, then"], message="text still goes")
     assert operator.find_all("[data-sb=conversation] [data-sb=attachment]") == []
 
-    # The chooser offers only what the gateway takes; what it does not is refused before any upload.
+    # The chooser offers what the gateway takes by default; anything else chosen is the gateway's to refuse.
     assert "image/png" in widget.find("input[type=file]").get_attribute("accept")
     choose(widget, saved(tmp_path, "archive.zip", b"PK\x03\x04"))
     wait_for(lambda: "archive.zip cannot be sent" in alert.text, message="a type the gateway does not take")

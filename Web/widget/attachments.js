@@ -9,9 +9,10 @@
 //   everything else as a chip with name and size that downloads it.
 // Every name a person chose is set with textContent, never parsed as HTML.
 
-/** What the gateway takes by default (`attachments.allowed_types`): what the file chooser offers. */
+/** What the gateway takes by default (`attachments.allowed_types`): what the file choosers offer first (widget.js
+ * has the same list, so that its chooser filters before this module is loaded). Only a hint: a person may
+ * choose any file, and the gateway decides. */
 export const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf,text/plain';
-const ALLOWED = new Set(ACCEPT.split(','));
 const MAX_FILES = 10; // per message (the protocol's limit)
 const PREVIEW_PX = 220; // a preview's longest side in a message
 
@@ -171,9 +172,8 @@ export class Tray {
   add(files) {
     this.alert.textContent = '';
     for (const file of files) {
-      // Refused here what the gateway would refuse anyway; a file without a type is the gateway's to judge.
-      if (file.type && !ALLOWED.has(file.type)) this.say(refusal({ code: 'unsupported_type' }, file.name));
-      else if (this.items.length >= MAX_FILES) this.say(`At most ${MAX_FILES} files go with one message.`);
+      // The type is the gateway's to judge (from the bytes, against its allowed_types): no guess here.
+      if (this.items.length >= MAX_FILES) this.say(`At most ${MAX_FILES} files go with one message.`);
       else this.keep(new Upload(file, this));
     }
     this.show();
@@ -292,7 +292,6 @@ export class WidgetFiles {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(WIDGET_CSS);
     widget.shadowRoot.adoptedStyleSheets = [...widget.shadowRoot.adoptedStyleSheets, sheet];
-    widget.picker.accept = ACCEPT;
     this.tray = new Tray({
       client: widget.client,
       // The first file of a visitor who has not written yet starts the conversation.

@@ -143,8 +143,11 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       // Files: chosen, dropped on the panel or pasted; the code that handles them loads on first use.
       const attach = el('button', { class: 'attach', 'data-sb': 'attach', type: 'button', 'aria-label': 'Attach a file' });
       attach.innerHTML = CLIP;
-      this.picker = el('input', { type: 'file', multiple: '', hidden: '' });
-      attach.onclick = () => this.picker.click();
+      this.picker = el('input', { type: 'file', multiple: '', hidden: '', accept: 'image/png,image/jpeg,image/gif,image/webp,application/pdf,text/plain' });
+      attach.onclick = () => {
+        this.picker.click();
+        this.files(); // loading while the visitor chooses
+      };
       this.picker.onchange = () => this.attach(this.picker.files);
       panel.ondragover = panel.ondrop = (event) => {
         if (!event.dataTransfer.types.includes('Files')) return;
