@@ -102,11 +102,11 @@ test('an upload posts the raw file with the token, its type and name, reports pr
   assert.match(FakeXHR.all[1].url, /\?filename=file$/);
 });
 
-test('a refused file is not tried again: the caller gets the gateway\'s code and message, and Retry-After', async () => {
+test('a refused file is not tried again: a code for what is wrong, the gateway\'s message, and Retry-After', async () => {
   const client = offline();
   const answers = [
     [413, { error: { code: 'too_large', message: 'files are at most 10 MiB' } }, {}],
-    [415, { error: { code: 'unsupported_type', message: 'text/html is not allowed' } }, {}],
+    [415, { error: { code: 'bad_request', message: 'markup is not an allowed type' } }, {}],
     [429, { error: { code: 'rate_limited', message: 'too many uploads' } }, { 'retry-after': '30' }],
     [413, null, {}], // a proxy's refusal, without the gateway's body
     [403, { error: { code: 'forbidden', message: 'not your session' } }, {}],
@@ -117,7 +117,7 @@ test('a refused file is not tried again: the caller gets the gateway\'s code and
     await assert.rejects(client.uploadAttachment('s1', PNG), (error) => {
       assert.ok(error instanceof SwitchboardError);
       assert.equal(error.status, status);
-      assert.equal(error.code, body?.error.code ?? 'too_large');
+      assert.equal(error.code, { 413: 'too_large', 415: 'unsupported_type', 429: 'rate_limited' }[status] ?? body.error.code);
       assert.equal(error.message, body?.error.message ?? 'HTTP 413');
       assert.equal(error.retryAfter, headers['retry-after'] ? 30 : undefined);
       return true;

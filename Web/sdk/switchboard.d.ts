@@ -168,8 +168,9 @@ export class SwitchboardError extends Error {
    * `http` (an HTTP error without a code). The `error` event also carries `token` (the token
    * provider failed) and `history` (a truncated replay could not be paged; the join is retried).
    * Uploads add `too_large` (413), `unsupported_type` (415: a type not allowed, or bytes that are not
-   * the declared type), `rate_limited` (429), `aborted` (the signal), and `disconnected` (cut off
-   * every try); the gateway's own code and message win where its answer has them.
+   * the declared type), `rate_limited` (429), whatever code the answer's body has; otherwise the
+   * gateway's code (`forbidden`, ...); `aborted` (the signal), and `disconnected` (cut off every try).
+   * The message is the gateway's when it sent one.
    */
   code: string;
   /** Uploads: the HTTP status (0: no answer). */

@@ -15,11 +15,11 @@ import { SwitchboardError, backoff } from './switchboard.js';
 const TRIES = 5;
 // Cut off (0), or refused for now by the gateway (503: its in-flight budget) or a proxy in front of it.
 const TRANSIENT = new Set([0, 502, 503, 504]);
-// Codes for answers without the gateway's error body (a proxy's, or a connection closed early).
-const CODES = {
-  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 413: 'too_large',
-  415: 'unsupported_type', 429: 'rate_limited', 503: 'unavailable',
-};
+// Statuses that say what is wrong with the file whatever code the body has (the gateway answers a 415
+// with `bad_request`): the caller can tell the person without parsing messages.
+const BY_STATUS = { 413: 'too_large', 415: 'unsupported_type', 429: 'rate_limited' };
+// Codes for other answers without the gateway's error body (a proxy's).
+const CODES = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 503: 'unavailable' };
 
 /** `Switchboard.uploadAttachment`: see switchboard.d.ts. */
 export async function upload(client, sessionId, file, { onProgress, signal } = {}) {
@@ -72,7 +72,7 @@ function post(client, sessionId, file, token, onProgress, signal) {
         onProgress?.({ loaded: total, total });
         return resolve(body);
       }
-      const code = body.error?.code ?? CODES[xhr.status] ?? (xhr.status ? 'http' : 'disconnected');
+      const code = BY_STATUS[xhr.status] ?? body.error?.code ?? CODES[xhr.status] ?? (xhr.status ? 'http' : 'disconnected');
       const error = new SwitchboardError(code, body.error?.message ?? (xhr.status ? `HTTP ${xhr.status}` : 'the upload was cut off'));
       error.status = xhr.status;
       const retryAfter = xhr.getResponseHeader('Retry-After');
