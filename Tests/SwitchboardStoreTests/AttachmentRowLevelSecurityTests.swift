@@ -161,5 +161,9 @@ import Testing
             "SELECT indexname FROM pg_indexes WHERE tablename = 'attachments' ORDER BY indexname"
         ).compactMap { $0 }
         #expect(indexes == ["attachments_pkey", "idx_attachments_orphans", "idx_attachments_session"])
+        let storage = try db.column(
+            "SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'attachment_chunks'::regclass AND attname = 'data'"
+        )
+        #expect(storage == ["e"])
     }
 }
