@@ -58,6 +58,11 @@ let package = Package(
         .target(
             name: "SwitchboardWriter",
             dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
+        // The attachment workers (docs/attachments.md): threads with their own connections that store
+        // uploads (PostgreSQL chunks or files), read them back in ranges, and purge orphans.
+        .target(
+            name: "SwitchboardAttachmentStore",
+            dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
         .target(name: "SwitchboardNATS", dependencies: ["SwitchboardSystem"]),
         // The cluster bus: what one gateway node tells the others (docs/cluster.md).
         .target(
@@ -172,6 +177,12 @@ let package = Package(
             name: "SwitchboardStoreTests",
             dependencies: ["SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(
+            name: "SwitchboardAttachmentStoreTests",
+            dependencies: [
+                "SwitchboardAttachmentStore", "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardCrypto",
+                "SwitchboardTestSupport",
+            ]),
+        .testTarget(
             name: "SwitchboardWriterTests",
             dependencies: [
                 "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardIdentifiers",
@@ -190,7 +201,8 @@ let package = Package(
             name: "SwitchboardTLSTests",
             dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(
-            name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
+            name: "LoadKitTests",
+            dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
         .testTarget(
             name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardIO", "SwitchboardSystem"]),
         .testTarget(
