@@ -117,6 +117,7 @@ let package = Package(
             name: "switchboard",
             dependencies: [
                 "SwitchboardServer", "SwitchboardStore", "SwitchboardAuth", "SwitchboardSystem",
+                "SwitchboardAttachmentStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
