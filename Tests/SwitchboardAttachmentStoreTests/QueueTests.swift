@@ -12,8 +12,8 @@ import Testing
         // Not started: jobs wait in the queue.
         let counter = StoredCounter()
         let first = try #require(store.beginUpload(fixture.new(), sessionQuotaBytes: 1 << 30) { counter.add($0) })
-        var second: AttachmentUpload? = try #require(
-            store.beginUpload(fixture.new(), sessionQuotaBytes: 1 << 30) { _ in })
+        var second = store.beginUpload(fixture.new(), sessionQuotaBytes: 1 << 30) { _ in }
+        #expect(second != nil)
         #expect(store.beginUpload(fixture.new(), sessionQuotaBytes: 1 << 30) { _ in } == nil)
         let refused = try wait { done in store.lookup(id: newUUID(), completion: done) }
         #expect(refused == .failure(.unavailable("the attachment workers are busy")))
@@ -22,7 +22,6 @@ import Testing
         for start in stride(from: 0, to: bytes.count, by: 1000) { first.append(Array(bytes[start..<(start + 1000)])) }
         #expect(store.queueDepth == 7)
         // An upload dropped unfinished is aborted: one more job, past the bound too.
-        #expect(second != nil)
         second = nil
         #expect(store.queueDepth == 8)
         store.start()
