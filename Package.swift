@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SwitchboardNATS", targets: ["SwitchboardNATS"]),
         .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
         .library(name: "SwitchboardAdmission", targets: ["SwitchboardAdmission"]),
+        .library(name: "SwitchboardAttachments", targets: ["SwitchboardAttachments"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -61,6 +62,11 @@ let package = Package(
         .target(
             name: "SwitchboardWriter",
             dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
+        // The attachment workers (docs/attachments.md): threads with their own connections that store
+        // uploads (PostgreSQL chunks or files), read them back in ranges, and purge orphans.
+        .target(
+            name: "SwitchboardAttachmentStore",
+            dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
         .target(name: "SwitchboardNATS", dependencies: ["SwitchboardSystem"]),
         // The cluster bus: what one gateway node tells the others (docs/cluster.md).
         .target(
@@ -73,6 +79,9 @@ let package = Package(
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
+        // Attachments' decisions (docs/attachments.md): content types from the bytes, signed URLs,
+        // byte ranges, the in-flight budget, the attachment object; no I/O of any kind.
+        .target(name: "SwitchboardAttachments", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
         // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
         .target(name: "SwitchboardRouting"),
         .target(
@@ -115,6 +124,7 @@ let package = Package(
             name: "switchboard",
             dependencies: [
                 "SwitchboardServer", "SwitchboardStore", "SwitchboardAuth", "SwitchboardSystem",
+                "SwitchboardAttachmentStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -154,6 +164,10 @@ let package = Package(
         .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
         .testTarget(name: "SwitchboardRoutingTests", dependencies: ["SwitchboardRouting"]),
+        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
+        .testTarget(
+            name: "SwitchboardAttachmentsTests",
+            dependencies: ["SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardJSON"]),
         .testTarget(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
@@ -175,6 +189,12 @@ let package = Package(
         .testTarget(
             name: "SwitchboardStoreTests",
             dependencies: ["SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
+        .testTarget(
+            name: "SwitchboardAttachmentStoreTests",
+            dependencies: [
+                "SwitchboardAttachmentStore", "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardCrypto",
+                "SwitchboardTestSupport",
+            ]),
         .testTarget(
             name: "SwitchboardWriterTests",
             dependencies: [
