@@ -71,6 +71,14 @@ extension ChatCore {
             reply(id, ack(row, ref: ref, duplicate: true))
         case .noSession:
             fail(id, ChatError(.notFound, "session \(pending.sessionID) does not exist", ref: ref))
+        case .badAttachment(let attachmentID):
+            fail(
+                id,
+                ChatError(
+                    .badRequest,
+                    "attachment \(attachmentID) is not an upload of yours to session \(pending.sessionID) "
+                        + "that no message has sent yet; nothing was stored",
+                    ref: ref))
         case .unavailable:
             fail(
                 id,
