@@ -59,6 +59,11 @@ let package = Package(
         .target(
             name: "SwitchboardWriter",
             dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
+        // The attachment workers (docs/attachments.md): threads with their own connections that store
+        // uploads (PostgreSQL chunks or files), read them back in ranges, and purge orphans.
+        .target(
+            name: "SwitchboardAttachmentStore",
+            dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
         .target(name: "SwitchboardNATS", dependencies: ["SwitchboardSystem"]),
         // The cluster bus: what one gateway node tells the others (docs/cluster.md).
         .target(
@@ -119,6 +124,7 @@ let package = Package(
             name: "switchboard",
             dependencies: [
                 "SwitchboardServer", "SwitchboardStore", "SwitchboardAuth", "SwitchboardSystem",
+                "SwitchboardAttachmentStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -184,6 +190,12 @@ let package = Package(
         .testTarget(
             name: "SwitchboardStoreTests",
             dependencies: ["SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
+        .testTarget(
+            name: "SwitchboardAttachmentStoreTests",
+            dependencies: [
+                "SwitchboardAttachmentStore", "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardCrypto",
+                "SwitchboardTestSupport",
+            ]),
         .testTarget(
             name: "SwitchboardWriterTests",
             dependencies: [

@@ -110,6 +110,17 @@ public struct Configuration: Sendable {
     public var routingRequeueOnOffline = true
     public var routingHeartbeatSeconds = 5
 
+    // [attachments] (docs/attachments.md): where attachments are stored and how long
+    // the purges keep them; `switchboard attachments purge` reads these.
+    /// `postgres` or `filesystem`.
+    public var attachmentsStorage = "postgres"
+    /// The folder of `filesystem` storage.
+    public var attachmentsPath = ".data/attachments"
+    /// An upload never sent is deleted after this many seconds.
+    public var attachmentsOrphanTTLSeconds = 86400
+    /// Attachments of a session soft-deleted this many days ago are deleted.
+    public var attachmentsRetentionDays = 30
+
     public init() {}
 
     /// Loop threads to start: the configured number, or one per core.

@@ -202,6 +202,17 @@ enum ConfigurationKeys {
         integer("routing.offline_grace_s", 1...86_400, \.routingOfflineGraceSeconds),
         boolean("routing.requeue_on_offline", \.routingRequeueOnOffline),
         integer("routing.heartbeat_s", 1...3600, \.routingHeartbeatSeconds),
+        // [attachments]: storage and purges.
+        ConfigurationKey(name: "attachments.storage", kind: .string, extraEnvironmentNames: []) {
+            c, v throws(ConfigError) in
+            guard case .string(let storage) = v, ["postgres", "filesystem"].contains(storage) else {
+                throw ConfigError(key: "attachments.storage", message: "must be postgres or filesystem")
+            }
+            c.attachmentsStorage = storage
+        },
+        string("attachments.path", \.attachmentsPath),
+        integer("attachments.orphan_ttl_s", 60...31_536_000, \.attachmentsOrphanTTLSeconds),
+        integer("attachments.retention_days", 0...36500, \.attachmentsRetentionDays),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")

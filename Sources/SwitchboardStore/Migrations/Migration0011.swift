@@ -49,6 +49,10 @@ enum Migration0011 {
                 created_at timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (attachment_id, variant, n)
             );
+            -- Out of line and uncompressed: images and PDFs are compressed already (pglz would
+            -- spend CPU to gain nothing), and substring() of an uncompressed value fetches only
+            -- the TOAST pieces a range read needs.
+            ALTER TABLE attachment_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
 
             ALTER TABLE attachments ENABLE ROW LEVEL SECURITY;
             CREATE POLICY attachments_staff ON attachments FOR ALL
