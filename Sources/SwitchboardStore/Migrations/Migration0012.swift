@@ -181,12 +181,6 @@ enum Migration0012 {
                                r.sender_id, r.sender_name, r.kind, r.body, now(), r.attachment_objects
                           FROM rows r
                         RETURNING chats.id
-                    ),
-                    claimed AS (
-                        UPDATE attachments a SET message_id = r.id, sent_at = now()
-                          FROM rows r
-                         CROSS JOIN LATERAL unnest(string_to_array(r.attachments, ',')::uuid[]) AS x(id)
-                         WHERE p_attachments IS NOT NULL AND a.id = x.id
                     )
                     SELECT r.ord, 'stored'::text, r.id, r.seq, now(), NULL::text, NULL::text, NULL::text,
                            NULL::text, NULL::text,
@@ -197,6 +191,16 @@ enum Migration0012 {
                       LEFT JOIN bumped b ON r.last_of_session AND b.id = r.session_id
                      WHERE (SELECT count(*) FROM inserted) > 0
                      ORDER BY r.ord;
+                    -- Every send was stored: each upload to its message (the ids
+                    -- made as above). A statement of its own, not a CTE, so that a
+                    -- batch without attachments does not even open the table.
+                    IF p_attachments IS NOT NULL THEN
+                        UPDATE attachments a
+                           SET message_id = (v_prefix || lpad(to_hex(v_tail + t.ord), 12, '0'))::uuid, sent_at = now()
+                          FROM unnest(p_attachments) WITH ORDINALITY AS t(ids, ord)
+                         CROSS JOIN LATERAL unnest(string_to_array(t.ids, ',')::uuid[]) AS x(id)
+                         WHERE t.ids IS NOT NULL AND a.id = x.id;
+                    END IF;
                     RETURN QUERY
                     SELECT 0::bigint, 'event'::text, e.id, e.seq, now(), 'visitor'::text, e.sender_id,
                            e.sender_name, 'event'::text, e.body, NULL::bigint, NULL::uuid, NULL::text,
