@@ -129,7 +129,9 @@ package struct CommittedMessages: Sendable {
 
 extension ChatMessage {
     /// A row as the writer returned it (its timestamp already in RFC 3339,
-    /// its attachments as `chats.attachments` holds them).
+    /// its attachments as `chats.attachments` holds them: a list that does
+    /// not decode, which only a schema this build does not know writes, is
+    /// dropped rather than holding up the batch's other messages).
     package init(_ stored: StoredMessage) {
         self.init(
             id: stored.id, sessionID: stored.sessionID, seq: stored.seq, clientMessageID: stored.clientMessageID,
