@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SwitchboardNATS", targets: ["SwitchboardNATS"]),
         .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
         .library(name: "SwitchboardAdmission", targets: ["SwitchboardAdmission"]),
+        .library(name: "SwitchboardThumbnails", targets: ["SwitchboardThumbnails"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
         // What protocol handlers see of a connection (ConnectionIO): the seam between them and the
@@ -67,6 +69,9 @@ let package = Package(
                 "SwitchboardRouting",
             ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
+        // Thumbnails of uploaded images (docs/attachments.md): libvips, with the pixels an image
+        // declares checked before any decoding. Called on the attachment workers, never on a loop.
+        .target(name: "SwitchboardThumbnails", dependencies: ["CVips"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
@@ -164,6 +169,9 @@ let package = Package(
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
+            name: "SwitchboardThumbnailsTests", dependencies: ["SwitchboardThumbnails", "CVips"],
+            exclude: ["Fixtures"]),
+        .testTarget(
             name: "SwitchboardWebSocketTests",
             dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
         ),
@@ -190,7 +198,8 @@ let package = Package(
             name: "SwitchboardTLSTests",
             dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(
-            name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
+            name: "LoadKitTests",
+            dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
         .testTarget(
             name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardIO", "SwitchboardSystem"]),
         .testTarget(
