@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// scripts/fuzz builds with SwiftPM's --sanitize=fuzzer, which SwiftPM applies to build tools as
+// well: it compiles web-asset-embedder's main.swift as a library (so its top-level code does not
+// compile) and links it with libFuzzer. No fuzz target needs the browser clients, so that build
+// (SB_FUZZ_BUILD=1) leaves SwitchboardWeb's plugin out, and with it the tool.
+let fuzzBuild = Context.environment["SB_FUZZ_BUILD"] == "1"
+
 // Modules follow the path of a message: system calls -> event loop -> HTTP ->
 // WebSocket (with its deflate extension) -> server wiring -> executable.
 // Only the bottom modules import C.
@@ -52,7 +58,7 @@ let package = Package(
         // X-Forwarded-For) and the per-address limits (docs/limits.md).
         .target(name: "SwitchboardAdmission"),
         // The browser clients (Web/), compiled in by the plugin below.
-        .target(name: "SwitchboardWeb", plugins: ["EmbedWebAssets"]),
+        .target(name: "SwitchboardWeb", plugins: fuzzBuild ? [] : ["EmbedWebAssets"]),
         .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["web-asset-embedder"]),
         .executableTarget(name: "web-asset-embedder", path: "Plugins/WebAssetEmbedder"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
@@ -133,6 +139,9 @@ let package = Package(
                 "SwitchboardCluster", "SwitchboardChat",
             ],
             path: "LoadTests/WriterBench"),
+        // Time and peak memory of the thumbnailer on image files (scripts/bench-thumbnails).
+        .executableTarget(
+            name: "thumbnail-bench", dependencies: ["SwitchboardThumbnails"], path: "LoadTests/ThumbnailBench"),
         // The chat load harness: simulated widgets and consoles on client epoll loops.
         .target(
             name: "LoadKit",

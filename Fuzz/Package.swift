@@ -82,6 +82,12 @@ let package = Package(
             path: "FuzzProxy",
             exclude: nonSources("FuzzProxy")
         ),
+        .executableTarget(
+            name: "FuzzThumbnail",
+            dependencies: [.product(name: "SwitchboardThumbnails", package: "Switchboard")],
+            path: "FuzzThumbnail",
+            exclude: nonSources("FuzzThumbnail")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,15 +28,23 @@ static void *cvips_unblock_allowed(GType type, void *unused) {
     return NULL;
 }
 
-static void cvips_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+// Some loaders (libpng's header reader, for one) say why they fail only through glib's
+// log as a warning; the log handler adds them to libvips' error text, which the Swift
+// side takes after every call, so that a refusal says why and nothing goes to stderr.
+static void cvips_log_to_error(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)level; (void)data;
+    vips_error(domain != NULL ? domain : "VIPS", "%s", message != NULL ? message : "");
+}
+
+// Progress notes ("thumbnailing 1234 bytes of data", "selected loader is ...").
+static void cvips_log_drop(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
 }
 
 // Once per process. No operation cache (it would keep decoded images and open
 // buffers alive between uploads), one worker thread per pipeline (the calling
-// thread's call is the unit of parallelism), no untrusted loader. libvips'
-// warnings about damaged files go to glib's log, which would print one line per
-// hostile upload on stderr; failures come back through return codes instead.
+// thread's call is the unit of parallelism), no loader but the four. libvips'
+// warnings go to its error text, not to stderr (one line per hostile upload).
 static inline int cvips_start(void) {
     if (VIPS_INIT("switchboard") != 0) return -1;
     vips_cache_set_max(0);
@@ -46,7 +54,8 @@ static inline int cvips_start(void) {
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoad", TRUE);
     vips_type_map_all(g_type_from_name("VipsForeignLoad"), cvips_unblock_allowed, NULL);
-    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, cvips_drop_log, NULL);
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, cvips_log_to_error, NULL);
+    g_log_set_handler("VIPS", G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG, cvips_log_drop, NULL);
     return 0;
 }
 

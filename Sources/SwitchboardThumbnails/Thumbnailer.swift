@@ -21,9 +21,14 @@ public enum Thumbnailer {
         precondition(maxPixels > 0 && maxSide > 0 && maxSide <= Int(Int32.max), "limits must be positive")
         if let failure = VipsRuntime.started { return .failure(failure) }
         guard !bytes.isEmpty else { return .failure(.unsupportedFormat("no bytes")) }
-        // Per-thread buffers libvips keeps for the calling thread: freed after every
-        // call so that worker threads that come and go leak nothing.
-        defer { vips_thread_shutdown() }
+        defer {
+            // A failure took its text already; what is left is a success's warnings, which
+            // must not be blamed on the next failure.
+            vips_error_clear()
+            // Per-thread buffers libvips keeps for the calling thread: freed after every
+            // call so that worker threads that come and go leak nothing.
+            vips_thread_shutdown()
+        }
         return bytes.withUnsafeBytes { buffer in
             inspect(buffer, maxPixels: maxPixels, maxSide: Int32(maxSide))
         }

@@ -5,9 +5,11 @@ import CVips
 enum VipsRuntime {
     static let started: ThumbnailError? = cvips_start() == 0 ? nil : .unavailable(takeError())
 
-    /// libvips' error text, taken and cleared in one step under libvips' own lock.
-    /// The buffer is process-wide: a failure that races another thread's may carry
-    /// its neighbour's line too; which call failed is known from its return code.
+    /// libvips' error text (with its warnings), taken and cleared in one step under
+    /// libvips' own lock. The text is process-wide: a failure that races another
+    /// thread's call may carry its neighbour's lines too, or lose its own to that
+    /// call's clearing ("unknown error"); which call failed, and at which step, is
+    /// always its own, from the return codes.
     static func takeError() -> String {
         guard let copy = vips_error_buffer_copy() else { return "unknown error" }
         defer { cvips_free(copy) }

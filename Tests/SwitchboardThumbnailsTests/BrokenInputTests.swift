@@ -63,6 +63,17 @@ struct BrokenInputTests {
         }
     }
 
+    /// libpng says why a header fails only as a glib warning: it still reaches the error.
+    @Test func pngHeaderFailureSaysWhy() {
+        let cut = Array(TestImages.pngBomb(width: 10, height: 10).prefix(20))
+        guard case .failure(.vips(let operation, let message)) = Thumbnailer.inspect(cut, maxPixels: Self.limit) else {
+            Issue.record("a PNG cut inside its header did not fail in libvips")
+            return
+        }
+        #expect(operation == "header")
+        #expect(message != "unknown error", "\(message)")
+    }
+
     /// Formats libvips could read but the gateway does not let it (SVG through librsvg, TIFF, PDF).
     @Test func otherFormatsAreRefusedByName() {
         let svg = Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>"#.utf8)
