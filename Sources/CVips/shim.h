@@ -4,6 +4,9 @@
 #ifndef SWITCHBOARD_CVIPS_SHIM_H
 #define SWITCHBOARD_CVIPS_SHIM_H
 #include <vips/vips.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 // The only loaders the gateway lets libvips run: attachments are sniffed as one of
 // these four types, and every other loader (TIFF, SVG, PDF, HEIF, ImageMagick, ...)
@@ -98,6 +101,13 @@ static inline int cvips_loader_allowed(const char *loader) {
 
 static inline int cvips_has_field(const VipsImage *image, const char *name) {
     return vips_image_get_typeof(image, name) != 0;
+}
+
+// glibc keeps what libvips' worker threads free in their arenas, resident; this gives it back.
+static inline void cvips_release_free_memory(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
