@@ -66,6 +66,8 @@ final class HTTPConnectionHandler<IO: ConnectionIO>: ConnectionHandler, Graceful
                     hold(UnsafeRawBufferPointer(rest), on: connection)
                     return
                 }
+            case .head, .body, .end:
+                preconditionFailure("no route streams its body yet")
             }
         }
     }
