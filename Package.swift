@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SwitchboardNATS", targets: ["SwitchboardNATS"]),
         .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
         .library(name: "SwitchboardAdmission", targets: ["SwitchboardAdmission"]),
+        .library(name: "SwitchboardAttachments", targets: ["SwitchboardAttachments"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -70,6 +71,9 @@ let package = Package(
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
+        // Attachments' decisions (docs/attachments.md): content types from the bytes, signed URLs,
+        // byte ranges, the in-flight budget, the attachment object; no I/O of any kind.
+        .target(name: "SwitchboardAttachments", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
         // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
         .target(name: "SwitchboardRouting"),
         .target(
@@ -150,6 +154,10 @@ let package = Package(
         .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),
         .testTarget(name: "SwitchboardRoutingTests", dependencies: ["SwitchboardRouting"]),
+        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
+        .testTarget(
+            name: "SwitchboardAttachmentsTests",
+            dependencies: ["SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardJSON"]),
         .testTarget(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
@@ -190,7 +198,8 @@ let package = Package(
             name: "SwitchboardTLSTests",
             dependencies: ["SwitchboardTLS", "SwitchboardCrypto", "SwitchboardTLSTestSupport"]),
         .testTarget(
-            name: "LoadKitTests", dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
+            name: "LoadKitTests",
+            dependencies: ["LoadKit", "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardJSON"]),
         .testTarget(
             name: "SwitchboardLoopTests", dependencies: ["SwitchboardLoop", "SwitchboardIO", "SwitchboardSystem"]),
         .testTarget(

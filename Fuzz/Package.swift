@@ -82,6 +82,15 @@ let package = Package(
             path: "FuzzProxy",
             exclude: nonSources("FuzzProxy")
         ),
+        .executableTarget(
+            name: "FuzzSniffer",
+            dependencies: [
+                .product(name: "SwitchboardAttachments", package: "Switchboard"),
+                .product(name: "SwitchboardCrypto", package: "Switchboard"),
+            ],
+            path: "FuzzSniffer",
+            exclude: nonSources("FuzzSniffer")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

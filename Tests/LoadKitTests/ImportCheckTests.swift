@@ -71,6 +71,7 @@ struct ImportCheckTests {
             PackageTarget(name: "Mid", type: "regular", path: "m", dependencies: ["SwitchboardHTTP"]),
             PackageTarget(name: "SwitchboardHTTP", type: "regular", path: "h", dependencies: []),
             PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: []),
+            PackageTarget(name: "SwitchboardAttachments", type: "regular", path: "a", dependencies: []),
         ]
         #expect(
             ImportRules.checkLayers(targets) == [
@@ -88,6 +89,7 @@ struct ImportCheckTests {
             PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: ["Helpers", "CLibPQ"]),
             PackageTarget(name: "Helpers", type: "regular", path: "h", dependencies: ["SwitchboardPostgres"]),
             PackageTarget(name: "SwitchboardPostgres", type: "regular", path: "p", dependencies: []),
+            PackageTarget(name: "SwitchboardAttachments", type: "regular", path: "a", dependencies: []),
         ]
         #expect(
             ImportRules.checkLayers(targets) == [
@@ -96,6 +98,27 @@ struct ImportCheckTests {
                     + " the database)",
                 "Package.swift: SwitchboardRouting depends on the C module CLibPQ: it may reach C only through the"
                     + " Swift modules that wrap it",
+            ])
+    }
+
+    @Test("attachments' decisions may reach no I/O, nor depend on C")
+    func attachmentsLayer() {
+        let targets = [
+            PackageTarget(name: "SwitchboardChatCore", type: "regular", path: "c", dependencies: []),
+            PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: []),
+            PackageTarget(
+                name: "SwitchboardAttachments", type: "regular", path: "a",
+                dependencies: ["SwitchboardCrypto", "SwitchboardSystem", "COpenSSL"]),
+            PackageTarget(name: "SwitchboardCrypto", type: "regular", path: "k", dependencies: ["COpenSSL"]),
+            PackageTarget(name: "SwitchboardSystem", type: "regular", path: "s", dependencies: ["CSystem"]),
+        ]
+        #expect(
+            ImportRules.checkLayers(targets) == [
+                "Package.swift: SwitchboardAttachments reaches SwitchboardSystem (SwitchboardAttachments ->"
+                    + " SwitchboardSystem): attachments' decisions must stay free of I/O (system calls, loops, HTTP,"
+                    + " the database)",
+                "Package.swift: SwitchboardAttachments depends on the C module COpenSSL: it may reach C only through"
+                    + " the Swift modules that wrap it",
             ])
     }
 }

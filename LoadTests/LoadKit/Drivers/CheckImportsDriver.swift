@@ -17,7 +17,9 @@ public enum CheckImportsDriver {
            only. Lines inside multi-line string literals are skipped.
         3. The chat core (SwitchboardChatCore) reaches neither directly nor through
            any dependency the event loop, HTTP, TLS or the server's wiring, and
-           depends on no C module itself.
+           depends on no C module itself. Neither routing's decisions
+           (SwitchboardRouting) nor attachments' (SwitchboardAttachments) reach
+           system calls, loops, HTTP, TLS or the database, nor depend on C themselves.
         4. The table between <!-- modules:begin --> and <!-- modules:end --> in
            docs/architecture.md lists every target that is not a test, bottom first,
            with the dependencies Package.swift gives it; each row's job text is kept.

@@ -1,7 +1,7 @@
 /// The module layering Package.swift declares, held against the sources
 /// (`loadtest check-imports`): every import declared, libc and Foundation only
 /// where they belong, the chat core kept apart from the loop, HTTP, TLS and
-/// the server's wiring, and routing's decisions apart from any I/O.
+/// the server's wiring, and routing's and attachments' decisions apart from any I/O.
 public enum ImportRules {
     static let cModules: Set = ["CSystem", "CLibPQ", "COpenSSL", "CZlib"]
     static let libc: Set = ["Glibc", "Musl", "Darwin"]
@@ -16,14 +16,23 @@ public enum ImportRules {
             "SwitchboardPostgres", "SwitchboardReaders", "SwitchboardWriter", "SwitchboardChatCore",
             "SwitchboardCluster", "SwitchboardNATS",
         ],
+        "SwitchboardAttachments": [
+            "SwitchboardSystem", "SwitchboardIO", "SwitchboardLoop", "SwitchboardHTTP", "SwitchboardTLS",
+            "SwitchboardServer", "SwitchboardPostgres", "SwitchboardStore", "SwitchboardReaders", "SwitchboardWriter",
+            "SwitchboardChatCore", "SwitchboardCluster", "SwitchboardNATS",
+        ],
     ]
     /// Why each `forbiddenBelow` target keeps its distance (said with each violation).
     static let layerReasons = [
         "SwitchboardChatCore": "the chat core must stay free of the loop, HTTP, TLS and the server's wiring",
         "SwitchboardRouting": "routing's decisions must stay free of I/O (system calls, loops, HTTP, the database)",
+        "SwitchboardAttachments":
+            "attachments' decisions must stay free of I/O (system calls, loops, HTTP, the database)",
     ]
     /// target -> modules it may not depend on itself (C it reaches only through the Swift modules that wrap it).
-    static let forbiddenDirect = ["SwitchboardChatCore": cModules, "SwitchboardRouting": cModules]
+    static let forbiddenDirect = [
+        "SwitchboardChatCore": cModules, "SwitchboardRouting": cModules, "SwitchboardAttachments": cModules,
+    ]
 
     /// The module an import line names (`@testable import X`, `import struct X.Y`), or nil.
     static func importedModule(_ line: Substring) -> String? {
