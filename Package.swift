@@ -109,6 +109,7 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
+                "SwitchboardAttachments",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -211,6 +212,7 @@ let package = Package(
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
+                "SwitchboardAttachments", "SwitchboardCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -77,6 +77,13 @@ public struct HTTPRequestParser: Sendable {
     /// Between a streamed request's `.head` and its `.end` (or failure).
     public var isStreamingBody: Bool { streaming }
 
+    /// What has arrived of the head being received, or of the head that has
+    /// just failed (a streamed request's 413): what a refusal is answered and
+    /// counted under. Nil before a request line, and once a head is handed out.
+    public func headSoFar() -> HTTPRequest? {
+        request.target.isEmpty ? nil : request.build()
+    }
+
     /// Consumes bytes; returns how many it consumed and the result.
     ///
     /// On `.request` the bytes after the request were not consumed: call again with

@@ -27,6 +27,12 @@ final class ServerContext: Sendable {
     let metrics = GatewayMetrics()
     /// Per-address limits and trusted proxies (docs/limits.md).
     let admission: AdmissionControl
+    /// Uploads and downloads (docs/attachments.md); nil when disabled, without
+    /// a database, or without storage.
+    let attachments: AttachmentService?
+    /// What the HTTP parser streams (an upload's body, held to
+    /// `attachments.max_bytes`) rather than buffers.
+    let streamedBodyLimit: @Sendable (HTTPMethod, String) -> Int?
 
     var headerTimeoutMilliseconds: UInt64 { UInt64(configuration.headerTimeoutSeconds) * 1000 }
     var keepAliveTimeoutMilliseconds: UInt64 { UInt64(configuration.keepAliveTimeoutSeconds) * 1000 }
@@ -37,7 +43,12 @@ final class ServerContext: Sendable {
         loopDeflaters.indices.contains(index) ? loopDeflaters[index] : nil
     }
 
-    init(configuration: Configuration, logger: Logger) throws {
+    /// `attachmentBackend`: where attachments are stored (`AttachmentStore`, or
+    /// an in-memory one in tests); without one no attachment is served.
+    init(
+        configuration: Configuration, logger: Logger, attachmentBackend: (any AttachmentBackend)? = nil,
+        attachmentSizes: AttachmentService.Sizes = .standard
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         admission = AdmissionControl(configuration: configuration, metrics: metrics)
@@ -70,5 +81,20 @@ final class ServerContext: Sendable {
                     certificatePath: configuration.tlsCertificate, privateKeyPath: configuration.tlsPrivateKey))
         }
         router = Routes.router(configuration, database: chat != nil)
+        if configuration.attachmentsEnabled, let chat, let attachmentBackend {
+            attachments = AttachmentService(
+                configuration: configuration, backend: attachmentBackend, chat: chat, metrics: metrics,
+                exempt: admission.exempt, sizes: attachmentSizes)
+        } else {
+            attachments = nil
+        }
+        let router = router
+        let maxBytes = configuration.attachmentsMaxBytes
+        streamedBodyLimit = { method, path in
+            guard method == .post, case .found(.attachmentUpload, _) = router.match(method: method, path: path) else {
+                return nil
+            }
+            return maxBytes
+        }
     }
 }
