@@ -59,6 +59,11 @@ let package = Package(
         .target(
             name: "SwitchboardWriter",
             dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
+        // The attachment workers (docs/attachments.md): threads with their own connections that store
+        // uploads (PostgreSQL chunks or files), read them back in ranges, and purge orphans.
+        .target(
+            name: "SwitchboardAttachmentStore",
+            dependencies: ["SwitchboardPostgres", "SwitchboardSystem", "SwitchboardIdentifiers"]),
         .target(name: "SwitchboardNATS", dependencies: ["SwitchboardSystem"]),
         // The cluster bus: what one gateway node tells the others (docs/cluster.md).
         .target(
@@ -109,7 +114,7 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
-                "SwitchboardAttachments",
+                "SwitchboardAttachments", "SwitchboardAttachmentStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -117,6 +122,7 @@ let package = Package(
             name: "switchboard",
             dependencies: [
                 "SwitchboardServer", "SwitchboardStore", "SwitchboardAuth", "SwitchboardSystem",
+                "SwitchboardAttachmentStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -181,6 +187,12 @@ let package = Package(
             name: "SwitchboardStoreTests",
             dependencies: ["SwitchboardStore", "SwitchboardPostgres", "SwitchboardTestSupport"]),
         .testTarget(
+            name: "SwitchboardAttachmentStoreTests",
+            dependencies: [
+                "SwitchboardAttachmentStore", "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardCrypto",
+                "SwitchboardTestSupport",
+            ]),
+        .testTarget(
             name: "SwitchboardWriterTests",
             dependencies: [
                 "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardIdentifiers",
@@ -212,7 +224,7 @@ let package = Package(
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
-                "SwitchboardAttachments", "SwitchboardCrypto",
+                "SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardAttachmentStore",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

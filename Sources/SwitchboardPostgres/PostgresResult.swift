@@ -48,6 +48,19 @@ public final class PostgresResult {
         string(row, column).map { $0 == "t" }
     }
 
+    /// A value's bytes as the server sent them: in a binary-format result
+    /// (`query(_:parameters:binaryResults:)`) a `bytea` is its raw content. Nil for NULL.
+    public func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
+        withBytes(row, column) { Array($0) }
+    }
+
+    /// Calls `body` with a value's bytes in place (valid only during the call); nil for NULL.
+    public func withBytes<R>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard !isNull(row, column) else { return nil }
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        return body(UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length))
+    }
+
     /// Every value of the result, rows of optional strings (small results only).
     public var rows: [[String?]] {
         (0..<rowCount).map { row in (0..<columnCount).map { string(row, $0) } }

@@ -203,7 +203,13 @@ enum ConfigurationKeys {
         boolean("routing.requeue_on_offline", \.routingRequeueOnOffline),
         integer("routing.heartbeat_s", 1...3600, \.routingHeartbeatSeconds),
         boolean("attachments.enabled", \.attachmentsEnabled),
-        string("attachments.storage", \.attachmentsStorage),
+        ConfigurationKey(name: "attachments.storage", kind: .string, extraEnvironmentNames: []) {
+            c, v throws(ConfigError) in
+            guard case .string(let storage) = v, ["postgres", "filesystem"].contains(storage) else {
+                throw ConfigError(key: "attachments.storage", message: "must be postgres or filesystem")
+            }
+            c.attachmentsStorage = storage
+        },
         string("attachments.path", \.attachmentsPath),
         integer("attachments.max_bytes", 1...1 << 34, \.attachmentsMaxBytes),
         strings("attachments.allowed_types", \.attachmentsAllowedTypes),

@@ -1,3 +1,4 @@
+import SwitchboardAttachmentStore
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO

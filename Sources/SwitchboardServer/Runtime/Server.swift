@@ -67,6 +67,7 @@ public final class Server: @unchecked Sendable {
             boundAddresses.append((address, tls))
         }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
+        context.attachmentStore?.start()
         for loop in loops {
             threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
         }
@@ -155,6 +156,7 @@ public final class Server: @unchecked Sendable {
     public func wait() {
         for thread in threads { thread.join() }
         threads.removeAll()
+        context.attachmentStore?.stop()
         context.chat?.stop()
         logger.info("stopped")
     }

@@ -37,6 +37,7 @@ public enum Migrations {
         Migration0008.migration,
         Migration0009.migration,
         Migration0010.migration,
+        Migration0011.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardAttachmentStore
 import SwitchboardAttachments
 import SwitchboardCrypto
 import SwitchboardEmbedded

@@ -504,19 +504,18 @@ import Testing
         #expect(other.readReply().header("Access-Control-Allow-Origin") == nil)
     }
 
-    /// Without storage (or with attachments disabled) nothing is routed or served.
-    @Test func withoutStorageTheRoutesAnswer503AndDisabledTheyAreGone() throws {
-        let fixture = try ChatFixture()
-        defer { fixture.stop() }
-        let client = fixture.embedded.client()
+    /// With attachments disabled the routes are gone.
+    @Test func disabledTheRoutesAreGone() throws {
+        let disabled = try ChatFixture { $0.attachmentsEnabled = false }
+        defer { disabled.stop() }
+        let client = disabled.embedded.client()
         client.send(
             "POST /api/v1/sessions/\(UUID().uuidString)/attachments?filename=a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
         )
-        #expect(client.readReply().status == 503)
-        let disabled = try ChatFixture(attachments: MemoryAttachments()) { $0.attachmentsEnabled = false }
-        defer { disabled.stop() }
+        #expect(client.readReply().status == 404)
         let other = disabled.embedded.client()
         other.send("GET /api/v1/attachments/x?exp=1&sig=2 HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(other.readReply().status == 404)
+        #expect(disabled.embedded.context.attachments == nil && disabled.embedded.context.attachmentStore == nil)
     }
 }

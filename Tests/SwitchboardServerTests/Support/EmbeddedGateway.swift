@@ -30,6 +30,7 @@ final class EmbeddedGateway: TestGateway {
             attachmentSizes: attachmentSizes)
         loops = (0..<configuration.effectiveThreads).map { EmbeddedLoop(index: $0) }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
+        context.attachmentStore?.start()
     }
 
     func connect() throws -> any ClientStream { client() }
@@ -88,6 +89,7 @@ final class EmbeddedGateway: TestGateway {
         }
         runPending()
         for loop in loops { loop.stop() }
+        context.attachmentStore?.stop()
         context.chat?.stop()
     }
 }

@@ -1,3 +1,4 @@
+import SwitchboardAttachmentStore
 import SwitchboardCrypto
 import Synchronization
 

@@ -1,3 +1,5 @@
+import SwitchboardAttachmentStore
+
 /// What the HTTP side needs of attachment storage (docs/attachments.md):
 /// the gateway's `AttachmentStore` (its workers, on PostgreSQL or files), an
 /// in-memory one in tests. Every method returns at once; completions and
@@ -35,3 +37,6 @@ protocol AttachmentUploading: AnyObject, Sendable {
     /// Abandons it; what was written is deleted.
     func abort()
 }
+
+extension AttachmentStore: AttachmentBackend {}
+extension AttachmentUpload: AttachmentUploading {}

@@ -1,3 +1,4 @@
+import SwitchboardAttachmentStore
 import SwitchboardAttachments
 import SwitchboardHTTP
 import SwitchboardSystem

@@ -1,3 +1,4 @@
+import SwitchboardAttachmentStore
 import SwitchboardAttachments
 import SwitchboardChatCore
 import SwitchboardHTTP

@@ -1,3 +1,4 @@
+import SwitchboardAttachmentStore
 import SwitchboardAttachments
 import SwitchboardChat
 import SwitchboardCrypto

@@ -1,0 +1,21 @@
+/// What a worker thread's jobs share: its connection, the storage and the
+/// inspector. Made on the thread and never leaves it.
+final class AttachmentWorkerContext {
+    let database: AttachmentDatabase
+    let storage: AttachmentStorage
+    let layout: FileLayout?
+    let inspector: ImageInspector?
+    let maxImageBytes: Int64
+    /// Whether this thread has made sure `<path>/tmp` exists.
+    var temporaryFolderReady = false
+
+    init(
+        database: AttachmentDatabase, storage: AttachmentStorage, inspector: ImageInspector?, maxImageBytes: Int64
+    ) {
+        self.database = database
+        self.storage = storage
+        if case .filesystem(let path) = storage { layout = FileLayout(root: path) } else { layout = nil }
+        self.inspector = inspector
+        self.maxImageBytes = maxImageBytes
+    }
+}
