@@ -220,3 +220,60 @@ import Testing
         #expect(back.status == 200 && back.body == sample(.gif, count: 50_000))
     }
 }
+
+/// An upload and its download over TLS, by Python's ssl and http.client: the
+/// pauses of a full window leave decrypted bytes in the cipher, which must
+/// come out first when reading resumes.
+@Suite(.serialized) struct TLSAttachmentTests {
+    static let clientScript = #"""
+        import hashlib, http.client, json, os, ssl, sys
+        port, cafile, session, token = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+        context = ssl.create_default_context(cafile=cafile)
+        body = b"%PDF-1.7\n" + os.urandom(3_000_000)
+        connection = http.client.HTTPSConnection("localhost", port, context=context, timeout=20)
+        connection.request("POST", f"/api/v1/sessions/{session}/attachments?filename=a.pdf", body=body,
+                           headers={"Authorization": f"Bearer {token}", "Content-Type": "application/pdf"})
+        answer = connection.getresponse()
+        text = answer.read()
+        assert answer.status == 201, (answer.status, text)
+        attachment = json.loads(text)["attachment"]
+        assert attachment["sha256"] == hashlib.sha256(body).hexdigest(), attachment
+        connection.request("GET", attachment["url"])
+        download = connection.getresponse()
+        data = download.read()
+        assert download.status == 200 and data == body, (download.status, len(data))
+        print("ok", len(data))
+        """#
+
+    @Test func anUploadAndItsDownloadOverTLS() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sb-tls-att-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let openssl = try #require(ExternalProcess.which("openssl"), "openssl makes the test certificate")
+        let generated = try ExternalProcess.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+            ])
+        try #require(generated.status == 0, "openssl req failed: \(generated.output)")
+        let chat = try ChatFixture(live: true) {
+            $0.tlsListen = [SocketAddress(host: "127.0.0.1", port: 0, family: .inet)]
+            $0.tlsCertificate = cert
+            $0.tlsPrivateKey = key
+        }
+        defer { chat.stop() }
+        let visitor = try chat.client(.visitor, "visitor-1")
+        let session = try chat.createSession(visitor)
+        let token = TestTokens.make(role: .visitor, workspace: chat.workspace, sub: "visitor-1")
+        let tlsPort = try #require((chat.gateway as! RunningServer).tlsPort)
+        let script = directory.appendingPathComponent("client.py").path
+        try Self.clientScript.write(toFile: script, atomically: true, encoding: .utf8)
+        let python = ProcessInfo.processInfo.environment["SWITCHBOARD_TEST_PYTHON"] ?? ExternalProcess.which("python3")
+        let interpreter = try #require(python, "python3 is needed for the independent TLS client")
+        let result = try ExternalProcess.run(interpreter, [script, String(tlsPort), cert, session, token])
+        #expect(result.status == 0 && result.output.contains("ok 3000009"), "client output: \(result.output)")
+    }
+}
