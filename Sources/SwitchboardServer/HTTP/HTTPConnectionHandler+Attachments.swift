@@ -18,6 +18,11 @@ extension HTTPConnectionHandler {
     func startUpload(_ head: HTTPRequest, body: HTTPStreamedBody, on connection: IO) {
         route = .attachmentUpload
         uploadHead = head
+        // Behind a trusted proxy, the first request names the client (and may be refused).
+        if let proxied, proxied.pending {
+            proxied.identify(from: head, on: connection)
+            if !connection.isOpen { return }
+        }
         guard let service = context.attachments,
             case .found(.attachmentUpload, let parameters) = context.router.match(method: head.method, path: head.path)
         else {

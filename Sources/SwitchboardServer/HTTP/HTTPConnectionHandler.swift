@@ -22,7 +22,7 @@ final class HTTPConnectionHandler<IO: ConnectionIO>: ConnectionHandler, Graceful
     /// same connection (a malformed request, a 408) is not counted under it.
     var route: HTTPRoute = .other
     /// The peer is a trusted proxy: the client behind it is still to be named.
-    private let proxied: ProxiedClient<IO>?
+    let proxied: ProxiedClient<IO>?
     /// The socket's peer (nil when unknown).
     private let peer: IPAddress?
 

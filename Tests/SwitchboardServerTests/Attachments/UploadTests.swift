@@ -425,6 +425,24 @@ import Testing
         #expect(fixture.uploads("rate_limited") == 2)
     }
 
+    /// Behind a trusted proxy, the address the upload is rated by is the client's it names.
+    @Test func behindATrustedProxyTheNamedClientIsRated() throws {
+        let fixture = try AttachmentFixture {
+            $0.trustedProxies = ["127.0.0.1"]
+            $0.attachmentsUploadsPerMinute = 1
+        }
+        defer { fixture.stop() }
+        let body = sample(.png, count: 10)
+        func upload(for client: String) -> Int {
+            let connection = fixture.client()
+            connection.send(fixture.uploadHead(length: body.count, extra: "X-Forwarded-For: \(client)\r\n") + body)
+            return connection.readReply().status
+        }
+        #expect(upload(for: "198.51.100.9") == 201)
+        #expect(upload(for: "198.51.100.9") == 429, "a new connection, the same client")
+        #expect(upload(for: "198.51.100.10") == 201)
+    }
+
     /// After an upload, the next requests on the connection are answered in order.
     @Test func pipelinedRequestsAfterAnUploadAreAnsweredInOrder() throws {
         let fixture = try AttachmentFixture()

@@ -1,6 +1,7 @@
 import SwitchboardAttachmentStore
 import SwitchboardAttachments
 import SwitchboardChat
+import SwitchboardChatCore
 import SwitchboardCrypto
 import SwitchboardHTTP
 import SwitchboardIO
@@ -42,6 +43,8 @@ final class UploadStream<IO: ConnectionIO> {
     let declaredType: String?
     private weak var handler: HTTPConnectionHandler<IO>?
     private weak var connection: IO?
+    /// The way back to this connection's loop for storage's answers.
+    private let handoff: LoopHandoff
 
     private(set) var phase = Phase.receiving
     private var sessionVisible = false
@@ -68,6 +71,7 @@ final class UploadStream<IO: ConnectionIO> {
         sniffer = ContentSniffer(allowed: service.allowedTypes)
         self.handler = handler
         self.connection = connection
+        handoff = service.chat.cores.handoff(forLoop: connection.loop.index)
     }
 
     /// Body bytes the window takes now.
@@ -124,8 +128,10 @@ final class UploadStream<IO: ConnectionIO> {
 
     /// The client went away, stalled, or broke the body's framing: the upload
     /// is abandoned without an answer (the caller answers a broken framing).
+    /// One already committing is left to finish (it is then an orphan, which
+    /// the purge deletes unless it is sent).
     func abandon(_ outcome: AttachmentUploadOutcome) {
-        guard phase != .ended else { return }
+        guard phase == .receiving || phase == .bodyDone else { return }
         upload.abort()
         end(outcome)
     }
@@ -174,7 +180,7 @@ final class UploadStream<IO: ConnectionIO> {
         guard phase == .bodyDone, sessionVisible, let type = sniffed else { return }
         phase = .finishing
         let bound = LoopBound(self)
-        let handoff = service.chat.cores.handoff(forLoop: connection?.loop.index ?? 0)
+        let handoff = handoff
         upload.finish(type: type.mediaType, size: size, sha256: hasher.finalizeHex()) { result in
             handoff.post { bound.value.finished(result) }
         }
