@@ -70,7 +70,7 @@ let package = Package(
             name: "SwitchboardCluster",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardJSON", "SwitchboardChat", "SwitchboardNATS",
-                "SwitchboardRouting",
+                "SwitchboardRouting", "SwitchboardAttachments",
             ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
@@ -83,12 +83,15 @@ let package = Package(
         .target(name: "SwitchboardRouting"),
         .target(
             name: "SwitchboardChat",
-            dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardRouting"]),
+            dependencies: [
+                "SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardRouting",
+                "SwitchboardAttachments",
+            ]),
         .target(
             name: "SwitchboardReaders",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
-                "SwitchboardRouting",
+                "SwitchboardRouting", "SwitchboardAttachments",
             ]),
         .target(
             name: "SwitchboardWebSocket",
@@ -101,7 +104,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardRouting",
-                .product(name: "Logging", package: "swift-log"),
+                "SwitchboardAttachments", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SwitchboardServer",
@@ -170,12 +173,14 @@ let package = Package(
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardChatTests",
-            dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardRouting"]),
+            dependencies: [
+                "SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardRouting", "SwitchboardAttachments",
+            ]),
         .testTarget(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport", "SwitchboardRouting",
+                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
@@ -232,7 +237,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders", "SwitchboardWriter",
                 "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem", "SwitchboardRouting",
-                .product(name: "Logging", package: "swift-log"),
+                "SwitchboardAttachments", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SwitchboardNATSTests",
@@ -241,7 +246,7 @@ let package = Package(
             name: "SwitchboardClusterTests",
             dependencies: [
                 "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardRouting",
-                "SwitchboardTestSupport",
+                "SwitchboardTestSupport", "SwitchboardAttachments",
             ]),
     ],
     swiftLanguageModes: [.v6]
