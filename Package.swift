@@ -128,7 +128,8 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
-                "SwitchboardAttachments", .product(name: "Logging", package: "swift-log"),
+                "SwitchboardAttachments", "SwitchboardAttachmentStore",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -245,7 +246,8 @@ let package = Package(
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
-                "SwitchboardAttachments", .product(name: "Logging", package: "swift-log"),
+                "SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardAttachmentStore",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SwitchboardChatCoreTests",

@@ -14,7 +14,7 @@ enum CORS {
         guard let origin = allowedOrigin(request, allowedOrigins) else { return response }
         response.headers += [
             ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
-            ("Access-Control-Allow-Methods", "GET, PATCH, DELETE"),
+            ("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE"),
             ("Access-Control-Allow-Headers", "Authorization, Content-Type"), ("Access-Control-Max-Age", "600"),
         ]
         return response
@@ -34,5 +34,5 @@ enum CORS {
 
 extension HTTPRoute {
     /// The JSON API under /api/v1, which browsers on other origins may call.
-    var isAPI: Bool { APIRoutes.byLabel[self] != nil }
+    var isAPI: Bool { APIRoutes.byLabel[self] != nil || AttachmentRoutes.labels.contains(self) }
 }
