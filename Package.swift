@@ -128,7 +128,7 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
-                "SwitchboardAttachments", "SwitchboardAttachmentStore",
+                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -18,6 +18,8 @@ public final class Server: @unchecked Sendable {
     private let maxConnectionsPerLoop: Int
 
     /// Every address the server listens on, with the actual port when 0 was asked for.
+    /// Deletes uploads never sent (attachments.orphan_ttl_s), with the attachment workers.
+    private let orphanSweeper: OrphanSweeper?
     public private(set) var boundAddresses: [(address: SocketAddress, tls: Bool)] = []
 
     public convenience init(configuration: Configuration, logger: Logger) throws {
@@ -29,6 +31,9 @@ public final class Server: @unchecked Sendable {
         self.logger = logger
         context = try ServerContext(
             configuration: configuration, logger: logger, attachmentBackend: attachmentBackend)
+        orphanSweeper = context.attachmentStore.map {
+            OrphanSweeper(store: $0, timeToLiveSeconds: configuration.attachmentsOrphanTTLSeconds, logger: logger)
+        }
         let fileLimit = Posix.raiseOpenFileLimit()
         // Keep some descriptors for the database, logs and listeners.
         let reachable = max(16, fileLimit - 64)
@@ -68,6 +73,7 @@ public final class Server: @unchecked Sendable {
         }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
         context.attachmentStore?.start()
+        orphanSweeper?.start()
         for loop in loops {
             threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
         }
@@ -156,6 +162,7 @@ public final class Server: @unchecked Sendable {
     public func wait() {
         for thread in threads { thread.join() }
         threads.removeAll()
+        orphanSweeper?.stop()
         context.attachmentStore?.stop()
         context.chat?.stop()
         logger.info("stopped")

@@ -98,7 +98,9 @@ final class ServerContext: Sendable {
                     storage: configuration.attachmentsStorage == "filesystem"
                         ? .filesystem(path: configuration.attachmentsPath) : .postgres,
                     workers: configuration.attachmentsWorkers, queueCapacity: Self.attachmentQueueCapacity,
-                    inspector: imageInspector, maxImageBytes: Int64(configuration.attachmentsMaxBytes))
+                    inspector: imageInspector
+                        ?? ThumbnailInspector.make(maxPixels: configuration.attachmentsMaxImagePixels),
+                    maxImageBytes: Int64(configuration.attachmentsMaxBytes))
                 : nil
             attachmentStore = store
             attachments = AttachmentService(

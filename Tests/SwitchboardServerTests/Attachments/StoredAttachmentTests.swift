@@ -97,17 +97,18 @@ import Testing
     @Test(arguments: kinds) func anUploadIsStoredAndServed(storage: String) throws {
         let live = try Live(storage: storage)
         defer { live.stop() }
-        let body = sample(.png, count: 1_234_567)
-        let reply = try live.upload(body, filename: "receipt.png")
+        let body = sample(.pdf, count: 1_234_567)
+        let reply = try live.upload(body, filename: "receipt.pdf", type: "application/pdf")
         #expect(reply.status == 201, "\(reply.head)\(String(decoding: reply.body, as: UTF8.self))")
         let object = try #require(reply.attachment)
         #expect(object["size"] as? Int == body.count)
         #expect(object["sha256"] as? String == SHA256.hex(SHA256.hash(body)))
-        #expect(object["content_type"] as? String == "image/png")
+        #expect(object["content_type"] as? String == "application/pdf")
         let url = try #require(object["url"] as? String)
         let download = try live.get(url)
         #expect(download.status == 200 && download.body == body)
-        #expect(download.header("Content-Type") == "image/png")
+        #expect(download.header("Content-Type") == "application/pdf")
+        #expect(download.header("Content-Disposition")?.hasPrefix("attachment") == true)
         #expect(download.header("ETag") == "\"\(SHA256.hex(SHA256.hash(body)))\"")
         #expect(download.header("Content-Security-Policy") == "default-src 'none'; sandbox")
         let range = try live.get(url, headers: "Range: bytes=262140-262150\r\n")
@@ -158,9 +159,10 @@ import Testing
         #expect(refused.status == 413 && refused.header("Connection") == "close")
         let html = Array("<html><body>hi</body></html>".utf8) + sample(.text, count: 1000)
         #expect(try live.upload(html, filename: "a.png").status == 415)
-        let first = try live.upload(sample(.png, count: 180_000))
+        let first = try live.upload(sample(.pdf, count: 180_000), filename: "a.pdf", type: "application/pdf")
         #expect(first.status == 201)
-        let overQuota = try live.upload(sample(.png, count: 180_000, seed: 1))
+        let overQuota = try live.upload(
+            sample(.pdf, count: 180_000, seed: 1), filename: "b.pdf", type: "application/pdf")
         #expect(overQuota.status == 413 && overQuota.errorCode == "too_large", "\(overQuota.head)")
         let url = try #require(first.attachment?["url"] as? String)
         #expect(try live.get(url).status == 200)
@@ -205,19 +207,21 @@ import Testing
             if let folder = live.folder { $0.attachmentsPath = folder }
         }
         defer { other.stop() }
-        let body = sample(.jpeg, count: 700_000)
-        let reply = try live.upload(body, filename: "photo.jpg", type: "image/jpeg")
+        let body = sample(.pdf, count: 700_000)
+        let reply = try live.upload(body, filename: "label.pdf", type: "application/pdf")
         #expect(reply.status == 201)
         let url = try #require(reply.attachment?["url"] as? String)
         let download = try live.get(url, port: other.port)
         #expect(download.status == 200 && download.body == body)
-        #expect(download.header("Content-Type") == "image/jpeg")
-        // And the other way round.
-        let second = try live.upload(
-            sample(.gif, count: 50_000), filename: "a.gif", type: "image/gif", port: other.port)
+        #expect(download.header("Content-Type") == "application/pdf")
+        // And the other way round, with a photo and its thumbnail.
+        let photo = try fixtureImage("photo-gps.jpg")
+        let second = try live.upload(photo, filename: "a.jpg", type: "image/jpeg", port: other.port)
         #expect(second.status == 201)
         let back = try live.get(try #require(second.attachment?["url"] as? String))
-        #expect(back.status == 200 && back.body == sample(.gif, count: 50_000))
+        #expect(back.status == 200 && back.body == photo)
+        let thumbnail = try live.get(try #require(second.attachment?["thumbnail_url"] as? String))
+        #expect(thumbnail.status == 200 && thumbnail.header("Content-Type") == "image/jpeg")
     }
 }
 
