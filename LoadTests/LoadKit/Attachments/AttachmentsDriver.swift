@@ -3,7 +3,8 @@
 /// p99 with and without that load beside it (scripts/bench-attachments;
 /// docs/benchmarks.md, "Attachments").
 public enum AttachmentsDriver {
-    static let shape: AttachmentsResults.Shape = (sessions: 10, subscribers: 100, rate: 10500)  // scripts/bench's fanout
+    /// scripts/bench's fanout.
+    static let shape: AttachmentsResults.Shape = (sessions: 10, subscribers: 100, rate: 10500)
     static let quickShape: AttachmentsResults.Shape = (sessions: 5, subscribers: 20, rate: 1000)
     static let sizes = [100 * 1024, 5 * 1024 * 1024]
     /// The gateway's in-flight budget in these runs: the default (docs/attachments.md).
