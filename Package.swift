@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// scripts/fuzz builds with SwiftPM's --sanitize=fuzzer, which SwiftPM applies to build tools as
+// well: it compiles web-asset-embedder's main.swift as a library (so its top-level code does not
+// compile) and links it with libFuzzer. No fuzz target needs the browser clients, so that build
+// (SB_FUZZ_BUILD=1) leaves SwitchboardWeb's plugin out, and with it the tool.
+let fuzzBuild = Context.environment["SB_FUZZ_BUILD"] == "1"
+
 // Modules follow the path of a message: system calls -> event loop -> HTTP ->
 // WebSocket (with its deflate extension) -> server wiring -> executable.
 // Only the bottom modules import C.
@@ -23,6 +29,7 @@ let package = Package(
         .library(name: "SwitchboardCluster", targets: ["SwitchboardCluster"]),
         .library(name: "SwitchboardAdmission", targets: ["SwitchboardAdmission"]),
         .library(name: "SwitchboardAttachments", targets: ["SwitchboardAttachments"]),
+        .library(name: "SwitchboardThumbnails", targets: ["SwitchboardThumbnails"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +43,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
         // What protocol handlers see of a connection (ConnectionIO): the seam between them and the
@@ -51,7 +59,7 @@ let package = Package(
         // X-Forwarded-For) and the per-address limits (docs/limits.md).
         .target(name: "SwitchboardAdmission"),
         // The browser clients (Web/), compiled in by the plugin below.
-        .target(name: "SwitchboardWeb", plugins: ["EmbedWebAssets"]),
+        .target(name: "SwitchboardWeb", plugins: fuzzBuild ? [] : ["EmbedWebAssets"]),
         .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["web-asset-embedder"]),
         .executableTarget(
             name: "web-asset-embedder", dependencies: ["WebScriptMinifier"], path: "Plugins/WebAssetEmbedder"),
@@ -73,9 +81,12 @@ let package = Package(
             name: "SwitchboardCluster",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardSystem", "SwitchboardJSON", "SwitchboardChat", "SwitchboardNATS",
-                "SwitchboardRouting",
+                "SwitchboardRouting", "SwitchboardAttachments",
             ]),
         .target(name: "SwitchboardDeflate", dependencies: ["CZlib"]),
+        // Thumbnails of uploaded images (docs/attachments.md): libvips, with the pixels an image
+        // declares checked before any decoding. Called on the attachment workers, never on a loop.
+        .target(name: "SwitchboardThumbnails", dependencies: ["CVips"]),
         .target(name: "SwitchboardMetrics", dependencies: [.product(name: "Prometheus", package: "swift-prometheus")]),
         .target(
             name: "SwitchboardAuth", dependencies: ["SwitchboardCrypto", "SwitchboardJSON", "SwitchboardIdentifiers"]),
@@ -86,12 +97,15 @@ let package = Package(
         .target(name: "SwitchboardRouting"),
         .target(
             name: "SwitchboardChat",
-            dependencies: ["SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardRouting"]),
+            dependencies: [
+                "SwitchboardJSON", "SwitchboardAuth", "SwitchboardIdentifiers", "SwitchboardRouting",
+                "SwitchboardAttachments",
+            ]),
         .target(
             name: "SwitchboardReaders",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
-                "SwitchboardRouting",
+                "SwitchboardRouting", "SwitchboardAttachments",
             ]),
         .target(
             name: "SwitchboardWebSocket",
@@ -104,7 +118,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardSystem", "SwitchboardWebSocket", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardRouting",
-                .product(name: "Logging", package: "swift-log"),
+                "SwitchboardAttachments", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SwitchboardServer",
@@ -117,6 +131,7 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
+                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -141,6 +156,9 @@ let package = Package(
                 "SwitchboardCluster", "SwitchboardChat",
             ],
             path: "LoadTests/WriterBench"),
+        // Time and peak memory of the thumbnailer on image files (scripts/bench-thumbnails).
+        .executableTarget(
+            name: "thumbnail-bench", dependencies: ["SwitchboardThumbnails"], path: "LoadTests/ThumbnailBench"),
         // The chat load harness: simulated widgets and consoles on client epoll loops.
         .target(
             name: "LoadKit",
@@ -173,14 +191,19 @@ let package = Package(
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
         .testTarget(
             name: "SwitchboardChatTests",
-            dependencies: ["SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardRouting"]),
+            dependencies: [
+                "SwitchboardChat", "SwitchboardAuth", "SwitchboardJSON", "SwitchboardRouting", "SwitchboardAttachments",
+            ]),
         .testTarget(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport", "SwitchboardRouting",
+                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
+        .testTarget(
+            name: "SwitchboardThumbnailsTests", dependencies: ["SwitchboardThumbnails", "CVips"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "SwitchboardWebSocketTests",
             dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardDeflate", "SwitchboardCrypto"]
@@ -227,6 +250,7 @@ let package = Package(
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
+                "SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardAttachmentStore",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -234,7 +258,7 @@ let package = Package(
             dependencies: [
                 "SwitchboardChatCore", "SwitchboardAuth", "SwitchboardChat", "SwitchboardReaders", "SwitchboardWriter",
                 "SwitchboardMetrics", "SwitchboardCluster", "SwitchboardSystem", "SwitchboardRouting",
-                .product(name: "Logging", package: "swift-log"),
+                "SwitchboardAttachments", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SwitchboardNATSTests",
@@ -243,7 +267,7 @@ let package = Package(
             name: "SwitchboardClusterTests",
             dependencies: [
                 "SwitchboardCluster", "SwitchboardChat", "SwitchboardNATS", "SwitchboardPostgres", "SwitchboardRouting",
-                "SwitchboardTestSupport",
+                "SwitchboardTestSupport", "SwitchboardAttachments",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -91,6 +91,12 @@ let package = Package(
             path: "FuzzSniffer",
             exclude: nonSources("FuzzSniffer")
         ),
+        .executableTarget(
+            name: "FuzzThumbnail",
+            dependencies: [.product(name: "SwitchboardThumbnails", package: "Switchboard")],
+            path: "FuzzThumbnail",
+            exclude: nonSources("FuzzThumbnail")
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

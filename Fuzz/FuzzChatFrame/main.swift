@@ -31,10 +31,14 @@ private func check(_ frame: ClientFrame) {
         precondition((since ?? 0) >= 0, "negative since_seq accepted")
     case .leave(let session), .sessionClose(let session):
         precondition(isCanonicalUUID(session), "session id \(session) not canonical")
-    case .send(let session, let clientID, let body, let kind):
+    case .send(let session, let clientID, let body, let kind, let attachments):
         precondition(isCanonicalUUID(session), "session id \(session) not canonical")
         precondition(!clientID.isEmpty && clientID.utf8.count <= 128, "client_msg_id out of bounds")
-        precondition(!body.isEmpty && body.utf8.count <= limits.maxBodyBytes, "body out of bounds")
+        precondition(body.utf8.count <= limits.maxBodyBytes, "body over the limit accepted")
+        precondition(!body.isEmpty || !attachments.isEmpty, "an empty body without attachments accepted")
+        precondition(attachments.count <= ChatLimits.maxAttachments, "more than 10 attachments accepted")
+        precondition(attachments.allSatisfy(isCanonicalUUID), "an attachment id not canonical")
+        precondition(Set(attachments).count == attachments.count, "an attachment listed twice accepted")
         precondition(!body.utf8.contains(0) && !clientID.utf8.contains(0), "NUL accepted")
         precondition(!kind.isEmpty && kind.utf8.count <= 32, "kind out of bounds")
     case .typing(let session, _):

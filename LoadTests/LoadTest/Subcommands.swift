@@ -19,6 +19,11 @@ let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> I
     ("check-imports", "checks Package.swift's layering and its table in docs/architecture.md", CheckImportsDriver.main),
     ("abuser", "one address flooding the gateway with slow-loris connections (bench-abuse)", AbuserDriver.main),
     ("bench-abuse", "fanout latency with and without an abusive address (scripts/bench-abuse)", AbuseDriver.main),
+    ("uploader", "concurrent uploaders of one file size (bench-attachments)", UploaderDriver.main),
+    (
+        "bench-attachments", "upload throughput and the fanout p99 beside uploads (scripts/bench-attachments)",
+        AttachmentsDriver.main
+    ),
     ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
     ("bench-latency", "the gateway's latency above its own commit (scripts/bench-latency)", LatencyDriver.main),
     (

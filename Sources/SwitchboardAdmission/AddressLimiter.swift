@@ -25,15 +25,28 @@ public final class AddressLimiter: Sendable {
         public var burst: Int
         /// Entries in the whole table (split evenly among the shards).
         public var tableCapacity: Int
+        /// A rate a minute instead of a second, when `ratePerSecond` is 0 (uploads
+        /// per address); 0: none.
+        public var ratePerMinute: Int
 
-        public init(maxConnections: Int, ratePerSecond: Int, burst: Int, tableCapacity: Int) {
+        public init(maxConnections: Int, ratePerSecond: Int, burst: Int, tableCapacity: Int, ratePerMinute: Int = 0) {
             self.maxConnections = maxConnections
             self.ratePerSecond = ratePerSecond
             self.burst = burst
             self.tableCapacity = tableCapacity
+            self.ratePerMinute = ratePerMinute
         }
 
-        public var isEnabled: Bool { maxConnections > 0 || ratePerSecond > 0 }
+        public var isEnabled: Bool { maxConnections > 0 || ratePerSecond > 0 || ratePerMinute > 0 }
+
+        /// A full bucket for a new address, or nil without a rate.
+        func newBucket(nowMilliseconds now: UInt64) -> TokenBucket? {
+            if ratePerSecond > 0 {
+                return TokenBucket(ratePerSecond: ratePerSecond, burst: burst, nowMilliseconds: now)
+            }
+            if ratePerMinute > 0 { return TokenBucket(perMinute: ratePerMinute, burst: burst, nowMilliseconds: now) }
+            return nil
+        }
     }
 
     public enum Decision: Equatable, Sendable {
@@ -107,11 +120,8 @@ public final class AddressLimiter: Sendable {
                 Self.sweep(&state.entries, now: now)
                 if state.entries.count >= capacity { return .untracked }
             }
-            var bucket: TokenBucket? = nil
-            if limits.ratePerSecond > 0 {
-                bucket = TokenBucket(ratePerSecond: limits.ratePerSecond, burst: limits.burst, nowMilliseconds: now)
-                _ = bucket!.take(nowMilliseconds: now)
-            }
+            var bucket = limits.newBucket(nowMilliseconds: now)
+            if bucket != nil { _ = bucket!.take(nowMilliseconds: now) }
             state.entries[key] = Entry(open: 1, bucket: bucket)
             return .admitted
         }

@@ -15,6 +15,16 @@ public struct TokenBucket: Sendable, Equatable {
         updatedAt = nowMilliseconds
     }
 
+    /// A bucket refilled at `perMinute` tokens a minute (uploads a minute), for
+    /// rates too slow to name in whole tokens a second.
+    public init(perMinute: Int, burst: Int, nowMilliseconds: UInt64) {
+        precondition(perMinute > 0 && burst > 0)
+        ratePerSecond = Double(perMinute) / 60
+        self.burst = Double(burst)
+        tokens = Double(burst)
+        updatedAt = nowMilliseconds
+    }
+
     private mutating func refill(_ now: UInt64) {
         guard now > updatedAt else { return }
         tokens = min(burst, tokens + Double(now - updatedAt) * ratePerSecond / 1000)

@@ -7,7 +7,9 @@ public enum ClientFrame: Sendable, Equatable {
     case sessionCreate(title: String?)
     case join(sessionID: String, sinceSeq: Int64?)
     case leave(sessionID: String)
-    case send(sessionID: String, clientMessageID: String, body: String, kind: String)
+    /// `attachments`: ids (canonical, lower-case UUID text) of uploads to the
+    /// session, in the order shown; with any, `body` may be empty.
+    case send(sessionID: String, clientMessageID: String, body: String, kind: String, attachments: [String] = [])
     case typing(sessionID: String, state: Bool)
     case read(sessionID: String, seq: Int64)
     case inboxSubscribe
@@ -38,6 +40,9 @@ public struct ClientRequest: Sendable, Equatable {
 public struct ChatLimits: Sendable, Equatable {
     /// UTF-8 bytes of a `send` body; more is refused with `too_large`.
     public var maxBodyBytes: Int
+
+    /// Attachments one `send` may carry (docs/protocol.md, "Attachments").
+    public static let maxAttachments = 10
 
     public init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes

@@ -67,17 +67,43 @@ struct FrameFields {
         return bool
     }
 
-    /// `body`: non-empty; over `maxBytes` UTF-8 bytes is `too_large`, the one non-`bad_request` refusal.
-    func body(maxBytes: Int) throws(ChatError) -> String {
+    /// `body`: non-empty unless the message has attachments; over `maxBytes` UTF-8 bytes is `too_large`,
+    /// the one non-`bad_request` refusal.
+    func body(maxBytes: Int, allowEmpty: Bool = false) throws(ChatError) -> String {
         guard let value = member("body") else { throw invalid("\"body\" is required") }
         guard case .string(let body) = value else { throw invalid("\"body\" must be a string") }
         let bytes = body.utf8.count
-        if bytes == 0 { throw invalid("\"body\" must not be empty") }
+        if bytes == 0 && !allowEmpty {
+            throw invalid("\"body\" must not be empty (unless the message has attachments)")
+        }
         if bytes > maxBytes {
             throw invalid("\"body\" is \(bytes) bytes, over the limit of \(maxBytes) bytes", code: .tooLarge)
         }
         try checkNoNUL("body", body)
         return body
+    }
+
+    /// `attachments`: absent, null or an array of at most `ChatLimits.maxAttachments` distinct upload
+    /// ids, each canonical UUID text, returned lower-cased (as the database spells them).
+    func attachments() throws(ChatError) -> [String] {
+        guard let value = member("attachments") else { return [] }
+        guard case .array(let elements) = value else {
+            throw invalid("\"attachments\" must be an array of attachment ids")
+        }
+        guard elements.count <= ChatLimits.maxAttachments else {
+            throw invalid(
+                "\"attachments\" holds \(elements.count) ids; a message may carry at most \(ChatLimits.maxAttachments)")
+        }
+        var ids: [String] = []
+        ids.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .string(let text) = element, let id = UUIDText.canonical(text) else {
+                throw invalid("\"attachments\"[\(index)] must be an attachment id (a UUID)")
+            }
+            if ids.contains(id) { throw invalid("\"attachments\" lists attachment \(id) twice") }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// `kind`: defaults to `text`; a short lower-case token so it is safe in logs, metrics and CSS classes.

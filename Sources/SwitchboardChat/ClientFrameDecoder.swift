@@ -68,11 +68,13 @@ public enum ClientFrameDecoder {
         case "leave":
             return .leave(sessionID: try fields.sessionID())
         case "send":
+            let sessionID = try fields.sessionID()
+            let clientMessageID = try fields.requiredString("client_msg_id", maxBytes: 128)
+            let attachments = try fields.attachments()
             return .send(
-                sessionID: try fields.sessionID(),
-                clientMessageID: try fields.requiredString("client_msg_id", maxBytes: 128),
-                body: try fields.body(maxBytes: limits.maxBodyBytes),
-                kind: try fields.kind())
+                sessionID: sessionID, clientMessageID: clientMessageID,
+                body: try fields.body(maxBytes: limits.maxBodyBytes, allowEmpty: !attachments.isEmpty),
+                kind: try fields.kind(), attachments: attachments)
         case "typing":
             return .typing(sessionID: try fields.sessionID(), state: try fields.requiredBool("state"))
         case "read":

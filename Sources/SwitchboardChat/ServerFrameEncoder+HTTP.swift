@@ -29,9 +29,10 @@ extension ServerFrameEncoder {
         writer.string(sessionID)
         writer.key("messages")
         writer.beginArray()
+        var expires: Int64?
         for message in messages {
             writer.beginObject()
-            messageFields(message)
+            messageFields(message, expires: &expires)
             writer.endObject()
         }
         writer.endArray()

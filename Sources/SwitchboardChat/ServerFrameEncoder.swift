@@ -1,3 +1,4 @@
+import SwitchboardAttachments
 import SwitchboardAuth
 import SwitchboardJSON
 
@@ -8,8 +9,13 @@ import SwitchboardJSON
 /// are kept (the gateway's `SharedFrame` does), or the kept frame pins the whole buffer.
 public struct ServerFrameEncoder: Sendable {
     var writer = JSONWriter(capacity: 512)
+    /// Signs the URLs of messages' attachments. Every encoder that writes
+    /// messages (a core's, the history API's) has them; others need none.
+    public var attachmentLinks: AttachmentLinks?
 
-    public init() {}
+    public init(attachmentLinks: AttachmentLinks? = nil) {
+        self.attachmentLinks = attachmentLinks
+    }
 
     public mutating func welcome(
         connectionID: String, identity: Identity, heartbeatSeconds: Int, maxMessageBytes: Int, maxBodyBytes: Int,
@@ -86,16 +92,20 @@ public struct ServerFrameEncoder: Sendable {
 
     /// Encoded once per committed message and the bytes shared by every subscriber, so it writes
     /// straight from the message's strings into the reused buffer.
+    /// Attachments get URLs valid for the links' TTL from now.
     public mutating func message(_ message: ChatMessage) -> [UInt8] {
         begin("message", ref: nil)
         writer.key("session_id")
         writer.string(message.sessionID)
-        messageFields(message)
+        var expires: Int64?
+        messageFields(message, expires: &expires)
         return end()
     }
 
-    /// A message's own fields, shared by the `message` frame and the history page.
-    mutating func messageFields(_ message: ChatMessage) {
+    /// A message's own fields, shared by the `message` frame and the history
+    /// page. `expires` is the URLs' expiry: read from the clock at the first
+    /// attachment of the frame or page, then the same for all of it.
+    mutating func messageFields(_ message: ChatMessage, expires: inout Int64?) {
         writer.key("seq")
         writer.int(message.seq)
         writer.key("id")
@@ -114,6 +124,21 @@ public struct ServerFrameEncoder: Sendable {
             writer.key("meta")
             writer.trustedJSON(meta)
         }
+        if !message.attachments.isEmpty { attachments(message.attachments, expires: &expires) }
+    }
+
+    /// `"attachments":[{...,"url":...,"thumbnail_url":...}]`, omitted when a message has none.
+    mutating func attachments(_ list: [AttachmentObject], expires: inout Int64?) {
+        guard let links = attachmentLinks else {
+            assertionFailure("a message with attachments reached an encoder without attachment links")
+            return
+        }
+        let expiry = expires ?? links.expiry()
+        expires = expiry
+        writer.key("attachments")
+        writer.beginArray()
+        for object in list { object.appendJSON(to: &writer, signer: links.signer, expires: expiry) }
+        writer.endArray()
     }
 
     public mutating func typing(sessionID: String, sender: Participant, state: Bool) -> [UInt8] {

@@ -1,3 +1,4 @@
+import SwitchboardAttachments
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardSystem
@@ -7,15 +8,15 @@ import SwitchboardWriter
 /// and the message frame of every send are encoded here, on the loop.
 extension ChatCore {
     func send(
-        _ id: UInt64, _ sessionID: String, clientMessageID: String, body: String, kind: String, ref: String?,
-        as identity: Identity, receivedAt: UInt64 = 0
+        _ id: UInt64, _ sessionID: String, clientMessageID: String, body: String, kind: String,
+        attachments: [String] = [], ref: String?, as identity: Identity, receivedAt: UInt64 = 0
     ) {
         nextToken &+= 1
         let token = nextToken
         let command = WriteCommand(
             sessionID: sessionID, clientMessageID: clientMessageID, senderRole: identity.role.rawValue,
-            senderID: identity.id, senderName: identity.name, kind: kind, body: body, origin: loopIndex, token: token,
-            receivedAt: receivedAt)
+            senderID: identity.id, senderName: identity.name, kind: kind, body: body, attachmentIDs: attachments,
+            origin: loopIndex, token: token, receivedAt: receivedAt)
         switch store.submit(command) {
         case .accepted:
             pendingSends[token] = PendingSend(connection: id, ref: ref, sessionID: sessionID)
@@ -71,6 +72,14 @@ extension ChatCore {
             reply(id, ack(row, ref: ref, duplicate: true))
         case .noSession:
             fail(id, ChatError(.notFound, "session \(pending.sessionID) does not exist", ref: ref))
+        case .badAttachment(let attachmentID):
+            fail(
+                id,
+                ChatError(
+                    .badRequest,
+                    "attachment \(attachmentID) is not an upload of yours to session \(pending.sessionID) "
+                        + "that no message has sent yet; nothing was stored",
+                    ref: ref))
         case .unavailable:
             fail(
                 id,
@@ -119,13 +128,17 @@ package struct CommittedMessages: Sendable {
 }
 
 extension ChatMessage {
-    /// A row as the writer returned it (its timestamp already in RFC 3339).
+    /// A row as the writer returned it (its timestamp already in RFC 3339,
+    /// its attachments as `chats.attachments` holds them: a list that does
+    /// not decode, which only a schema this build does not know writes, is
+    /// dropped rather than holding up the batch's other messages).
     package init(_ stored: StoredMessage) {
         self.init(
             id: stored.id, sessionID: stored.sessionID, seq: stored.seq, clientMessageID: stored.clientMessageID,
             kind: stored.kind, body: stored.body,
             sender: Participant(id: stored.senderID, role: stored.senderRole, name: stored.senderName),
-            createdAt: stored.createdAt, meta: stored.meta)
+            createdAt: stored.createdAt, meta: stored.meta,
+            attachments: stored.attachments.flatMap(AttachmentObject.decodeList) ?? [])
     }
 }
 

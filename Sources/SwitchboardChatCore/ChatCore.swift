@@ -1,4 +1,5 @@
 import Logging
+import SwitchboardAttachments
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardMetrics
@@ -53,12 +54,15 @@ package final class ChatCore: @unchecked Sendable {
     /// Operators seen saying hello, written to `operators` one batch at a time.
     var staffSightings = StaffSightings()
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
-    var encoder = ServerFrameEncoder()
+    /// Attachments' URLs are signed as a message is encoded, valid for
+    /// `settings.attachmentURLTTLSeconds` by `wallClock`.
+    var encoder: ServerFrameEncoder
 
+    /// `attachmentSigner`: keyed from the JWT secret, as the server that checks the URLs is.
     package init(
-        loopIndex: Int, settings: ChatSettings, verifier: TokenVerifier, store: any MessageStore,
-        reader: any SessionReader, loop: any LoopExecutor, cores: ChatCores, metrics: GatewayMetrics, logger: Logger,
-        wallClock: @escaping @Sendable () -> Int64 = UnixClock.nowSeconds
+        loopIndex: Int, settings: ChatSettings, verifier: TokenVerifier, attachmentSigner: AttachmentURLSigner,
+        store: any MessageStore, reader: any SessionReader, loop: any LoopExecutor, cores: ChatCores,
+        metrics: GatewayMetrics, logger: Logger, wallClock: @escaping @Sendable () -> Int64 = UnixClock.nowSeconds
     ) {
         self.loopIndex = loopIndex
         self.settings = settings
@@ -70,6 +74,9 @@ package final class ChatCore: @unchecked Sendable {
         self.cores = cores
         self.metrics = metrics
         self.logger = logger
+        encoder = ServerFrameEncoder(
+            attachmentLinks: AttachmentLinks(
+                signer: attachmentSigner, ttlSeconds: settings.attachmentURLTTLSeconds, clock: wallClock))
     }
 
     // MARK: Connections
@@ -129,14 +136,14 @@ package final class ChatCore: @unchecked Sendable {
         case .leave(let sessionID):
             if let subscription = client.joined.removeValue(forKey: sessionID) { unlist(subscription) }
             reply(id, encoder.left(ref: ref, sessionID: sessionID))
-        case .send(let sessionID, let clientMessageID, let body, let kind):
+        case .send(let sessionID, let clientMessageID, let body, let kind, let attachments):
             guard requireJoined(client, id, sessionID, ref: ref) else { return }
             if kind == ChatMessage.eventKind {
                 return fail(id, ChatError(.forbidden, "kind \"event\" is the gateway's own: it stores those", ref: ref))
             }
             send(
-                id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, ref: ref, as: identity,
-                receivedAt: receivedAt)
+                id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, attachments: attachments,
+                ref: ref, as: identity, receivedAt: receivedAt)
         case .typing(let sessionID, let state):
             guard requireJoined(client, id, sessionID, ref: ref) else { return }
             let frame = SharedFrame(

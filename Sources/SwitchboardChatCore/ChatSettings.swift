@@ -16,6 +16,9 @@ package struct ChatSettings: Sendable, Equatable {
     /// Live frames a connection may hold back while its join replay is read;
     /// past it the connection cannot keep up and is closed (1008).
     package var maxReplayBuffer: Int
+    /// How long the signed URL of an attachment in a frame this core encodes
+    /// stays valid, from the moment it is encoded (`attachments.url_ttl_s`).
+    package var attachmentURLTTLSeconds: Int64
 
     /// The protocol's defaults (docs/protocol.md, "Configuration"); `Configuration`'s are the same
     /// (`ChatSettingsTests`).
@@ -23,7 +26,7 @@ package struct ChatSettings: Sendable, Equatable {
         authTimeoutMilliseconds: UInt64 = 10_000, clockSkewSeconds: Int64 = 60, heartbeatSeconds: Int = 25,
         maxMessageBytes: Int = 65_536, limits: ChatLimits = ChatLimits(maxBodyBytes: 8192), replayLimit: Int = 500,
         maxJoinedSessions: Int = 100, inboxPageSize: Int = 50, ratePerSecond: Double = 20, rateBurst: Int = 40,
-        rateStrikes: Int = 10, maxReplayBuffer: Int = 10_000
+        rateStrikes: Int = 10, maxReplayBuffer: Int = 10_000, attachmentURLTTLSeconds: Int64 = 3600
     ) {
         self.authTimeoutMilliseconds = authTimeoutMilliseconds
         self.clockSkewSeconds = clockSkewSeconds
@@ -37,5 +40,6 @@ package struct ChatSettings: Sendable, Equatable {
         self.rateBurst = rateBurst
         self.rateStrikes = rateStrikes
         self.maxReplayBuffer = maxReplayBuffer
+        self.attachmentURLTTLSeconds = attachmentURLTTLSeconds
     }
 }

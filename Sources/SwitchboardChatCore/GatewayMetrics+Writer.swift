@@ -18,7 +18,7 @@ extension GatewayMetrics {
             case .stored: stored += 1
             case .duplicate: duplicates += 1
             case .unavailable, .failed: failures += 1
-            case .noSession: break
+            case .noSession, .badAttachment: break
             }
         }
         messagesStored.increment(by: stored)

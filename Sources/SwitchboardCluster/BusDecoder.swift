@@ -1,3 +1,4 @@
+import SwitchboardAttachments
 import SwitchboardChat
 import SwitchboardJSON
 import SwitchboardRouting
@@ -62,14 +63,15 @@ public enum BusDecoder {
         return BusNotification(node: node, sentAtMicroseconds: sentAt, event: event)
     }
 
-    /// `[[id, session, seq, client_msg_id, kind, body, role, sender_id, sender_name, created_at, state, meta?], ...]`,
+    /// `[[id, session, seq, client_msg_id, kind, body, role, sender_id, sender_name, created_at, state, meta?,
+    /// attachments?], ...]` (meta null when absent and attachments follow; attachments the stored list as JSON text),
     /// state `[version, workspace, status, title, visitor, operator_id, operator_name, created_at, updated_at,
     /// waiting_since?, contact?]` on a session's last message of the batch, else null.
     private static func committed(_ value: JSONValue?) throws(BusDecodeError) -> BusEvent {
         var messages: [ChatMessage] = []
         var sessions: [SessionInfo] = []
         for row in try array(value, "m") {
-            let fields = try array(row, "message", counts: 11...12)
+            let fields = try array(row, "message", counts: 11...13)
             let message = ChatMessage(
                 id: try string(fields[0], "id"), sessionID: try string(fields[1], "session"),
                 seq: try int(fields[2], "seq"), clientMessageID: try string(fields[3], "client_msg_id"),
@@ -78,7 +80,8 @@ public enum BusDecoder {
                     id: try string(fields[7], "sender_id"), role: try string(fields[6], "role"),
                     name: fields[8].stringValue),
                 createdAt: try string(fields[9], "created_at"),
-                meta: fields.count > 11 ? try string(fields[11], "meta") : nil)
+                meta: fields.count > 11 ? try optional(fields, 11, "meta") : nil,
+                attachments: fields.count > 12 ? try attachments(fields[12]) : [])
             messages.append(message)
             guard !fields[10].isNull else { continue }
             let state = try array(fields[10], "state", counts: 9...11)
@@ -97,6 +100,14 @@ public enum BusDecoder {
                     contact: try contact(state, 10)))
         }
         return .committed(messages: messages, sessions: sessions)
+    }
+
+    /// A message's attachments: the stored list (`AttachmentObject.storedJSON`), in a string.
+    private static func attachments(_ value: JSONValue) throws(BusDecodeError) -> [AttachmentObject] {
+        guard let json = value.stringValue, let list = AttachmentObject.decodeList(json) else {
+            throw BusDecodeError("attachments is not a list of attachments")
+        }
+        return list
     }
 
     /// The `s` array of a committed event: states of sessions with no message in it.

@@ -1,3 +1,4 @@
+import SwitchboardAttachments
 import SwitchboardChat
 import SwitchboardJSON
 import SwitchboardSystem
@@ -196,8 +197,11 @@ public struct BusEncoder: Sendable {
         } else {
             writer.null()
         }
-        // An event's meta, a 12th field; a message of a client has 11.
-        if let meta = message.meta { writer.string(meta) }
+        // An event's meta, a 12th field (null for a client's message with
+        // attachments); the attachments' stored list (JSON text, no URLs: each
+        // node signs its own), a 13th. A plain message of a client has 11.
+        if message.meta != nil || !message.attachments.isEmpty { optional(message.meta) }
+        if !message.attachments.isEmpty { writer.string(AttachmentObject.storedJSON(message.attachments)) }
         writer.endArray()
     }
 

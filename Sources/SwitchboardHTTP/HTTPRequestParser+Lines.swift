@@ -154,7 +154,22 @@ extension HTTPRequestParser {
             request.sectionBytes = 0
             request.sectionCount = 0
             phase = .chunkSize
+            if let limit = streamedLimit() {
+                startStreaming(limit: limit)
+                return .head(.chunked)
+            }
             return .proceed
+        }
+        if request.contentLength != .invalid, let limit = streamedLimit() {
+            guard case .value(let length) = request.contentLength else {
+                startStreaming(limit: limit)
+                phase = .streamEnd  // RFC 9112 6.3: no framing header, no body.
+                return .head(.length(0))
+            }
+            if length > limit { return .fail(.payloadTooLarge) }
+            startStreaming(limit: limit)
+            phase = length == 0 ? .streamEnd : .fixedBody(remaining: length)
+            return .head(.length(length))
         }
         switch request.contentLength {
         case .absent, .value(0):
@@ -168,6 +183,18 @@ extension HTTPRequestParser {
             phase = .fixedBody(remaining: length)
             return .proceed
         }
+    }
+
+    /// The body limit if this request's body is to be streamed.
+    private func streamedLimit() -> Int? {
+        guard let decide = streamedBodyLimit else { return nil }
+        return decide(request.method, request.path).map { max(0, $0) }
+    }
+
+    private mutating func startStreaming(limit: Int) {
+        streaming = true
+        streamLimit = limit
+        streamedBytes = 0
     }
 
     /// RFC 9112 7.1: chunk-size [ chunk-ext ] CRLF, chunk-size = 1*HEXDIG,
@@ -199,7 +226,12 @@ extension HTTPRequestParser {
             phase = .trailers  // last-chunk; the trailer section follows (RFC 9112 7.1.2).
             return .proceed
         }
-        if size > limits.maxBodyBytes - request.body.count { return .fail(.payloadTooLarge) }
+        if streaming {
+            if size > streamLimit - streamedBytes { return .fail(.payloadTooLarge) }
+            streamedBytes += size
+        } else if size > limits.maxBodyBytes - request.body.count {
+            return .fail(.payloadTooLarge)
+        }
         phase = .chunkData(remaining: size)
         return .proceed
     }

@@ -10,6 +10,11 @@
 /// Feeding the same bytes split at any offsets gives the same results: every check
 /// made on a partial line is one that the complete line would fail as well, and it
 /// is made in the same order as on the complete line.
+///
+/// A request whose body the caller wants as a stream (`streamedBodyLimit`) is
+/// handed out as its head, then its body in pieces that point into the bytes
+/// given (never copied, whatever the framing), then its end: an upload of any
+/// size costs the parser nothing more than a head.
 public struct HTTPRequestParser: Sendable {
     enum Phase: Sendable {
         case requestLine
@@ -20,17 +25,32 @@ public struct HTTPRequestParser: Sendable {
         /// The CRLF that ends each chunk's data (RFC 9112 7.1).
         case chunkDataEnd
         case trailers
+        /// A streamed body has been handed out whole; `.end` is next.
+        case streamEnd
         case failed(HTTPStatus)
     }
 
     enum LineOutcome {
         case proceed
         case complete
+        /// The head of a streamed request is complete.
+        case head(HTTPStreamedBody)
         case fail(HTTPStatus)
     }
 
     public let limits: HTTPLimits
+    /// Asked once per request, when its head is complete: the largest body the
+    /// request may have if its body is to be streamed, nil to receive it whole
+    /// (held to `limits.maxBodyBytes`). A streamed request whose Content-Length
+    /// is over its limit fails (413) before a byte of its body is consumed; a
+    /// chunked one fails at the chunk that would take it over.
+    public var streamedBodyLimit: (@Sendable (_ method: HTTPMethod, _ path: String) -> Int?)?
     var phase: Phase = .requestLine
+    /// The body of the current request is handed out in pieces, not kept.
+    var streaming = false
+    /// The streamed body's limit, and its bytes announced so far (chunk sizes).
+    var streamLimit = 0
+    var streamedBytes = 0
     /// The line being received when a read ended in its middle; never holds a LF.
     private var lineBuffer: [UInt8] = []
     private var started = false
@@ -46,6 +66,23 @@ public struct HTTPRequestParser: Sendable {
     /// True once any byte of a request has arrived and the request is not complete
     /// yet: the server's cue to run the header-arrival (slowloris) timeout.
     public var hasPartialRequest: Bool { started }
+
+    /// A streamed body is complete and its `.end` is still to be collected:
+    /// call `parse` even with no bytes.
+    public var isBodyEndPending: Bool {
+        if case .streamEnd = phase { return true }
+        return false
+    }
+
+    /// Between a streamed request's `.head` and its `.end` (or failure).
+    public var isStreamingBody: Bool { streaming }
+
+    /// What has arrived of the head being received, or of the head that has
+    /// just failed (a streamed request's 413): what a refusal is answered and
+    /// counted under. Nil before a request line, and once a head is handed out.
+    public func headSoFar() -> HTTPRequest? {
+        request.target.isEmpty ? nil : request.build()
+    }
 
     /// Consumes bytes; returns how many it consumed and the result.
     ///
@@ -72,6 +109,12 @@ public struct HTTPRequestParser: Sendable {
 
             case .fixedBody(let remaining):
                 let take = min(remaining, available)
+                if streaming {
+                    guard take > 0 else { return (index, .needMore) }
+                    phase = take == remaining ? .streamEnd : .fixedBody(remaining: remaining - take)
+                    index += take
+                    return (index, .body((index - take)..<index))
+                }
                 request.body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
                 index += take
                 if take == remaining { return (index, .request(finishRequest())) }
@@ -81,9 +124,19 @@ public struct HTTPRequestParser: Sendable {
             case .chunkData(let remaining):
                 guard available > 0 else { return (index, .needMore) }
                 let take = min(remaining, available)
+                phase = take == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - take)
+                if streaming {
+                    index += take
+                    return (index, .body((index - take)..<index))
+                }
                 request.body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
                 index += take
-                phase = take == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - take)
+
+            case .streamEnd:
+                phase = .requestLine
+                started = false
+                streaming = false
+                return (index, .end)
 
             case .requestLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
                 guard available > 0 else { return (index, .needMore) }
@@ -113,7 +166,13 @@ public struct HTTPRequestParser: Sendable {
                 index += lineFeed + 1
                 switch outcome {
                 case .proceed: continue
-                case .complete: return (index, .request(finishRequest()))
+                case .complete:
+                    if streaming {
+                        phase = .streamEnd  // the trailers of a streamed chunked body
+                        continue
+                    }
+                    return (index, .request(finishRequest()))
+                case .head(let framing): return (index, .head(takeHead(), body: framing))
                 case .fail(let status): return fail(status, consumed: index)
                 }
             }
@@ -122,6 +181,7 @@ public struct HTTPRequestParser: Sendable {
 
     private mutating func fail(_ status: HTTPStatus, consumed: Int) -> (consumed: Int, result: HTTPParseResult) {
         phase = .failed(status)
+        streaming = false
         lineBuffer = []
         return (consumed, .failure(status))
     }
@@ -139,7 +199,7 @@ public struct HTTPRequestParser: Sendable {
             guard Self.content(of: line).isEmpty else { return .fail(.badRequest) }
             phase = .chunkSize
             return .proceed
-        case .fixedBody, .chunkData, .failed:
+        case .fixedBody, .chunkData, .streamEnd, .failed:
             preconditionFailure("processLine outside a line phase")
         }
     }
@@ -165,7 +225,7 @@ public struct HTTPRequestParser: Sendable {
             return length > limits.maxChunkLineBytes ? .badRequest : nil
         case .chunkDataEnd:
             return mayBeEmpty ? nil : .badRequest
-        case .fixedBody, .chunkData, .failed:
+        case .fixedBody, .chunkData, .streamEnd, .failed:
             return nil
         }
     }
@@ -177,6 +237,13 @@ public struct HTTPRequestParser: Sendable {
             return UnsafeBufferPointer(rebasing: line[..<(line.count - 1)])
         }
         return line
+    }
+
+    /// The head of a streamed request; the request stays partial until its `.end`.
+    private mutating func takeHead() -> HTTPRequest {
+        var head = PartialRequest()
+        swap(&head, &request)
+        return head.build()
     }
 
     private mutating func finishRequest() -> HTTPRequest {

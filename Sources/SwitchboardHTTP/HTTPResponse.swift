@@ -58,8 +58,23 @@ public struct HTTPResponse: Sendable {
     /// With `headOnly` (a HEAD request, RFC 9110 9.3.2) the body is left out but
     /// Content-Length still states its length.
     public func serialize(keepAlive: Bool, headOnly: Bool = false) -> [UInt8] {
+        var out = serializeHead(
+            keepAlive: keepAlive, contentLength: Int64(body.count), reserving: headOnly ? 0 : body.count)
+        let hasContent = !status.isInformational && status.code != 204 && status.code != 304
+        if hasContent && !headOnly { out.append(contentsOf: body) }
+        return out
+    }
+
+    /// The status line and headers alone, ending with the empty line, stating
+    /// `contentLength` (where a status has content): the head of a response whose
+    /// body is written after it in pieces (a download), `body` being ignored.
+    public func serializeHead(keepAlive: Bool, contentLength: Int64) -> [UInt8] {
+        serializeHead(keepAlive: keepAlive, contentLength: contentLength, reserving: 0)
+    }
+
+    private func serializeHead(keepAlive: Bool, contentLength: Int64, reserving extra: Int) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(128 + headers.count * 40 + (headOnly ? 0 : body.count))
+        out.reserveCapacity(128 + headers.count * 40 + extra)
         out.append(contentsOf: "HTTP/1.1 \(status.code) ".utf8)
         Self.appendSanitized(status.reason, to: &out)
         out.append(contentsOf: "\r\n".utf8)
@@ -75,10 +90,9 @@ public struct HTTPResponse: Sendable {
             Self.appendSanitized(value, to: &out)
             out.append(contentsOf: "\r\n".utf8)
         }
-        if hasContent { out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8) }
+        if hasContent { out.append(contentsOf: "Content-Length: \(contentLength)\r\n".utf8) }
         if closes { out.append(contentsOf: "Connection: close\r\n".utf8) }
         out.append(contentsOf: "\r\n".utf8)
-        if hasContent && !headOnly { out.append(contentsOf: body) }
         return out
     }
 

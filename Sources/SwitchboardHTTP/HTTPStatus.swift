@@ -13,10 +13,12 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     /// 1xx responses carry no content and no Content-Length (RFC 9110 15.2).
     public var isInformational: Bool { (100..<200).contains(code) }
 
+    public static let `continue` = HTTPStatus(code: 100, reason: "Continue")
     public static let switchingProtocols = HTTPStatus(code: 101, reason: "Switching Protocols")
     public static let ok = HTTPStatus(code: 200, reason: "OK")
     public static let created = HTTPStatus(code: 201, reason: "Created")
     public static let noContent = HTTPStatus(code: 204, reason: "No Content")
+    public static let partialContent = HTTPStatus(code: 206, reason: "Partial Content")
     public static let movedPermanently = HTTPStatus(code: 301, reason: "Moved Permanently")
     public static let notModified = HTTPStatus(code: 304, reason: "Not Modified")
     public static let badRequest = HTTPStatus(code: 400, reason: "Bad Request")
@@ -30,6 +32,7 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     public static let payloadTooLarge = HTTPStatus(code: 413, reason: "Content Too Large")
     public static let uriTooLong = HTTPStatus(code: 414, reason: "URI Too Long")
     public static let unsupportedMediaType = HTTPStatus(code: 415, reason: "Unsupported Media Type")
+    public static let rangeNotSatisfiable = HTTPStatus(code: 416, reason: "Range Not Satisfiable")
     public static let upgradeRequired = HTTPStatus(code: 426, reason: "Upgrade Required")
     public static let tooManyRequests = HTTPStatus(code: 429, reason: "Too Many Requests")
     public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431, reason: "Request Header Fields Too Large")

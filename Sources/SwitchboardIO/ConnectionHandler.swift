@@ -16,10 +16,16 @@ public protocol ConnectionHandler<IO>: AnyObject {
     /// whichever write (direct, corked or batched): the peer is not keeping up.
     /// Called once per crossing; the default does nothing.
     func backlogExceeded(on connection: IO)
+    /// Bytes that a write had to queue (it returned `.queued` or `.overLimit`)
+    /// have all been handed to the kernel: a streamed response may write its
+    /// next piece. Not called for writes that went out at once. The default
+    /// does nothing.
+    func outboundDrained(on connection: IO)
 }
 
 extension ConnectionHandler {
     public func backlogExceeded(on connection: IO) {}
+    public func outboundDrained(on connection: IO) {}
 }
 
 /// What became of a write.

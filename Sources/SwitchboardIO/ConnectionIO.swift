@@ -41,6 +41,17 @@ public protocol ConnectionIO: AnyObject {
     func setTimer(afterMilliseconds delay: UInt64)
     func cancelTimer()
 
+    /// Stops handing input to the handler until `resumeReading`: what the peer
+    /// sends meanwhile waits in the kernel, whose full buffers then hold the
+    /// peer back (an upload waiting for storage). Input already being handed
+    /// over is the handler's to keep.
+    func pauseReading()
+    /// Hands input to the handler again, starting with what arrived while
+    /// paused, later in the loop's pass (never from inside this call).
+    func resumeReading()
+    /// Between `pauseReading` and `resumeReading`.
+    var isReadingPaused: Bool { get }
+
     /// Sends what is queued, then closes (the peer reads our last bytes).
     func closeAfterFlush()
     /// Closes at once, dropping anything unsent.

@@ -30,6 +30,17 @@ public final class Connection: EventSource, ConnectionIO {
     private var outboundStart = 0
     /// `outbound` holds writes made while the loop holds writes (not a full socket).
     private var isHeld = false
+    /// A write was queued for a full socket: the handler hears when it drains.
+    private var drainWanted = false
+
+    /// Input is not read (`pauseReading`): the kernel keeps it.
+    public private(set) var isReadingPaused = false
+    /// Decrypted input was left in the cipher when reading paused.
+    private var plaintextWaiting = false
+    /// The next read goes on until the socket is empty: the edge that told of
+    /// the data (or of the peer's FIN) came while reading was paused and will
+    /// not come again.
+    private var readUntilDrained = false
 
     // Timer wheel bookkeeping (see TimerWheel).
     var timerTick: UInt64 = 0
@@ -100,15 +111,43 @@ public final class Connection: EventSource, ConnectionIO {
     public func handleEvents(_ events: UInt32) {
         if events & Epoll.writable != 0, pendingOutboundBytes > 0 {
             flushOutbound()
+            reportDrained()
         }
-        if events & (Epoll.readable | Epoll.peerHangup | Epoll.hangup | Epoll.error) != 0, state != .closed {
-            readAvailable(untilEOF: events & (Epoll.peerHangup | Epoll.hangup | Epoll.error) != 0)
+        let readEvents = Epoll.readable | Epoll.peerHangup | Epoll.hangup | Epoll.error
+        guard events & readEvents != 0, state != .closed else { return }
+        if isReadingPaused {
+            readUntilDrained = true  // a FIN seen now is read after the data, on resuming
+            return
         }
+        readAvailable(untilEOF: events & (Epoll.peerHangup | Epoll.hangup | Epoll.error) != 0)
+    }
+
+    // MARK: Pausing input
+
+    public func pauseReading() {
+        isReadingPaused = true
+    }
+
+    public func resumeReading() {
+        guard isReadingPaused else { return }
+        isReadingPaused = false
+        guard state != .closed else { return }
+        // Edge-triggered: what arrived while paused raised its edge already, so
+        // the socket is read later in this pass without waiting for another.
+        readUntilDrained = true
+        loop.readAgain.append(self)
     }
 
     private func readAvailable(untilEOF: Bool) {
+        if plaintextWaiting, let cipher, state == .open {
+            plaintextWaiting = false
+            loop.corkOwner = self
+            drainPlaintext(cipher)
+            loop.corkOwner = nil
+            flushCork()
+        }
         var budget = Self.readBudget
-        while state != .closed {
+        while state != .closed && !isReadingPaused {
             if budget == 0 {
                 loop.readAgain.append(self)
                 return
@@ -123,14 +162,16 @@ public final class Connection: EventSource, ConnectionIO {
             }
             switch result {
             case .wouldBlock:
+                readUntilDrained = false
                 return
             case .processed(0):
+                readUntilDrained = false
                 peerEOF()
                 return
             case .processed(let count):
                 if state == .open { deliver(count) }
                 // A short read drained the socket; more data raises a new edge.
-                if count < loop.readBuffer.count && !untilEOF { return }
+                if count < loop.readBuffer.count && !untilEOF && !readUntilDrained { return }
             }
         }
     }
@@ -156,7 +197,17 @@ public final class Connection: EventSource, ConnectionIO {
             return
         }
         cipher.receiveCiphertext(UnsafeRawBufferPointer(bytes))
+        drainPlaintext(cipher)
+    }
+
+    /// Hands the cipher's plaintext to the handler until it needs more
+    /// ciphertext, or reading pauses (the rest waits in the cipher).
+    private func drainPlaintext(_ cipher: StreamCipher) {
         while state == .open {
+            if isReadingPaused {
+                plaintextWaiting = true
+                return
+            }
             let read: CipherRead
             do {
                 read = try cipher.readPlaintext(into: loop.plaintextBuffer)
@@ -299,6 +350,7 @@ public final class Connection: EventSource, ConnectionIO {
         }
         let wasWithinLimit = pendingOutboundBytes <= maxOutboundBytes
         outbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[written...]))
+        drainWanted = true
         guard pendingOutboundBytes > maxOutboundBytes else { return .queued }
         // One place for every path (corked flushes included) to learn of a slow peer.
         if wasWithinLimit { handler?.backlogExceeded(on: self) }
@@ -310,6 +362,14 @@ public final class Connection: EventSource, ConnectionIO {
         guard isHeld else { return }
         isHeld = false
         flushOutbound()
+        reportDrained()
+    }
+
+    /// Tells the handler that queued writes are out, outside any write of its own.
+    private func reportDrained() {
+        guard drainWanted, pendingOutboundBytes == 0, state == .open else { return }
+        drainWanted = false
+        handler?.outboundDrained(on: self)
     }
 
     private func flushOutbound() {
@@ -339,6 +399,8 @@ public final class Connection: EventSource, ConnectionIO {
     /// of a reset caused by its unread data.
     public func closeAfterFlush() {
         guard state == .open else { return }
+        // Input is dropped from now on, but still read, to see the peer's FIN.
+        resumeReading()
         if loop.corkOwner === self { flushCork() }
         if let cipher {
             cipher.shutdown()

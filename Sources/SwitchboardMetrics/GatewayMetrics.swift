@@ -92,6 +92,17 @@ public final class GatewayMetrics: Sendable {
     /// `switchboard_routing_pass_seconds` bucket upper bounds (plus `+Inf`).
     public static let routingPassBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
+    // Attachments (docs/attachments.md).
+    /// `switchboard_attachment_uploads_total{outcome=...}`, indexed like `AttachmentUploadOutcome.allCases`.
+    private let attachmentUploadsByOutcome: [CounterHandle]
+    /// `switchboard_attachment_bytes_stored_total`: bytes of the uploads committed.
+    public let attachmentBytesStored: CounterHandle
+    /// `switchboard_attachment_bytes_served_total`: bytes of attachments written to clients.
+    public let attachmentBytesServed: CounterHandle
+    /// `switchboard_attachment_in_flight_bytes`: the in-flight budget reserved by uploads
+    /// (received and not yet stored, `attachments.max_in_flight_bytes` at most); a pull gauge.
+    public let attachmentInFlightBytes: GaugeHandle
+
     private struct PullSource: Sendable {
         let gauge: GaugeHandle
         let read: @Sendable () -> Double
@@ -198,6 +209,21 @@ public final class GatewayMetrics: Sendable {
             "switchboard_routing_pass_seconds", "One routing pass of a workspace, waiting for its lock included.",
             buckets: Self.routingPassBuckets)
 
+        attachmentUploadsByOutcome = counters(
+            "switchboard_attachment_uploads_total",
+            "Attachment uploads, by outcome: stored, or why not (too_large, unsupported_type, rate_limited, overloaded, "
+                + "unauthorized, forbidden, not_found, bad_request, aborted, failed).",
+            label: "outcome", values: AttachmentUploadOutcome.allCases.map(\.rawValue))
+        attachmentBytesStored = counter(
+            "switchboard_attachment_bytes_stored_total", "Bytes of attachment uploads committed.")
+        attachmentBytesServed = counter(
+            "switchboard_attachment_bytes_served_total", "Bytes of attachments written to clients.")
+        attachmentInFlightBytes = GaugeHandle(
+            registry.makeGauge(
+                descriptor: declare(
+                    "switchboard_attachment_in_flight_bytes", "gauge",
+                    "Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.")))
+
         self.families = Mutex(families)
     }
 
@@ -251,6 +277,11 @@ public final class GatewayMetrics: Sendable {
     /// Counts one answered HTTP request.
     public func recordHTTPRequest(route: HTTPRoute, status: Int) {
         httpRequests.counter(route: route, status: status).increment()
+    }
+
+    /// `switchboard_attachment_uploads_total{outcome=...}`
+    public func attachmentUploads(_ outcome: AttachmentUploadOutcome) -> CounterHandle {
+        attachmentUploadsByOutcome[AttachmentUploadOutcome.allCases.firstIndex(of: outcome)!]
     }
 
     /// `switchboard_routing_assignments_total{mode=...}`; an unknown mode counts as `manual`.

@@ -38,6 +38,12 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case operatorPatch = "operator_patch"
     case businessHours = "business_hours"
     case businessHoursPut = "business_hours_put"
+    /// `POST /api/v1/sessions/{id}/attachments`
+    case attachmentUpload = "attachment_upload"
+    /// `GET /api/v1/attachments/{id}` (and HEAD)
+    case attachment
+    /// `GET /api/v1/attachments/{id}/thumbnail` (and HEAD)
+    case attachmentThumbnail = "attachment_thumbnail"
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -67,8 +73,38 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .operatorPatch: 15
         case .businessHours: 16
         case .businessHoursPut: 17
+        case .attachmentUpload: 18
+        case .attachment: 19
+        case .attachmentThumbnail: 20
         }
     }
+}
+
+/// The `outcome` label of `switchboard_attachment_uploads_total`: how an
+/// upload ended, stored or the reason it was refused.
+public enum AttachmentUploadOutcome: String, Sendable, CaseIterable {
+    /// Committed: 201.
+    case stored
+    /// Over `attachments.max_bytes`, or the session's quota: 413.
+    case tooLarge = "too_large"
+    /// A type not allowed, a declared type that is not the sniffed one, a refused image: 415.
+    case unsupportedType = "unsupported_type"
+    /// Over `attachments.uploads_per_minute` for the connection or the address: 429.
+    case rateLimited = "rate_limited"
+    /// No in-flight budget, workers or readers free: 503 with Retry-After.
+    case overloaded
+    /// No token, or a bad one: 401.
+    case unauthorized
+    /// The session is not the uploader's: 403.
+    case forbidden
+    /// No such session, or it was deleted: 404.
+    case notFound = "not_found"
+    /// A malformed request (no file name, a broken body): 400.
+    case badRequest = "bad_request"
+    /// The client went away or stalled mid-body; nothing is answered.
+    case aborted
+    /// The database or the disk failed: 503.
+    case failed
 }
 
 /// The `code` label values of `switchboard_closes_total`, in rendering order.

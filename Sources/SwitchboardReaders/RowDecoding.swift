@@ -1,3 +1,4 @@
+import SwitchboardAttachments
 import SwitchboardChat
 import SwitchboardPostgres
 
@@ -59,15 +60,16 @@ enum RowDecoding {
     }
 
     /// A message row `c` of chats. The sender falls back to the legacy
-    /// `user_id` for rows adopted from before sessions existed.
+    /// `user_id` for rows adopted from before sessions existed. Its
+    /// attachments (migration 12) last.
     static let messageColumns = """
         c.id::text, c.session_id::text, c.seq, c.client_msg_id, c.kind, c.content,
         coalesce(c.sender_id, c.user_id::text, ''), c.role, c.sender_name, \(timestamp("c.created_at")),
-        c.meta::text
+        c.meta::text, c.attachments::text
         """
 
     /// How many columns `messageColumns` is.
-    static let messageColumnCount = 11
+    static let messageColumnCount = 12
 
     /// A `text[]` parameter: every element double-quoted, `\` and `"`
     /// escaped, so that commas, braces, quotes and spaces in ids stay data.
@@ -94,7 +96,22 @@ enum RowDecoding {
             sender: Participant(
                 id: try required(result, row, first + 6), role: try required(result, row, first + 7),
                 name: result.string(row, first + 8)),
-            createdAt: try required(result, row, first + 9), meta: result.string(row, first + 10))
+            createdAt: try required(result, row, first + 9), meta: result.string(row, first + 10),
+            attachments: try attachments(result, row, first + 11))
+    }
+
+    /// A `chats.attachments` column: none when NULL; a list PostgreSQL wrote
+    /// that does not decode means the schema is not the one this build expects.
+    static func attachments(
+        _ result: PostgresResult, _ row: Int, _ column: Int
+    ) throws(QueryError)
+        -> [AttachmentObject]
+    {
+        guard let json = result.string(row, column) else { return [] }
+        guard let list = AttachmentObject.decodeList(json) else {
+            throw .failed("column \(result.columnName(column)) is not a list of attachments: \(json.prefix(200))")
+        }
+        return list
     }
 
     /// A NOT NULL column; NULL means the schema is not the one this build expects.

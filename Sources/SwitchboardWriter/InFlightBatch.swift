@@ -19,6 +19,7 @@ struct InFlightBatch {
         var stored = 0
         var duplicates = 0
         var noSession = 0
+        var badAttachments = 0
     }
 
     /// Turns the function's rows (one per command, in command order, then
@@ -37,7 +38,10 @@ struct InFlightBatch {
             let outcome: WriteOutcome
             // Columns: ord, status, id, seq, created_at, then role, sender id,
             // sender name, kind, body (duplicates only), then the session's
-            // state (a session's last stored row only, see `session(_:_:)`).
+            // state (a session's last stored row only, see `session(_:_:)`),
+            // then an event's session and meta, the session's wait and
+            // contact, and the message's attachments (JSON text). For
+            // `bad_attachment`, `id` is the attachment refused.
             if result.int(row, 0) != row + 1 {
                 outcome = .failed("the writer's statement returned rows out of order")
             } else {
@@ -50,7 +54,7 @@ struct InFlightBatch {
                             seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
                             clientMessageID: command.clientMessageID, senderRole: command.senderRole,
                             senderID: command.senderID, senderName: command.senderName, kind: command.kind,
-                            body: command.body, session: session(result, row)))
+                            body: command.body, session: session(result, row), attachments: result.string(row, 23)))
                 case "duplicate":
                     decoded.duplicates += 1
                     outcome = .duplicate(
@@ -59,10 +63,14 @@ struct InFlightBatch {
                             seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
                             clientMessageID: command.clientMessageID, senderRole: result.string(row, 5) ?? "",
                             senderID: result.string(row, 6) ?? "", senderName: result.string(row, 7),
-                            kind: result.string(row, 8) ?? "", body: result.string(row, 9) ?? ""))
+                            kind: result.string(row, 8) ?? "", body: result.string(row, 9) ?? "",
+                            attachments: result.string(row, 23)))
                 case "no_session":
                     decoded.noSession += 1
                     outcome = .noSession
+                case "bad_attachment":
+                    decoded.badAttachments += 1
+                    outcome = .badAttachment(result.string(row, 2) ?? "")
                 default:
                     outcome = .failed("unknown status \(result.string(row, 1) ?? "NULL") from the writer's statement")
                 }

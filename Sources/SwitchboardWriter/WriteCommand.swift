@@ -13,6 +13,10 @@ public struct WriteCommand: Sendable {
     public var senderName: String?
     public var kind: String
     public var body: String
+    /// The ids (UUID text) of uploads this message sends, in the order shown;
+    /// empty for most messages. The function checks each is an unsent upload
+    /// of the sender's to this session and refuses the message otherwise.
+    public var attachmentIDs: [String]
     /// The index of the submitting event loop, copied into the result so the
     /// gateway can route results back without a lookup.
     public var origin: Int
@@ -24,7 +28,7 @@ public struct WriteCommand: Sendable {
 
     public init(
         sessionID: String, clientMessageID: String, senderRole: String, senderID: String, senderName: String?,
-        kind: String, body: String, origin: Int, token: UInt64, receivedAt: UInt64 = 0
+        kind: String, body: String, attachmentIDs: [String] = [], origin: Int, token: UInt64, receivedAt: UInt64 = 0
     ) {
         self.sessionID = sessionID
         self.clientMessageID = clientMessageID
@@ -33,6 +37,7 @@ public struct WriteCommand: Sendable {
         self.senderName = senderName
         self.kind = kind
         self.body = body
+        self.attachmentIDs = attachmentIDs
         self.origin = origin
         self.token = token
         self.receivedAt = receivedAt
@@ -50,6 +55,20 @@ public struct WriteCommand: Sendable {
         if let senderName, Self.containsNUL(senderName) { return "sender name contains a NUL byte" }
         if Self.containsNUL(kind) { return "kind contains a NUL byte" }
         if Self.containsNUL(body) { return "body contains a NUL byte" }
+        if !attachmentIDs.isEmpty, let reason = Self.attachmentProblem(attachmentIDs) { return reason }
+        return nil
+    }
+
+    /// The ids go to the function joined by commas and cast to `uuid[]`: one
+    /// that is not UUID text would fail the whole batch. A repeated id would
+    /// be listed twice in the stored message.
+    static func attachmentProblem(_ ids: [String]) -> String? {
+        for (index, id) in ids.enumerated() {
+            guard isUUIDText(id) else { return "attachment id \(index + 1) is not a UUID" }
+            for earlier in ids[..<index] where earlier.lowercased() == id.lowercased() {
+                return "attachment \(id) is listed twice"
+            }
+        }
         return nil
     }
 

@@ -20,11 +20,15 @@ public struct StoredMessage: Sendable, Equatable {
     public var session: StoredSession?
     /// An event's structured change (JSON text); nil for what clients send.
     public var meta: String?
+    /// The attachments it sent: a JSON array of objects (`chats.attachments`,
+    /// migration 12: id, filename, content_type, size, sha256, width, height,
+    /// thumbnail), as PostgreSQL wrote it; nil when it sent none.
+    public var attachments: String?
 
     public init(
         id: String, sessionID: String, seq: Int64, createdAt: String, clientMessageID: String, senderRole: String,
         senderID: String, senderName: String?, kind: String, body: String, session: StoredSession? = nil,
-        meta: String? = nil
+        meta: String? = nil, attachments: String? = nil
     ) {
         self.id = id
         self.sessionID = sessionID
@@ -38,6 +42,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.body = body
         self.session = session
         self.meta = meta
+        self.attachments = attachments
     }
 }
 
@@ -88,6 +93,10 @@ public enum WriteOutcome: Sendable, Equatable {
     case duplicate(StoredMessage)
     /// The session does not exist or was deleted (protocol `not_found`).
     case noSession
+    /// Not stored: this attachment (the first of the command's that failed)
+    /// is not an upload of the sender's to this session that no message has
+    /// sent yet (protocol `bad_request`).
+    case badAttachment(String)
     /// The connection was lost or the writer stopped before a commit was seen.
     /// The message may or may not be stored; a retry with the same
     /// client_msg_id is safe (it returns the row as a duplicate if it was).

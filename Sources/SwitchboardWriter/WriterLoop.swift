@@ -233,8 +233,10 @@ final class WriterLoop: @unchecked Sendable {
             committedAfter = latency
             metrics.recordCommitted(
                 size: batch.commands.count, latencyMicroseconds: latency, stored: decoded.stored,
-                duplicates: decoded.duplicates, noSession: decoded.noSession)
-            let failed = batch.commands.count - decoded.stored - decoded.duplicates - decoded.noSession
+                duplicates: decoded.duplicates, noSession: decoded.noSession, badAttachments: decoded.badAttachments)
+            let failed =
+                batch.commands.count - decoded.stored - decoded.duplicates - decoded.noSession
+                - decoded.badAttachments
             if failed > 0 { metrics.recordFailed(failed) }
             results = decoded.results
             events = decoded.events

@@ -19,6 +19,7 @@ final class WriterMetrics: Sendable {
         var messagesStored = 0
         var duplicates = 0
         var noSession = 0
+        var badAttachments = 0
         var failures = 0
         var unavailable = 0
         var reconnects = 0
@@ -28,12 +29,15 @@ final class WriterMetrics: Sendable {
 
     private let perBatch = Mutex(PerBatch())
 
-    func recordCommitted(size: Int, latencyMicroseconds: Int, stored: Int, duplicates: Int, noSession: Int) {
+    func recordCommitted(
+        size: Int, latencyMicroseconds: Int, stored: Int, duplicates: Int, noSession: Int, badAttachments: Int
+    ) {
         perBatch.withLock {
             $0.batchesCommitted += 1
             $0.messagesStored += stored
             $0.duplicates += duplicates
             $0.noSession += noSession
+            $0.badAttachments += badAttachments
             $0.batchSize.record(size)
             $0.commitLatency.record(latencyMicroseconds)
         }
@@ -52,6 +56,7 @@ final class WriterMetrics: Sendable {
                 messagesStored: $0.messagesStored,
                 duplicates: $0.duplicates,
                 noSession: $0.noSession,
+                badAttachments: $0.badAttachments,
                 failures: $0.failures,
                 unavailable: $0.unavailable,
                 overloaded: overloaded.load(ordering: .relaxed),

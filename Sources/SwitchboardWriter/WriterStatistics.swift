@@ -8,6 +8,8 @@ public struct WriterStatistics: Sendable, Equatable {
     public var messagesStored: Int
     public var duplicates: Int
     public var noSession: Int
+    /// Commands refused for an attachment that was not theirs to send (`.badAttachment`).
+    public var badAttachments: Int
     /// Commands answered `.failed` (the server refused their batch).
     public var failures: Int
     /// Commands answered `.unavailable` after being accepted.

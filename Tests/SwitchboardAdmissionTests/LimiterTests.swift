@@ -34,6 +34,18 @@ struct TokenBucketTests {
         #expect(take(&bucket, 6000))
     }
 
+    /// 30 a minute: one token every 2 s after the burst; Retry-After in whole seconds.
+    @Test func aRateAMinuteRefillsInSeconds() {
+        var bucket = TokenBucket(perMinute: 30, burst: 2, nowMilliseconds: 0)
+        #expect(take(&bucket, 0))
+        #expect(take(&bucket, 0))
+        #expect(!take(&bucket, 0))
+        #expect(bucket.secondsUntilNextToken(nowMilliseconds: 0) == 2)
+        #expect(!take(&bucket, 1999))
+        #expect(take(&bucket, 2000))
+        #expect(bucket.isFull(nowMilliseconds: 6000) && !bucket.isFull(nowMilliseconds: 5999))
+    }
+
     @Test func retryAfterRoundsUpToWholeSeconds() {
         var bucket = TokenBucket(ratePerSecond: 1, burst: 1, nowMilliseconds: 0)
         #expect(take(&bucket, 0))
@@ -93,6 +105,25 @@ struct AddressLimiterTests {
         #expect(limiter.acquire(b, nowMilliseconds: 1000) == .admitted)
         #expect(limiter.acquire(a, nowMilliseconds: 1500) == .admitted)
         #expect(limiter.acquire(a, nowMilliseconds: 1500) == .tooFast(retryAfterSeconds: 1))
+    }
+
+    /// Uploads per address: a rate a minute, no count of open ones (each upload
+    /// is acquired and released at once); the entry lives while the bucket refills.
+    @Test func aRateAMinuteWithoutACount() {
+        let limiter = AddressLimiter(
+            limits: .init(maxConnections: 0, ratePerSecond: 0, burst: 2, tableCapacity: 1 << 16, ratePerMinute: 6))
+        #expect(limiter.limits.isEnabled)
+        for _ in 0..<2 {
+            #expect(limiter.acquire(a, nowMilliseconds: 0) == .admitted)
+            limiter.release(a, nowMilliseconds: 0)
+        }
+        #expect(limiter.acquire(a, nowMilliseconds: 0) == .tooFast(retryAfterSeconds: 10))
+        #expect(limiter.acquire(a, nowMilliseconds: 9999) == .tooFast(retryAfterSeconds: 1))
+        #expect(limiter.acquire(a, nowMilliseconds: 10_000) == .admitted)
+        limiter.release(a, nowMilliseconds: 10_000)
+        #expect(limiter.entryCount == 1)
+        limiter.sweep(nowMilliseconds: 30_000)
+        #expect(limiter.entryCount == 0)
     }
 
     @Test func aRefusalForCountTakesNoToken() {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SwitchboardAttachments
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardMetrics
@@ -45,7 +46,8 @@ final class CoreHarness {
             ChatCore(
                 loopIndex: index, settings: settings,
                 verifier: TokenVerifier(secret: Self.secret, clockSkewSeconds: settings.clockSkewSeconds),
-                store: database, reader: readers[index], loop: loops[index], cores: cores, metrics: metrics,
+                attachmentSigner: AttachmentURLSigner(jwtSecret: Array(Self.secret.utf8)), store: database,
+                reader: readers[index], loop: loops[index], cores: cores, metrics: metrics,
                 logger: logger, wallClock: { [wallClock] in wallClock.seconds })
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardAttachments
 import SwitchboardChat
 import SwitchboardReaders
 import SwitchboardSystem
@@ -25,6 +26,24 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     private(set) var operators: [String: String?] = [:]
     /// Events stored by the batch being committed (a visitor reopening a closed session).
     private var batchEvents: [StoredMessage] = []
+    /// Uploads by id, as the attachment store leaves them, and which message sent each.
+    private var uploads: [String: Upload] = [:]
+
+    struct Upload {
+        var sessionID: String
+        var uploaderRole: String
+        var uploaderID: String
+        var object: AttachmentObject
+        var messageID: String?
+    }
+
+    /// An upload committed to `sessionID` by `role`/`uploader`.
+    func upload(_ object: AttachmentObject, to sessionID: String, by role: String, _ uploader: String) {
+        uploads[object.id] = Upload(sessionID: sessionID, uploaderRole: role, uploaderID: uploader, object: object)
+    }
+
+    /// The message that sent an upload, if one did.
+    func messageID(ofUpload id: String) -> String? { uploads[id]?.messageID }
 
     // MARK: MessageStore
 
@@ -71,6 +90,13 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         if let earlier = messages[command.sessionID]?.first(where: { $0.clientMessageID == command.clientMessageID }) {
             return .duplicate(Self.row(earlier))
         }
+        // As migration 12's writer: every attachment an unsent upload of the sender's to this session.
+        for id in command.attachmentIDs {
+            guard let upload = uploads[id], upload.sessionID == command.sessionID,
+                upload.uploaderRole == command.senderRole, upload.uploaderID == command.senderID,
+                upload.messageID == nil
+            else { return .badAttachment(id) }
+        }
         if session.status == .closed && command.senderRole == "visitor" {
             // As migration 8's writer: reopened, unassigned, the event just before the message.
             session.status = .open
@@ -93,7 +119,8 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
             id: UUID().uuidString.lowercased(), sessionID: command.sessionID, seq: session.lastSeq,
             clientMessageID: command.clientMessageID, kind: command.kind, body: command.body,
             sender: Participant(id: command.senderID, role: command.senderRole, name: command.senderName),
-            createdAt: timestamp())
+            createdAt: timestamp(), attachments: command.attachmentIDs.compactMap { uploads[$0]?.object })
+        for id in command.attachmentIDs { uploads[id]?.messageID = message.id }
         messages[command.sessionID, default: []].append(message)
         session.lastMessage = LastMessage(
             seq: message.seq, body: message.body, senderRole: message.sender.role, createdAt: message.createdAt)
@@ -112,7 +139,8 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         StoredMessage(
             id: message.id, sessionID: message.sessionID, seq: message.seq, createdAt: message.createdAt,
             clientMessageID: message.clientMessageID, senderRole: message.sender.role, senderID: message.sender.id,
-            senderName: message.sender.name, kind: message.kind, body: message.body)
+            senderName: message.sender.name, kind: message.kind, body: message.body,
+            attachments: message.attachments.isEmpty ? nil : AttachmentObject.storedJSON(message.attachments))
     }
 
     /// Distinct, increasing timestamps, as RFC 3339 text compares.

@@ -24,6 +24,8 @@ public final class EmbeddedLoop: ConnectionLoop, @unchecked Sendable {
     /// Connections that closed after a flush: their close completes on the next `runPending`,
     /// as a socket's does when the peer's FIN arrives in a later pass.
     private var closing: [EmbeddedConnection] = []
+    /// Connections that resumed reading: their waiting input is read after the tasks, as a loop's read retries are.
+    private var resumed: [EmbeddedConnection] = []
 
     /// `now` starts at the monotonic clock, as a real loop's does.
     public init(index: Int = 0) {
@@ -66,10 +68,13 @@ public final class EmbeddedLoop: ConnectionLoop, @unchecked Sendable {
         let work = afterWriteWork
         afterWriteWork.removeAll()
         for item in work { item() }
+        let reads = resumed
+        resumed.removeAll()
+        for connection in reads { connection.readWaitingInput() }
         let closes = closing
         closing.removeAll()
         for connection in closes { connection.finishClose() }
-        return !tasks.isEmpty || !work.isEmpty || !closes.isEmpty
+        return !tasks.isEmpty || !work.isEmpty || !reads.isEmpty || !closes.isEmpty
     }
 
     /// Moves the clock on by `milliseconds`, firing each deadline that passes
@@ -90,6 +95,8 @@ public final class EmbeddedLoop: ConnectionLoop, @unchecked Sendable {
     func opened(_ connection: EmbeddedConnection) { connections.append(connection) }
 
     func closeLater(_ connection: EmbeddedConnection) { closing.append(connection) }
+
+    func readLater(_ connection: EmbeddedConnection) { resumed.append(connection) }
 
     func closed(_ connection: EmbeddedConnection) { connections.removeAll { $0 === connection } }
 }

@@ -7,6 +7,11 @@ struct FeedResult: Equatable, Sendable, CustomStringConvertible {
     enum Event: Equatable, Sendable {
         case request(HTTPRequest)
         case failure(HTTPStatus)
+        /// The head of a streamed request.
+        case head(HTTPRequest, HTTPStreamedBody)
+        /// A streamed body's pieces joined: at its end, or what had come when
+        /// the input stopped or failed (`complete` false).
+        case streamedBody([UInt8], complete: Bool)
     }
 
     var events: [Event]
@@ -17,6 +22,8 @@ struct FeedResult: Equatable, Sendable, CustomStringConvertible {
             switch event {
             case .request(let r): "request(\(r.method) \(r.target) \(r.headers.count) headers, \(r.body.count) bytes)"
             case .failure(let status): "failure(\(status))"
+            case .head(let r, let body): "head(\(r.method) \(r.target), \(body))"
+            case .streamedBody(let b, let complete): "body(\(b.count) bytes\(complete ? "" : ", incomplete"))"
             }
         }
         return "[\(parts.joined(separator: ", "))] partial=\(partial)"
@@ -36,12 +43,18 @@ func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// Feeds the chunks in order to one parser, the way a server does: after each
 /// request the rest of the same chunk is parsed again; a failure ends the stream.
-func feed(_ chunks: [[UInt8]], limits: HTTPLimits = HTTPLimits()) -> FeedResult {
+/// With `streamed`, the bodies of the requests it gives a limit are streamed.
+func feed(
+    _ chunks: [[UInt8]], limits: HTTPLimits = HTTPLimits(),
+    streamed: (@Sendable (HTTPMethod, String) -> Int?)? = nil
+) -> FeedResult {
     var parser = HTTPRequestParser(limits: limits)
+    parser.streamedBodyLimit = streamed
     var events: [FeedResult.Event] = []
+    var body: [UInt8]?
     chunks: for chunk in chunks {
         var offset = 0
-        while true {
+        while offset < chunk.count || parser.isBodyEndPending {
             let (consumed, result) = chunk.withUnsafeBytes { raw in
                 parser.parse(UnsafeRawBufferPointer(rebasing: raw[offset...]))
             }
@@ -55,7 +68,25 @@ func feed(_ chunks: [[UInt8]], limits: HTTPLimits = HTTPLimits()) -> FeedResult 
             case .needMore:
                 #expect(offset == chunk.count, "needMore must consume every byte")
                 continue chunks
+            case .head(let request, let framing):
+                #expect(body == nil, "a head inside a streamed body")
+                #expect(request.body.isEmpty && parser.hasPartialRequest && parser.isStreamingBody)
+                events.append(.head(request, framing))
+                body = []
+            case .body(let range):
+                // The piece is the last bytes just consumed, in place.
+                let base = offset - consumed
+                #expect(!range.isEmpty && range.lowerBound >= 0 && base + range.upperBound == offset)
+                #expect(body != nil, "a body piece outside a streamed body")
+                body? += chunk[(base + range.lowerBound)..<(base + range.upperBound)]
+            case .end:
+                #expect(body != nil, "an end outside a streamed body")
+                events.append(.streamedBody(body ?? [], complete: true))
+                body = nil
+                #expect(!parser.hasPartialRequest && !parser.isStreamingBody)
             case .failure(let status):
+                if let partial = body { events.append(.streamedBody(partial, complete: false)) }
+                body = nil
                 events.append(.failure(status))
                 // A failed parser stays failed and takes nothing more.
                 let again = parser.parse([0x41])
@@ -64,11 +95,14 @@ func feed(_ chunks: [[UInt8]], limits: HTTPLimits = HTTPLimits()) -> FeedResult 
             }
         }
     }
+    if let partial = body { events.append(.streamedBody(partial, complete: false)) }
     return FeedResult(events: events, partial: parser.hasPartialRequest)
 }
 
-func feed(_ input: [UInt8], limits: HTTPLimits = HTTPLimits()) -> FeedResult {
-    feed([input], limits: limits)
+func feed(
+    _ input: [UInt8], limits: HTTPLimits = HTTPLimits(), streamed: (@Sendable (HTTPMethod, String) -> Int?)? = nil
+) -> FeedResult {
+    feed([input], limits: limits, streamed: streamed)
 }
 
 func feed(_ text: String, limits: HTTPLimits = HTTPLimits()) -> FeedResult {

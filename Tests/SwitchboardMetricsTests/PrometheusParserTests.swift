@@ -30,6 +30,10 @@ let expectedFamilies: [(name: String, type: String)] = [
     ("switchboard_routing_requeued_total", "counter"),
     ("switchboard_routing_wait_seconds", "histogram"),
     ("switchboard_routing_pass_seconds", "histogram"),
+    ("switchboard_attachment_uploads_total", "counter"),
+    ("switchboard_attachment_bytes_stored_total", "counter"),
+    ("switchboard_attachment_bytes_served_total", "counter"),
+    ("switchboard_attachment_in_flight_bytes", "gauge"),
 ]
 
 /// Checks the exposition with prometheus_client's own parser. Exit 3: prometheus_client missing;

@@ -44,6 +44,33 @@ private let routingExposition = """
     switchboard_routing_pass_seconds_count 0
     """
 
+/// The attachment families as a fresh `GatewayMetrics` renders them (after routing's),
+/// without their last newline.
+private let attachmentExposition = """
+    # HELP switchboard_attachment_uploads_total Attachment uploads, by outcome: stored, or why not (too_large, unsupported_type, rate_limited, overloaded, unauthorized, forbidden, not_found, bad_request, aborted, failed).
+    # TYPE switchboard_attachment_uploads_total counter
+    switchboard_attachment_uploads_total{outcome="aborted"} 0
+    switchboard_attachment_uploads_total{outcome="bad_request"} 0
+    switchboard_attachment_uploads_total{outcome="failed"} 0
+    switchboard_attachment_uploads_total{outcome="forbidden"} 0
+    switchboard_attachment_uploads_total{outcome="not_found"} 0
+    switchboard_attachment_uploads_total{outcome="overloaded"} 0
+    switchboard_attachment_uploads_total{outcome="rate_limited"} 0
+    switchboard_attachment_uploads_total{outcome="stored"} 0
+    switchboard_attachment_uploads_total{outcome="too_large"} 0
+    switchboard_attachment_uploads_total{outcome="unauthorized"} 0
+    switchboard_attachment_uploads_total{outcome="unsupported_type"} 0
+    # HELP switchboard_attachment_bytes_stored_total Bytes of attachment uploads committed.
+    # TYPE switchboard_attachment_bytes_stored_total counter
+    switchboard_attachment_bytes_stored_total 0
+    # HELP switchboard_attachment_bytes_served_total Bytes of attachments written to clients.
+    # TYPE switchboard_attachment_bytes_served_total counter
+    switchboard_attachment_bytes_served_total 0
+    # HELP switchboard_attachment_in_flight_bytes Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.
+    # TYPE switchboard_attachment_in_flight_bytes gauge
+    switchboard_attachment_in_flight_bytes 0.0
+    """
+
 @Suite struct RenderingTests {
     @Test func renderingIsExactForAKnownState() {
         let metrics = GatewayMetrics()
@@ -211,6 +238,7 @@ private let routingExposition = """
             # TYPE switchboard_node_info gauge
             switchboard_node_info{node_id="node-a",bus="postgres"} 1.0
             \(routingExposition)
+            \(attachmentExposition)
 
             """
         let rendered = metrics.renderString()
@@ -240,6 +268,7 @@ private let routingExposition = """
                 # HELP switchboard_node_info This node: cluster.node_id and cluster.bus, value 1.
                 # TYPE switchboard_node_info gauge
                 \(routingExposition)
+                \(attachmentExposition)
                 # HELP zz_pulled Pulled.
                 # TYPE zz_pulled gauge
                 zz_pulled 1.0

@@ -26,21 +26,41 @@ final class ReadersFixture {
     func drop() { database.drop() }
 
     /// Stores one message through the writer's function, as the gateway does; returns its seq.
+    /// `attachments`: ids of uploads it sends, joined by commas, as the writer passes them.
     @discardableResult
     func append(
         session: String, clientID: String = UUID().uuidString, role: String = "visitor", senderID: String? = "v-1",
-        senderName: String? = nil, kind: String = "text", body: String
+        senderName: String? = nil, kind: String = "text", body: String, attachments: String? = nil
     ) throws -> Int64 {
         let result = try admin.query(
             """
             SELECT status, seq FROM switchboard_append_messages(
                 ARRAY[$1::uuid], ARRAY[$2::text], ARRAY[$3::text], ARRAY[$4::text], ARRAY[$5::text],
-                ARRAY[$6::text], ARRAY[$7::text])
-            """, [session, clientID, role, senderID, senderName, kind, body])
+                ARRAY[$6::text], ARRAY[$7::text], ARRAY[$8::text])
+            """, [session, clientID, role, senderID, senderName, kind, body, attachments])
         guard result.string(0, 0) == "stored", let seq = result.string(0, 1).flatMap({ Int64($0) }) else {
             throw FixtureError("append returned \(result.rows)")
         }
         return seq
+    }
+
+    /// An upload to `session` by `uploader`, as the attachment store commits it.
+    func upload(
+        session: String, id: String, uploader: String = "v-1", filename: String, contentType: String, size: Int64,
+        width: Int? = nil, height: Int? = nil, thumbnail: Bool = false
+    ) throws {
+        try admin.query(
+            """
+            INSERT INTO attachments (id, workspace_id, session_id, uploader_role, uploader_id, filename, content_type,
+                                     size, sha256, width, height, storage, thumbnail_size)
+            SELECT $1::uuid, s.workspace_id, s.id, 'visitor', $3, $4, $5, $6::bigint, repeat('0f', 32), $7::int,
+                   $8::int, 'postgres', $9::bigint
+              FROM chat_sessions s WHERE s.id = $2::uuid
+            """,
+            [
+                id, session, uploader, filename, contentType, String(size), width.map(String.init),
+                height.map(String.init), thumbnail ? "100" : nil,
+            ])
     }
 
     func softDelete(session: String) throws {

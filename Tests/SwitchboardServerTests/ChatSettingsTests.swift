@@ -9,4 +9,11 @@ import Testing
     @Test func theCoresDefaultsAreTheConfigurations() {
         #expect(ChatSettings() == ChatSettings(Configuration()))
     }
+
+    /// `attachments.url_ttl_s` is the lifetime of the URLs messages and history carry too.
+    @Test func theAttachmentURLLifetimeIsTheConfigurations() {
+        var configuration = Configuration()
+        configuration.attachmentsURLTTLSeconds = 600
+        #expect(ChatSettings(configuration).attachmentURLTTLSeconds == 600)
+    }
 }

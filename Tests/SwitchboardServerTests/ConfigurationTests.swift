@@ -183,6 +183,67 @@ import Testing
         #expect(RoutingSettings(Configuration()) == RoutingSettings(), "the built-in defaults are the protocol's")
     }
 
+    /// `[attachments]` (docs/attachments.md): the shipped file states the built-in
+    /// defaults, which are the design's; the keys apply from file and environment
+    /// and are checked.
+    @Test func attachmentKeysApplyAndAreChecked() throws {
+        let documented = try ConfigurationLoader.load(
+            file: RepositoryPath.resolve("config/switchboard.toml"), environment: [:], overrides: .init())
+        let builtIn = Configuration()
+        #expect(builtIn.attachmentsEnabled && builtIn.attachmentsStorage == "postgres")
+        #expect(builtIn.attachmentsPath == ".data/attachments")
+        #expect(builtIn.attachmentsMaxBytes == 10_485_760 && builtIn.attachmentsMaxInFlightBytes == 67_108_864)
+        #expect(builtIn.attachmentsSessionQuotaBytes == 104_857_600 && builtIn.attachmentsUploadsPerMinute == 30)
+        #expect(builtIn.attachmentsURLTTLSeconds == 3600 && builtIn.attachmentsOrphanTTLSeconds == 86_400)
+        #expect(builtIn.attachmentsRetentionDays == 30 && builtIn.attachmentsWorkers == 4)
+        #expect(builtIn.attachmentsMaxImagePixels == 50_000_000)
+        #expect(builtIn.attachmentTypes.count == 6)
+        #expect(documented.attachmentsEnabled == builtIn.attachmentsEnabled)
+        #expect(documented.attachmentsStorage == builtIn.attachmentsStorage)
+        #expect(documented.attachmentsPath == builtIn.attachmentsPath)
+        #expect(documented.attachmentsMaxBytes == builtIn.attachmentsMaxBytes)
+        #expect(documented.attachmentsAllowedTypes == builtIn.attachmentsAllowedTypes)
+        #expect(documented.attachmentsURLTTLSeconds == builtIn.attachmentsURLTTLSeconds)
+        #expect(documented.attachmentsOrphanTTLSeconds == builtIn.attachmentsOrphanTTLSeconds)
+        #expect(documented.attachmentsRetentionDays == builtIn.attachmentsRetentionDays)
+        #expect(documented.attachmentsMaxInFlightBytes == builtIn.attachmentsMaxInFlightBytes)
+        #expect(documented.attachmentsSessionQuotaBytes == builtIn.attachmentsSessionQuotaBytes)
+        #expect(documented.attachmentsUploadsPerMinute == builtIn.attachmentsUploadsPerMinute)
+        #expect(documented.attachmentsWorkers == builtIn.attachmentsWorkers)
+        #expect(documented.attachmentsMaxImagePixels == builtIn.attachmentsMaxImagePixels)
+
+        var c = Configuration()
+        try c.apply(
+            file: ConfigFileParser.parse(
+                """
+                [attachments]
+                storage = "filesystem"
+                path = "/srv/files"
+                max_bytes = 1048576
+                allowed_types = ["image/png", "Text/Plain; charset=utf-8"]
+                uploads_per_minute = 0
+                """, source: "test.toml"))
+        try c.validate()
+        #expect(c.attachmentsStorage == "filesystem" && c.attachmentsPath == "/srv/files")
+        #expect(c.attachmentsMaxBytes == 1_048_576 && c.attachmentsUploadsPerMinute == 0)
+        #expect(c.attachmentTypes == [.png, .text])
+        try c.apply(environment: ["SWITCHBOARD_ATTACHMENTS_ALLOWED_TYPES": "application/pdf"])
+        #expect(c.attachmentTypes == [.pdf])
+
+        var unknownStorage = Configuration()
+        unknownStorage.attachmentsStorage = "s3"
+        #expect((#expect(throws: ConfigError.self) { try unknownStorage.validate() })?.key == "attachments.storage")
+        var unknownType = Configuration()
+        unknownType.attachmentsAllowedTypes = ["image/png", "text/html"]
+        #expect((#expect(throws: ConfigError.self) { try unknownType.validate() })?.key == "attachments.allowed_types")
+        var none = Configuration()
+        none.attachmentsAllowedTypes = []
+        #expect((#expect(throws: ConfigError.self) { try none.validate() })?.key == "attachments.allowed_types")
+        #expect(throws: ConfigError.self) {
+            try c.apply(file: ConfigFileParser.parse("[attachments]\nmax_in_flight_bytes = 1000\n", source: "x"))
+        }
+    }
+
     @Test func writerKeysApplyWithinTheirRanges() throws {
         var c = Configuration()
         try c.apply(

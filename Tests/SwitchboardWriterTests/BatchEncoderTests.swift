@@ -30,6 +30,25 @@ import Testing
         #expect(parameters[6] == #"{"héllo {wörld}, \"ü\" 🎉"}"#)
     }
 
+    @Test func sendsNoAttachmentArrayForABatchWithoutAttachments() {
+        var encoder = BatchEncoder()
+        let parameters = encoder.encode([queued("a"), queued("b")][...])
+        #expect(parameters.count == 8)
+        #expect(parameters[7] == nil)
+    }
+
+    @Test func joinsEachCommandsAttachmentIDsAndWritesNULLForNone() {
+        var encoder = BatchEncoder()
+        var photo = queued("photo")
+        photo.command.attachmentIDs = ["0f3c0000-0000-4000-8000-000000000001", "0f3c0000-0000-4000-8000-000000000002"]
+        let parameters = encoder.encode([queued("plain"), photo, queued("after")][...])
+        #expect(
+            parameters[7]
+                == #"{NULL,"0f3c0000-0000-4000-8000-000000000001,0f3c0000-0000-4000-8000-000000000002",NULL}"#)
+        // The next batch without attachments goes without the array again.
+        #expect(encoder.encode([queued("plain")][...])[7] == nil)
+    }
+
     @Test func validatesUUIDTextAndNULBytes() {
         #expect(WriteCommand.isUUIDText("00000000-0000-4000-8000-00000000000a"))
         #expect(WriteCommand.isUUIDText("ABCDEF00-0000-4000-8000-00000000000A"))

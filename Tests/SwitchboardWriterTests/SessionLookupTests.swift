@@ -107,7 +107,7 @@ import Testing
             [
                 literal(ids), literal(ids.indices.map { "r\(round)-\($0)" }), literal(ids.map { _ in "visitor" }),
                 literal(ids.map { _ in "v-1" }), literal(ids.map { _ in "Vera" }), literal(ids.map { _ in "text" }),
-                literal(ids.map { _ in "hello" }),
+                literal(ids.map { _ in "hello" }), nil,
             ])
         return stored.rows.map { $0[1] }
     }

@@ -11,8 +11,8 @@ public enum CheckImportsDriver {
            every file may import (Swift, Synchronization, _Concurrency). A module a
            target could import only because a dependency depends on it is a violation.
         2. The C library (Glibc; Musl and Darwin under `#if canImport`) is imported
-           only by targets that wrap C (those depending on CSystem, CLibPQ, COpenSSL
-           or CZlib), by the load harnesses under LoadTests/, by build tools under
+           only by targets that wrap C (those depending on CSystem, CLibPQ, COpenSSL,
+           CZlib or CVips), by the load harnesses under LoadTests/, by build tools under
            Plugins/ and by tests; Foundation (and Dispatch) by tests and harnesses
            only. Lines inside multi-line string literals are skipped.
         3. The chat core (SwitchboardChatCore) reaches neither directly nor through

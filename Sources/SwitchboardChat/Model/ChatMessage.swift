@@ -1,3 +1,5 @@
+import SwitchboardAttachments
+
 /// One stored message, as the `message` frame and history replies carry it.
 public struct ChatMessage: Sendable, Equatable {
     /// The row's id (UUID text).
@@ -14,10 +16,13 @@ public struct ChatMessage: Sendable, Equatable {
     /// closed, reopened, ...), the structured change as JSON text, written
     /// by the database and sent as it is. Nil for what people send.
     public var meta: String?
+    /// The uploads it sent, in the sender's order (`chats.attachments`);
+    /// empty for most messages. Their URLs are signed when it is encoded.
+    public var attachments: [AttachmentObject]
 
     public init(
         id: String, sessionID: String, seq: Int64, clientMessageID: String, kind: String, body: String,
-        sender: Participant, createdAt: String, meta: String? = nil
+        sender: Participant, createdAt: String, meta: String? = nil, attachments: [AttachmentObject] = []
     ) {
         self.id = id
         self.sessionID = sessionID
@@ -28,6 +33,7 @@ public struct ChatMessage: Sendable, Equatable {
         self.sender = sender
         self.createdAt = createdAt
         self.meta = meta
+        self.attachments = attachments
     }
 
     /// The kind of the system lines only the gateway writes (`meta` says what changed).

@@ -64,7 +64,7 @@ enum APIRoutes {
     }
 
     /// `Authorization: Bearer <JWT>`: a valid token of any role.
-    private static func authenticate(_ request: HTTPRequest, _ verifier: TokenVerifier) throws(ChatError) -> Identity {
+    static func authenticate(_ request: HTTPRequest, _ verifier: TokenVerifier) throws(ChatError) -> Identity {
         guard let header = request.headers.first("Authorization") else {
             throw ChatError(.unauthorized, "an Authorization: Bearer token is required")
         }

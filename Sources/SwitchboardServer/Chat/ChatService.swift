@@ -1,4 +1,5 @@
 import Logging
+import SwitchboardAttachments
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardChatCore
@@ -7,6 +8,7 @@ import SwitchboardMetrics
 import SwitchboardNATS
 import SwitchboardReaders
 import SwitchboardRouting
+import SwitchboardSystem
 import SwitchboardWriter
 
 /// The chat protocol's shared, immutable parts: settings, token checks, the
@@ -19,6 +21,10 @@ import SwitchboardWriter
 final class ChatService: Sendable {
     let settings: ChatSettings
     let verifier: TokenVerifier
+    /// Signs the URLs of attachments in messages, keyed from the JWT secret.
+    let attachmentSigner: AttachmentURLSigner
+    /// The history API's links: the cores' signer and URL lifetime, on the wall clock.
+    let attachmentLinks: AttachmentLinks
     let readers: ReaderPool
     let writer: BatchWriter
     let cores: ChatCores
@@ -39,6 +45,9 @@ final class ChatService: Sendable {
         self.logger = logger
         settings = ChatSettings(configuration)
         verifier = TokenVerifier(secret: configuration.jwtSecret, clockSkewSeconds: settings.clockSkewSeconds)
+        attachmentSigner = AttachmentURLSigner(jwtSecret: Array(configuration.jwtSecret.utf8))
+        attachmentLinks = AttachmentLinks(
+            signer: attachmentSigner, ttlSeconds: settings.attachmentURLTTLSeconds, clock: UnixClock.nowSeconds)
         readers = ReaderPool(
             databaseURL: configuration.databaseURL, threads: configuration.readerThreads,
             queueCapacity: configuration.readerQueueCapacity)
@@ -100,7 +109,8 @@ final class ChatService: Sendable {
     func attach(_ handoffs: [LoopHandoff]) {
         cores.attach(handoffs) { index, handoff in
             ChatCore(
-                loopIndex: index, settings: settings, verifier: verifier, store: writer,
+                loopIndex: index, settings: settings, verifier: verifier, attachmentSigner: attachmentSigner,
+                store: writer,
                 reader: PooledSessionReader(pool: readers, loop: handoff), loop: handoff.loop, cores: cores,
                 metrics: metrics,
                 logger: logger)

@@ -12,6 +12,7 @@ extension ChatSettings {
             replayLimit: configuration.chatReplayLimit,
             maxJoinedSessions: configuration.chatMaxJoinedSessions, inboxPageSize: configuration.chatInboxPageSize,
             ratePerSecond: Double(configuration.chatRatePerSecond), rateBurst: configuration.chatRateBurst,
-            rateStrikes: configuration.chatRateStrikes)
+            rateStrikes: configuration.chatRateStrikes,
+            attachmentURLTTLSeconds: Int64(configuration.attachmentsURLTTLSeconds))
     }
 }

@@ -110,16 +110,34 @@ public struct Configuration: Sendable {
     public var routingRequeueOnOffline = true
     public var routingHeartbeatSeconds = 5
 
-    // [attachments] (docs/attachments.md): where attachments are stored and how long
-    // the purges keep them; `switchboard attachments purge` reads these.
-    /// `postgres` or `filesystem`.
+    // [attachments] (docs/attachments.md)
+    /// Serve the upload and download endpoints.
+    public var attachmentsEnabled = true
+    /// `postgres` (chunks in the database) or `filesystem` (`attachmentsPath`).
     public var attachmentsStorage = "postgres"
-    /// The folder of `filesystem` storage.
     public var attachmentsPath = ".data/attachments"
-    /// An upload never sent is deleted after this many seconds.
-    public var attachmentsOrphanTTLSeconds = 86400
-    /// Attachments of a session soft-deleted this many days ago are deleted.
+    /// One file; a larger upload is 413.
+    public var attachmentsMaxBytes = 10 << 20
+    /// Media types accepted, as sniffed from the bytes.
+    public var attachmentsAllowedTypes = [
+        "image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain",
+    ]
+    /// Lifetime of a signed URL.
+    public var attachmentsURLTTLSeconds = 3600
+    /// An upload never sent in a message is deleted after this.
+    public var attachmentsOrphanTTLSeconds = 86_400
+    /// `switchboard attachments purge` deletes deleted sessions' files after this.
     public var attachmentsRetentionDays = 30
+    /// Bytes received and not yet stored, all uploads together: the uploads' memory.
+    public var attachmentsMaxInFlightBytes = 64 << 20
+    /// Bytes stored per session.
+    public var attachmentsSessionQuotaBytes = 100 << 20
+    /// Uploads per minute per connection and per client address; 0: no limit.
+    public var attachmentsUploadsPerMinute = 30
+    /// Attachment worker threads (each with its own database connection).
+    public var attachmentsWorkers = 4
+    /// An image whose header declares more pixels is refused (415) before decoding.
+    public var attachmentsMaxImagePixels = 50_000_000
 
     public init() {}
 
@@ -194,6 +212,7 @@ public struct Configuration: Sendable {
                 message: "\(routingHeartbeatSeconds) is more than half of routing.offline_grace_s "
                     + "(\(routingOfflineGraceSeconds)): a connected operator would lapse between two heartbeats")
         }
+        try validateAttachments()
         if !tlsListen.isEmpty {
             if tlsCertificate.isEmpty {
                 throw ConfigError(key: "tls.certificate", message: "required when tls.listen is set")

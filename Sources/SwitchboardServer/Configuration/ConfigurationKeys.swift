@@ -202,7 +202,7 @@ enum ConfigurationKeys {
         integer("routing.offline_grace_s", 1...86_400, \.routingOfflineGraceSeconds),
         boolean("routing.requeue_on_offline", \.routingRequeueOnOffline),
         integer("routing.heartbeat_s", 1...3600, \.routingHeartbeatSeconds),
-        // [attachments]: storage and purges.
+        boolean("attachments.enabled", \.attachmentsEnabled),
         ConfigurationKey(name: "attachments.storage", kind: .string, extraEnvironmentNames: []) {
             c, v throws(ConfigError) in
             guard case .string(let storage) = v, ["postgres", "filesystem"].contains(storage) else {
@@ -211,8 +211,16 @@ enum ConfigurationKeys {
             c.attachmentsStorage = storage
         },
         string("attachments.path", \.attachmentsPath),
+        integer("attachments.max_bytes", 1...1 << 34, \.attachmentsMaxBytes),
+        strings("attachments.allowed_types", \.attachmentsAllowedTypes),
+        integer("attachments.url_ttl_s", 60...31_536_000, \.attachmentsURLTTLSeconds),
         integer("attachments.orphan_ttl_s", 60...31_536_000, \.attachmentsOrphanTTLSeconds),
-        integer("attachments.retention_days", 0...36500, \.attachmentsRetentionDays),
+        integer("attachments.retention_days", 0...36_500, \.attachmentsRetentionDays),
+        integer("attachments.max_in_flight_bytes", 1 << 18...1 << 40, \.attachmentsMaxInFlightBytes),
+        integer("attachments.session_quota_bytes", 1...1 << 50, \.attachmentsSessionQuotaBytes),
+        integer("attachments.uploads_per_minute", 0...1_000_000, \.attachmentsUploadsPerMinute),
+        integer("attachments.workers", 1...256, \.attachmentsWorkers),
+        integer("attachments.max_image_pixels", 1...1 << 40, \.attachmentsMaxImagePixels),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")

@@ -14,8 +14,7 @@ enum CORS {
         guard let origin = allowedOrigin(request, allowedOrigins) else { return response }
         response.headers += [
             ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
-            // POST: uploads (the widget sends a visitor's files from the site that embeds it).
-            ("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE"),
+            ("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE"),
             ("Access-Control-Allow-Headers", "Authorization, Content-Type"), ("Access-Control-Max-Age", "600"),
         ]
         return response
@@ -38,5 +37,5 @@ enum CORS {
 
 extension HTTPRoute {
     /// The JSON API under /api/v1, which browsers on other origins may call.
-    var isAPI: Bool { APIRoutes.byLabel[self] != nil }
+    var isAPI: Bool { APIRoutes.byLabel[self] != nil || AttachmentRoutes.labels.contains(self) }
 }

@@ -9,6 +9,9 @@ enum HTTPAnswer {
     /// A job for the reader pool: its response is sent when it comes back,
     /// and the connection's later requests wait for it, in order.
     case later(@Sendable (ChatQueries) -> HTTPResponse)
+    /// An attachment's bytes, streamed from storage as the connection drains;
+    /// later requests wait for it, in order.
+    case download(DownloadPlan)
     /// The upgrade to WebSocket, running `application` with `configuration`.
     case upgrade(WebSocketConfiguration, WebSocketApplication)
 }

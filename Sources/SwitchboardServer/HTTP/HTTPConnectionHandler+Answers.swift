@@ -17,6 +17,8 @@ extension HTTPConnectionHandler {
             respond(response, to: request, on: connection)
         case .later(let job):
             answerLater(job, to: request, on: connection)
+        case .download(let plan):
+            startDownload(plan, for: request, on: connection)
         case .upgrade(let configuration, let application):
             if let refusal = WebSocketUpgrade.perform(
                 request, configuration: configuration, application: application, leftover: leftover,
@@ -51,10 +53,15 @@ extension HTTPConnectionHandler {
         }
     }
 
-    private func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: IO) {
+    func finish(_ response: HTTPResponse, to request: HTTPRequest, on connection: IO) {
         awaitingResponse = false
         guard connection.isOpen, connection.handler === self else { return }
         respond(response, to: request, on: connection)
+        continueAfterAnswer(on: connection)
+    }
+
+    /// The pending answer is out: what arrived meanwhile is handled now.
+    func continueAfterAnswer(on connection: IO) {
         if !held.isEmpty, connection.isOpen {
             var pending: [UInt8] = []
             swap(&pending, &held)

@@ -14,6 +14,8 @@ final class ProxiedClient<IO: ConnectionIO>: ConnectionPreambleReader {
     private let tls: Bool
     /// Nobody has named the client yet.
     private(set) var pending = true
+    /// The client the proxy named (nil: none yet, or the proxy's own requests).
+    private(set) var client: IPAddress?
 
     init(context: ServerContext, tls: Bool) {
         self.context = context
@@ -54,6 +56,7 @@ final class ProxiedClient<IO: ConnectionIO>: ConnectionPreambleReader {
     private func admit(_ client: IPAddress?, answerable: Bool = true, on connection: IO) {
         pending = false
         guard let client else { return }
+        self.client = client
         switch context.admission.admitForwarded(client: client, nowMilliseconds: connection.loop.now) {
         case .admit(let ticket, _):
             connection.closeObserver = ticket

@@ -30,6 +30,12 @@ enum Routes {
                 router.add(route.method, route.pattern, route.label)
                 router.add(.options, route.pattern, .preflight)
             }
+            if configuration.attachmentsEnabled {
+                for (method, pattern, label) in AttachmentRoutes.all {
+                    router.add(method, pattern, label)
+                    router.add(.options, pattern, .preflight)
+                }
+            }
         }
         return router
     }
@@ -62,6 +68,8 @@ enum Routes {
             guard let chat = context.chat else { return .now(.noDatabase) }
             if route == .ws { return .upgrade(context.chatWebSocket, ChatConnection(service: chat, loop: loop)) }
             return Readiness.check(cluster: chat.cluster, logger: context.logger)
+        case .attachmentUpload, .attachment, .attachmentThumbnail:
+            return AttachmentRoutes.answer(route, request, parameters: parameters, service: context.attachments)
         case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators, .operatorPatch,
             .businessHours, .businessHoursPut:
             // The JSON API: its own table (API/Resources), routed only with a database.

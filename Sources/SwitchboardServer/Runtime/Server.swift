@@ -18,11 +18,22 @@ public final class Server: @unchecked Sendable {
     private let maxConnectionsPerLoop: Int
 
     /// Every address the server listens on, with the actual port when 0 was asked for.
+    /// Deletes uploads never sent (attachments.orphan_ttl_s), with the attachment workers.
+    private let orphanSweeper: OrphanSweeper?
     public private(set) var boundAddresses: [(address: SocketAddress, tls: Bool)] = []
 
-    public init(configuration: Configuration, logger: Logger) throws {
+    public convenience init(configuration: Configuration, logger: Logger) throws {
+        try self.init(configuration: configuration, logger: logger, attachmentBackend: nil)
+    }
+
+    /// `attachmentBackend`: where attachments are stored (tests give an in-memory one).
+    init(configuration: Configuration, logger: Logger, attachmentBackend: (any AttachmentBackend)?) throws {
         self.logger = logger
-        context = try ServerContext(configuration: configuration, logger: logger)
+        context = try ServerContext(
+            configuration: configuration, logger: logger, attachmentBackend: attachmentBackend)
+        orphanSweeper = context.attachmentStore.map {
+            OrphanSweeper(store: $0, timeToLiveSeconds: configuration.attachmentsOrphanTTLSeconds, logger: logger)
+        }
         let fileLimit = Posix.raiseOpenFileLimit()
         // Keep some descriptors for the database, logs and listeners.
         let reachable = max(16, fileLimit - 64)
@@ -61,6 +72,8 @@ public final class Server: @unchecked Sendable {
             boundAddresses.append((address, tls))
         }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
+        context.attachmentStore?.start()
+        orphanSweeper?.start()
         for loop in loops {
             threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
         }
@@ -96,7 +109,9 @@ public final class Server: @unchecked Sendable {
                 return
             }
         }
-        let handler = HTTPConnectionHandler<Connection>(context: context, viaTrustedProxy: viaTrustedProxy, tls: tls)
+        let handler = HTTPConnectionHandler<Connection>(
+            context: context, viaTrustedProxy: viaTrustedProxy, tls: tls,
+            peer: IPAddress(high: peer.high, low: peer.low))
         do {
             let connection = try Connection.open(
                 fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: context.configuration.maxOutboundBytes,
@@ -147,6 +162,8 @@ public final class Server: @unchecked Sendable {
     public func wait() {
         for thread in threads { thread.join() }
         threads.removeAll()
+        orphanSweeper?.stop()
+        context.attachmentStore?.stop()
         context.chat?.stop()
         logger.info("stopped")
     }

@@ -1,4 +1,5 @@
 import Logging
+import SwitchboardAttachmentStore
 import SwitchboardDeflate
 import SwitchboardHTTP
 import SwitchboardMetrics
@@ -27,6 +28,16 @@ final class ServerContext: Sendable {
     let metrics = GatewayMetrics()
     /// Per-address limits and trusted proxies (docs/limits.md).
     let admission: AdmissionControl
+    /// Uploads and downloads (docs/attachments.md); nil when disabled, without
+    /// a database, or without storage.
+    let attachments: AttachmentService?
+    /// What the HTTP parser streams (an upload's body, held to
+    /// `attachments.max_bytes`) rather than buffers.
+    let streamedBodyLimit: @Sendable (HTTPMethod, String) -> Int?
+
+    /// New jobs (an upload's start, a lookup, a read) waiting per attachment
+    /// worker; more: 503. An upload's pieces are bounded by its window instead.
+    static let attachmentQueueCapacity = 1024
 
     var headerTimeoutMilliseconds: UInt64 { UInt64(configuration.headerTimeoutSeconds) * 1000 }
     var keepAliveTimeoutMilliseconds: UInt64 { UInt64(configuration.keepAliveTimeoutSeconds) * 1000 }
@@ -37,7 +48,16 @@ final class ServerContext: Sendable {
         loopDeflaters.indices.contains(index) ? loopDeflaters[index] : nil
     }
 
-    init(configuration: Configuration, logger: Logger) throws {
+    /// The attachment workers, when this context made them (`start`/`stop` are the server's).
+    let attachmentStore: AttachmentStore?
+
+    /// `attachmentBackend`: where attachments are stored; nil, the attachment
+    /// workers on the database (`attachments.storage`), whose images
+    /// `imageInspector` measures and thumbnails.
+    init(
+        configuration: Configuration, logger: Logger, attachmentBackend: (any AttachmentBackend)? = nil,
+        attachmentSizes: AttachmentService.Sizes = .standard, imageInspector: ImageInspector? = nil
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         admission = AdmissionControl(configuration: configuration, metrics: metrics)
@@ -70,5 +90,33 @@ final class ServerContext: Sendable {
                     certificatePath: configuration.tlsCertificate, privateKeyPath: configuration.tlsPrivateKey))
         }
         router = Routes.router(configuration, database: chat != nil)
+        if configuration.attachmentsEnabled, let chat {
+            let store =
+                attachmentBackend == nil
+                ? AttachmentStore(
+                    databaseURL: configuration.databaseURL,
+                    storage: configuration.attachmentsStorage == "filesystem"
+                        ? .filesystem(path: configuration.attachmentsPath) : .postgres,
+                    workers: configuration.attachmentsWorkers, queueCapacity: Self.attachmentQueueCapacity,
+                    inspector: imageInspector
+                        ?? ThumbnailInspector.make(maxPixels: configuration.attachmentsMaxImagePixels),
+                    maxImageBytes: Int64(configuration.attachmentsMaxBytes))
+                : nil
+            attachmentStore = store
+            attachments = AttachmentService(
+                configuration: configuration, backend: attachmentBackend ?? store!, chat: chat, metrics: metrics,
+                exempt: admission.exempt, sizes: attachmentSizes)
+        } else {
+            attachmentStore = nil
+            attachments = nil
+        }
+        let router = router
+        let maxBytes = configuration.attachmentsMaxBytes
+        streamedBodyLimit = { method, path in
+            guard method == .post, case .found(.attachmentUpload, _) = router.match(method: method, path: path) else {
+                return nil
+            }
+            return maxBytes
+        }
     }
 }

@@ -38,6 +38,7 @@ public enum Migrations {
         Migration0009.migration,
         Migration0010.migration,
         Migration0011.migration,
+        Migration0012.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -1,8 +1,9 @@
 import Foundation
 import SwitchboardAuth
 import SwitchboardPostgres
-import SwitchboardServer
 import SwitchboardTestSupport
+
+@testable import SwitchboardServer
 
 /// A gateway on its own migrated throwaway database, for one chat test: the
 /// handlers in-process (`EmbeddedGateway`), or, with `live`, a gateway on a
@@ -14,7 +15,12 @@ final class ChatFixture {
     let workspace = UUID().uuidString.lowercased()
     let otherWorkspace = UUID().uuidString.lowercased()
 
-    init(live: Bool = false, _ configure: (inout Configuration) -> Void = { _ in }) throws {
+    /// `attachments`: where the gateway stores attachments (none: not served);
+    /// `attachmentSizes`: its windows and pieces (in-process gateways only).
+    init(
+        live: Bool = false, attachments: (any AttachmentBackend)? = nil,
+        attachmentSizes: AttachmentService.Sizes = .standard, _ configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
         let database = try TestDatabase(migrated: true)
         self.database = database
         let chat: (inout Configuration) -> Void = { configuration in
@@ -23,7 +29,10 @@ final class ChatFixture {
             configure(&configuration)
         }
         do {
-            gateway = live ? try RunningServer(chat) : try EmbeddedGateway(chat)
+            gateway =
+                live
+                ? try RunningServer(attachments: attachments, chat)
+                : try EmbeddedGateway(attachments: attachments, attachmentSizes: attachmentSizes, chat)
         } catch {
             database.drop()
             throw error

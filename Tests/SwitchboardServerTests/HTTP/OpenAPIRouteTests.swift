@@ -55,5 +55,10 @@ import Testing
                 operations.contains { $0.method == route.method.description && $0.path == route.pattern },
                 "\(route.method) \(route.pattern) is routed but not described in docs/openapi.yaml")
         }
+        for (method, pattern, _) in AttachmentRoutes.all {
+            #expect(
+                operations.contains { $0.method == method.description && $0.path == pattern },
+                "\(method) \(pattern) is routed but not described in docs/openapi.yaml")
+        }
     }
 }

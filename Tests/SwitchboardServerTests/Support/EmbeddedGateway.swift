@@ -19,12 +19,18 @@ final class EmbeddedGateway: TestGateway {
     private var stopped = false
 
     /// The same defaults as `RunningServer` (`Configuration.forTests`).
-    init(_ configure: (inout Configuration) -> Void = { _ in }) throws {
+    init(
+        attachments: (any AttachmentBackend)? = nil, attachmentSizes: AttachmentService.Sizes = .standard,
+        _ configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
         let configuration = try Configuration.forTests(configure)
         let logger = Logger.forTests("test-gateway")
-        context = try ServerContext(configuration: configuration, logger: logger)
+        context = try ServerContext(
+            configuration: configuration, logger: logger, attachmentBackend: attachments,
+            attachmentSizes: attachmentSizes)
         loops = (0..<configuration.effectiveThreads).map { EmbeddedLoop(index: $0) }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
+        context.attachmentStore?.start()
     }
 
     func connect() throws -> any ClientStream { client() }
@@ -44,7 +50,8 @@ final class EmbeddedGateway: TestGateway {
             connection.write(response)
             connection.closeAfterFlush()
         case .admit(let ticket, let viaTrustedProxy):
-            let handler = HTTPConnectionHandler<EmbeddedConnection>(context: context, viaTrustedProxy: viaTrustedProxy)
+            let handler = HTTPConnectionHandler<EmbeddedConnection>(
+                context: context, viaTrustedProxy: viaTrustedProxy, peer: peer)
             connection.handler = handler
             connection.closeObserver = ticket
             handler.start(on: connection)
@@ -82,6 +89,7 @@ final class EmbeddedGateway: TestGateway {
         }
         runPending()
         for loop in loops { loop.stop() }
+        context.attachmentStore?.stop()
         context.chat?.stop()
     }
 }

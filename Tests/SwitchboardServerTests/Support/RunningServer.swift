@@ -1,6 +1,7 @@
 import Logging
-import SwitchboardServer
 import SwitchboardSystem
+
+@testable import SwitchboardServer
 
 /// Starts an in-process gateway on an ephemeral loopback port for one test.
 final class RunningServer {
@@ -8,12 +9,13 @@ final class RunningServer {
     let port: UInt16
     let tlsPort: UInt16?
 
-    init(_ configure: (inout Configuration) -> Void = { _ in }) throws {
+    init(attachments: (any AttachmentBackend)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) throws {
         let configuration = try Configuration.forTests {
             $0.listen = [SocketAddress(host: "127.0.0.1", port: 0, family: .inet)]
             configure(&$0)
         }
-        server = try Server(configuration: configuration, logger: .forTests("test-server"))
+        server = try Server(
+            configuration: configuration, logger: .forTests("test-server"), attachmentBackend: attachments)
         try server.start()
         port = server.boundAddresses.first { !$0.tls }?.address.port ?? 0
         tlsPort = server.boundAddresses.first { $0.tls }?.address.port

@@ -17,6 +17,7 @@ enum MessagesResource {
         let afterSeq = try query.integer("after_seq", in: 0...Int64.max, default: 0)
         let limit = Int(try query.integer("limit", in: 1...1000, default: 100))
         let identity = request.identity
+        let links = request.chat.attachmentLinks
         return .later { queries in
             respond {
                 () throws(QueryError) in
@@ -25,7 +26,7 @@ enum MessagesResource {
                 }
                 let messages = try queries.messages(sessionID: sessionID, afterSeq: afterSeq, limit: limit)
                 let next = messages.count == limit ? messages.last?.seq : nil
-                var encoder = ServerFrameEncoder()
+                var encoder = ServerFrameEncoder(attachmentLinks: links)
                 return .apiJSON(.ok, encoder.messagesPage(sessionID: sessionID, messages, nextAfterSeq: next))
             }
         }

@@ -1,0 +1,100 @@
+/// `loadtest bench-attachments`: uploads/s and MB/s of 50 concurrent
+/// uploaders, the gateway's peak RSS under them, and the `fanout` scenario's
+/// p99 with and without that load beside it (scripts/bench-attachments;
+/// docs/benchmarks.md, "Attachments").
+public enum AttachmentsDriver {
+    /// scripts/bench's fanout.
+    static let shape: AttachmentsResults.Shape = (sessions: 10, subscribers: 100, rate: 10500)
+    static let quickShape: AttachmentsResults.Shape = (sessions: 5, subscribers: 20, rate: 1000)
+    static let sizes = [100 * 1024, 5 * 1024 * 1024]
+    /// The gateway's in-flight budget in these runs: the default (docs/attachments.md).
+    static let inFlightBudget = 64 * 1024 * 1024
+
+    public static let usage = """
+        usage: loadtest bench-attachments [--seconds S] [--repeats N] [--concurrency C] [--quick] SET-UP
+
+        One gateway (one event loop) on core 0 with the default attachment limits, except the
+        per-session quota and the upload rate, raised so that a benchmark can reach them
+        (127.0.0.1 exempt from the per-address limits). First the upload load alone for each
+        file size (100 KiB, 5 MiB): C uploaders (default 50) on core 1, each uploading one PDF
+        after another for S seconds (`loadtest uploader`): uploads/s, MB/s, upload p50/p99,
+        the gateway's CPU-seconds per MB and its RSS at peak (sampled every 100 ms), which the
+        in-flight budget (64 MiB) bounds, not the number of uploads. Then N repeats (default 3)
+        of the fanout scenario (10 sessions x 100 subscribers at 10,500 msg/s) alone and beside
+        each upload load. Writes results.json and each run's reports to --out, and the
+        "Attachments" section of docs/benchmarks.md (target: the fanout p99 beside uploads within
+        20% of alone). Exits 1 when a correctness check fails. Defaults: 10 s per run.
+        --quick: a small shape, 3-s runs, one repeat, prints the section instead.
+        --check only checks the flags.
+
+        """ + BenchContext.setUpUsage
+
+    struct Options {
+        var flags: DriverFlags
+        var quick: Bool
+        var seconds, repeats, concurrency: Int
+        var shape: AttachmentsResults.Shape
+    }
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        BenchMain.run(arguments, usage: usage, tag: "bench-attachments", parse: parse, run: run)
+    }
+
+    static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
+        let flags = try DriverFlags(
+            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "concurrency"],
+            switchNames: ["quick", "check"])
+        let quick = flags.has("quick")
+        let options = Options(
+            flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 10),
+            repeats: try flags.int("repeats", default: quick ? 1 : 3),
+            concurrency: try flags.int("concurrency", default: quick ? 10 : 50), shape: quick ? quickShape : shape)
+        guard options.seconds > 0, options.repeats > 0, options.concurrency > 0 else {
+            throw DriverFlags.UsageError(description: "--seconds, --repeats and --concurrency must be above 0")
+        }
+        return options
+    }
+
+    /// The gateway's [attachments] table for the bench: defaults but for what a benchmark must exceed.
+    static let gatewayConfig = """
+        [attachments]
+        max_in_flight_bytes = \(inFlightBudget)
+        session_quota_bytes = 1099511627776
+        uploads_per_minute = 1000000
+        """
+
+    /// False when a correctness check failed in any run.
+    static func run(_ options: Options, log: DriveLog) throws -> Bool {
+        let context = try BenchContext(flags: options.flags, log: log)
+        var results = AttachmentsResults(
+            command: context.command, started: BenchmarksDoc.utcMinute(), seconds: options.seconds,
+            concurrency: options.concurrency, inFlightBudget: inFlightBudget, shape: options.shape)
+        let gateway = try context.gateway(
+            serverExtra: "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]", extra: gatewayConfig)
+        defer { gateway.stop() }
+        let bench = AttachmentsBench(context: context, gateway: gateway, concurrency: options.concurrency)
+        for size in sizes {
+            results.throughput.append(
+                try bench.throughput(label: "uploads-\(size / 1024)k", size: size, seconds: options.seconds))
+        }
+        for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
+            let alone = try bench.fanout(
+                label: "fanout-alone-\(repeat_)", seconds: options.seconds, uploadSize: nil, shape: options.shape)
+            var beside: [FanoutRun] = []
+            for size in sizes {
+                beside.append(
+                    try bench.fanout(
+                        label: "fanout-uploads-\(size / 1024)k-\(repeat_)", seconds: options.seconds,
+                        uploadSize: size, shape: options.shape))
+            }
+            results.repeats.append((alone, beside))
+        }
+        gateway.stop()
+        try context.publish(
+            results: results.json, section: AttachmentsSection.render(results), name: "bench-attachments",
+            title: "Attachments", quick: options.quick)
+        let failed = results.failed
+        if !failed.isEmpty { log("correctness checks failed in \(failed)") }
+        return failed.isEmpty
+    }
+}
