@@ -273,7 +273,7 @@ const WIDGET_CSS = `
 .file-image{position:relative;display:block;line-height:0}
 .file-image img{display:block;max-width:${PREVIEW_PX}px;max-height:${PREVIEW_PX}px;border-radius:12px;background:#e3e6ee;object-fit:cover}
 .file-chip{display:flex;align-items:center;gap:8px;max-width:100%;padding:8px 12px;border-radius:12px;background:#fff;color:#18202c;box-shadow:0 1px 2px rgba(20,30,60,.08);text-decoration:none}
-.file-name{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-weight:600}
+.file-name{min-width:0;overflow-wrap:anywhere;font-weight:600}
 .file-size{flex:none;color:#5b6578;font-size:12px}
 .file-icon{flex:none;padding:3px 5px;border-radius:5px;background:#eef1f6;color:#1d44a8;font-size:10px;font-weight:700}
 .sending img{opacity:.7}

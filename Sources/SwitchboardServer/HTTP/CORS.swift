@@ -25,7 +25,8 @@ enum CORS {
         guard let origin = allowedOrigin(request, allowedOrigins) else { return }
         // Retry-After is not a header pages may read unless named: the SDK waits it out (429, 503).
         response.headers += [
-            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"), ("Access-Control-Expose-Headers", "Retry-After"),
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+            ("Access-Control-Expose-Headers", "Retry-After"),
         ]
     }
 
