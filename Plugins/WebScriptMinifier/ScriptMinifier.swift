@@ -268,7 +268,7 @@ private struct Scanner {
     func find(_ needle: [UInt8], from start: Int) -> Int? {
         var index = start
         while index + needle.count <= source.count {
-            if source[index] == needle[0] && source[index + 1] == needle[1] { return index }
+            if source[index..<index + needle.count].elementsEqual(needle) { return index }
             index += 1
         }
         return nil
