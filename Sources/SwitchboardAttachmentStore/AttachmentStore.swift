@@ -39,6 +39,9 @@ public final class AttachmentStore: Sendable {
 
     /// Starts the threads; each connects on its first job. Jobs submitted
     /// before `start` wait in the queues. A stopped store does not restart.
+    /// The attachment workers' nice value: below the loops, the writer and the readers.
+    public static let workerNice: Int32 = 10
+
     public func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         threads.withLock { threads in
@@ -46,7 +49,13 @@ public final class AttachmentStore: Sendable {
                 let worker = AttachmentWorker(
                     databaseURL: databaseURL, storage: storage, inspector: inspector, maxImageBytes: maxImageBytes,
                     queue: queue)
-                threads.append(NamedThread.spawn(name: "sb-attach-\(index)") { worker.run() })
+                threads.append(
+                    NamedThread.spawn(name: "sb-attach-\(index)") {
+                        // Uploads are bulk work beside the chat's latency: a loop with work
+                        // preempts them (docs/benchmarks.md, "Attachments").
+                        NamedThread.lowerCurrentPriority(nice: AttachmentStore.workerNice)
+                        worker.run()
+                    })
             }
         }
     }

@@ -35,4 +35,13 @@ public final class NamedThread: @unchecked Sendable {
     public func join() {
         _ = pthread_join(thread, nil)
     }
+
+    /// Lowers the calling thread's scheduling priority to `nice` (0 to 19; Linux
+    /// gives each thread its own nice value). Background threads that share a
+    /// core with the event loops (the attachment workers) call it so that a loop
+    /// with work preempts them. Raising a priority back needs privileges, so
+    /// this only ever lowers it; a refusal is harmless and ignored.
+    public static func lowerCurrentPriority(nice: Int32) {
+        _ = csystem_set_thread_nice(max(0, min(19, nice)))
+    }
 }

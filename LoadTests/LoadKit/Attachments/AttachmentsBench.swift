@@ -66,6 +66,7 @@ struct AttachmentsBench {
         try DatabaseCommands.settle(context.databaseURL)
         let directory = try context.directory(label)
         let output = TextFile.join(context.work, "uploader-\(label).out")
+        let before = try context.scrape(gateway, to: TextFile.join(directory, "metrics-before.txt"))
         var uploader: SpawnedProcess?
         if let uploadSize {
             // It creates its sessions first (a second or two), then uploads for the run and a little more.
@@ -80,12 +81,15 @@ struct AttachmentsBench {
             var peak = 0
             run.uploads = try finish(uploader, output: output, peakKiB: &peak)
         }
+        let after = try context.scrape(gateway, to: TextFile.join(directory, "metrics-after.txt"))
+        run.insideP99Ms = SendStages.between(before: before, after: after).first { $0.name == "total" }?.p99Milliseconds
         run.passed = report["passed"]?.boolValue
         run.p50Ms = report.latency("send_to_delivery", "p50_ms")
         run.p99Ms = report.latency("send_to_delivery", "p99_ms")
         run.deliveriesPerSecond = report.figure("deliveries_per_second")
         context.log(
-            "\(label): p50 \(PythonFormat.fixed(run.p50Ms ?? .nan, 2)) ms, p99 \(PythonFormat.fixed(run.p99Ms ?? .nan, 2)) ms"
+            "\(label): p50 \(PythonFormat.fixed(run.p50Ms ?? .nan, 2)) ms, p99 \(PythonFormat.fixed(run.p99Ms ?? .nan, 2)) ms, "
+                + "inside the gateway p99 \(PythonFormat.fixed(run.insideP99Ms ?? .nan, 2)) ms"
                 + (run.uploads.map {
                     ", beside \(PythonFormat.fixed($0.uploadsPerSecond, 1)) uploads/s "
                         + "(\(PythonFormat.fixed($0.megabytesPerSecond, 1)) MB/s)"

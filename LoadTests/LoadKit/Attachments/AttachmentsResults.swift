@@ -65,13 +65,15 @@ struct FanoutRun {
     var uploadSize: Int?
     var passed: Bool?
     var p50Ms, p99Ms: Double?
+    /// Inside the gateway (frame read to ack written): what the harness's core does not move.
+    var insideP99Ms: Double?
     var deliveriesPerSecond: Double?
     var uploads: UploadCounts?
 
     var json: JSONValue {
         [
             "label": .string(label), "upload_size": .optional(uploadSize), "passed": .optional(passed),
-            "p50_ms": .optional(p50Ms), "p99_ms": .optional(p99Ms),
+            "p50_ms": .optional(p50Ms), "p99_ms": .optional(p99Ms), "inside_p99_ms": .optional(insideP99Ms),
             "deliveries_per_s": .optional(deliveriesPerSecond), "uploads": uploads?.json ?? .null,
         ]
     }

@@ -27,4 +27,7 @@ int csystem_available_cpus(void);
 
 static inline int csystem_errno(void) { return errno; }
 
+// Lowers the calling thread's nice value (Linux: setpriority on its thread id). 0 or -1 with errno.
+int csystem_set_thread_nice(int nice);
+
 #endif
