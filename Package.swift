@@ -61,7 +61,10 @@ let package = Package(
         // The browser clients (Web/), compiled in by the plugin below.
         .target(name: "SwitchboardWeb", plugins: fuzzBuild ? [] : ["EmbedWebAssets"]),
         .plugin(name: "EmbedWebAssets", capability: .buildTool(), dependencies: ["web-asset-embedder"]),
-        .executableTarget(name: "web-asset-embedder", path: "Plugins/WebAssetEmbedder"),
+        .executableTarget(
+            name: "web-asset-embedder", dependencies: ["WebScriptMinifier"], path: "Plugins/WebAssetEmbedder"),
+        // Scripts as served: comments, indentation and the spaces tokens do not need left out (a tokenizer).
+        .target(name: "WebScriptMinifier", path: "Plugins/WebScriptMinifier"),
         .target(name: "SwitchboardPostgres", dependencies: ["CLibPQ"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardPostgres", "SwitchboardCrypto"]),
         .target(
@@ -174,6 +177,7 @@ let package = Package(
             path: "Tests/SwitchboardTestSupport"),
 
         .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
+        .testTarget(name: "WebScriptMinifierTests", dependencies: ["WebScriptMinifier"]),
         .testTarget(name: "SwitchboardJSONTests", dependencies: ["SwitchboardJSON"]),
         .testTarget(name: "SwitchboardAdmissionTests", dependencies: ["SwitchboardAdmission"]),
         .testTarget(name: "SwitchboardMetricsTests", dependencies: ["SwitchboardMetrics"]),

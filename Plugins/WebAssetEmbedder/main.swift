@@ -2,8 +2,10 @@
 //
 // Writes one Swift file declaring `WebAssets.embedded`: every text file under
 // WEB_DIR with the URL path it is served at (an `index.html` at a folder's
-// path) and its content type. Run by the EmbedWebAssets build plugin.
+// path) and its content type, scripts minified (WebScriptMinifier). Run by the
+// EmbedWebAssets build plugin.
 import Foundation
+import WebScriptMinifier
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
@@ -34,32 +36,19 @@ while let file = enumerator?.nextObject() as? URL {
         exit(1)
     }
     let path = relative.hasSuffix("/index.html") ? String(relative.dropLast("index.html".count)) : relative
-    files.append((path, type, file.pathExtension == "js" ? served(text) : text))
+    guard file.pathExtension != "js" else {
+        // Scripts are served minified (ScriptMinifier says how and why); one that does not scan stops the build.
+        do {
+            files.append((path, type, try ScriptMinifier.minify(text)))
+        } catch {
+            FileHandle.standardError.write(Data("web-asset-embedder: \(relative): \(error)\n".utf8))
+            exit(1)
+        }
+        continue
+    }
+    files.append((path, type, text))
 }
 files.sort { $0.path < $1.path }
-
-/// Scripts are served without their whole-line `//` comments, which are
-/// notes for the people who change them, and without the indentation that
-/// lays them out for those people: both weigh on every page that loads the
-/// widget (`Tests/Browser/test_budgets.py`), and neither means anything to
-/// JavaScript. JSDoc (`/** */`), which documents the SDK for those who call
-/// it, stays. A line inside a multi-line template literal is text, kept as
-/// it is.
-func served(_ script: String) -> String {
-    var inTemplate = false
-    var kept: [Substring] = []
-    for line in script.split(separator: "\n", omittingEmptySubsequences: false) {
-        let code = inTemplate ? line : line.drop(while: { $0 == " " || $0 == "\t" })
-        if !inTemplate && code.hasPrefix("//") { continue }
-        kept.append(code)
-        var escaped = false
-        for character in line {
-            if character == "`" && !escaped { inTemplate.toggle() }
-            escaped = character == "\\" && !escaped
-        }
-    }
-    return kept.joined(separator: "\n")
-}
 
 /// A raw multi-line literal whose delimiter occurs nowhere in `text`.
 func literal(_ text: String) -> String {

@@ -1,10 +1,11 @@
 // Switchboard operator console: the inbox (live through inbox.subscribe, paged
 // over HTTP), one conversation at a time (history over HTTP, then live from
-// join), replies, assignment, closing, typing and read markers, and the
-// workspace's analytics. A thin view over the SDK; every text a person typed
+// join), replies with files, assignment, closing, typing and read markers, and
+// the workspace's analytics. A thin view over the SDK; every text a person typed
 // is set with textContent.
 import { Switchboard, charactersOver, linkRuns, newClientMessageId, utf8Bytes } from '/sdk/switchboard.js';
 import { el } from '/console/dom.js';
+import { ACCEPT, Tray, attachmentList, sendWhenUploaded } from '/widget/attachments.js';
 import { Team, waited } from '/console/team.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -111,6 +112,8 @@ class Console {
     this.visitorRead = 0;
     this.read = JSON.parse(localStorage.getItem('switchboard-console:read') || '{}');
     this.team = new Team(this);
+    // Files for the next reply, uploaded to the open conversation (emptied when another one opens).
+    this.tray = new Tray({ client, session: async () => this.openId, changed: ({ focus } = {}) => this.trayChanged(focus) });
   }
 
   plain(error) {
@@ -146,6 +149,7 @@ class Console {
     });
     composer.addEventListener('input', () => this.openId && client.typing(this.openId, composer.value !== ''));
     composer.addEventListener('input', () => this.count());
+    this.startFiles(composer);
     $('[data-sb=assign]').addEventListener('click', () => this.assignToMe());
     $('[data-sb=close]').addEventListener('click', () => this.act(() => client.closeSession(this.openId)));
     $('[data-sb=reopen]').addEventListener('click', () => this.patch({ status: 'open' }));
@@ -180,6 +184,47 @@ class Console {
     if (state === 'open' && this.wasDown) this.reload(); // catch up on what changed meanwhile
     this.wasDown = state !== 'open';
     if (state === 'open') this.count(); // the limits come with the welcome
+  }
+
+  /** Files: the paperclip (a hidden file input), dropped on the conversation, pasted into the composer. */
+  startFiles(composer) {
+    const input = $('#attach-input');
+    input.accept = ACCEPT;
+    $('#composer-form').before(this.tray.node);
+    $('[data-sb=attach]').addEventListener('click', () => input.click());
+    input.addEventListener('change', () => {
+      this.tray.add([...input.files]);
+      input.value = ''; // the same file can be chosen again
+    });
+    composer.addEventListener('paste', (e) => {
+      if (!e.clipboardData.files.length) return;
+      e.preventDefault();
+      this.tray.add([...e.clipboardData.files]);
+    });
+    const conversation = $('[data-sb=conversation]');
+    const dragging = (e) => e.dataTransfer.types.includes('Files');
+    conversation.addEventListener('dragover', (e) => {
+      if (!dragging(e)) return;
+      e.preventDefault();
+      conversation.classList.add('dropping');
+    });
+    conversation.addEventListener('dragleave', (e) => {
+      if (!conversation.contains(e.relatedTarget)) conversation.classList.remove('dropping');
+    });
+    conversation.addEventListener('drop', (e) => {
+      conversation.classList.remove('dropping');
+      if (!dragging(e)) return;
+      e.preventDefault();
+      this.tray.add([...e.dataTransfer.files]);
+    });
+  }
+
+  trayChanged(focus) {
+    const composer = $('[data-sb=composer]');
+    composer.placeholder = this.tray.items.length
+      ? 'Add a caption… (Enter sends, Shift+Enter for a new line)'
+      : 'Write a reply… (Enter sends, Shift+Enter for a new line)';
+    if (focus) composer.focus();
   }
 
   /** Forgets the token and the name, closes the connection, and asks who is there again. */
@@ -418,7 +463,7 @@ class Console {
     const newest = session.last_message?.seq ?? 0;
     const unread = newest > read ? newest - read : 0;
     const who = session.assigned_operator ? session.assigned_operator.name || session.assigned_operator.id : 'unassigned';
-    const preview = session.last_message ? session.last_message.body : 'No messages yet';
+    const preview = session.last_message ? session.last_message.body || 'Sent a file' : 'No messages yet';
     row.dir = 'auto';
     const queued = session.queued && session.status === 'open' && session.waiting_since;
     const meta = el('div', { class: 'row-meta' }, `${queued ? 'queued' : session.status} · ${who}`);
@@ -461,6 +506,7 @@ class Console {
     this.openId = id;
     this.messages.clear();
     this.replies.clear();
+    this.tray.clear();
     this.visitorRead = 0;
     this.visitorName = null;
     $('#log').replaceChildren();
@@ -541,6 +587,7 @@ class Console {
     const meta = el('span', { class: 'meta' }, time(message.created_at));
     if (mine) meta.append(el('span', { class: 'tick' }, message.seq <= this.visitorRead ? ' · Seen' : ''));
     item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, name), linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), message.body), meta);
+    if (message.attachments?.length) item.querySelector('.body').after(attachmentList(message.attachments));
     return item;
   }
 
@@ -566,7 +613,8 @@ class Console {
     const next = [...log.children].find((node) => /pending|failed/.test(node.dataset.state) || Number(node.dataset.seq) > message.seq);
     log.insertBefore(item, next ?? null);
     this.messages.set(message.seq, item);
-    if (!mine && !quiet) this.say(event ? message.body : `${message.sender.name || message.sender.role}: ${message.body}`);
+    const words = [message.body, ...(message.attachments ?? []).map((file) => file.filename)].filter(Boolean).join(', ');
+    if (!mine && !quiet) this.say(event ? message.body : `${message.sender.name || message.sender.role}: ${words}`);
     if (!event && message.sender.role === 'visitor') $('[data-sb=typing]').hidden = true;
     // A window, not everything: the oldest leave the page and stay pageable. Earlier messages
     // loaded by hand stay while the operator reads them, up to three windows.
@@ -600,7 +648,7 @@ class Console {
   reply() {
     const composer = $('[data-sb=composer]');
     const body = composer.value.trim();
-    if (!body || !this.openId) return;
+    if ((!body && !this.tray.items.length) || !this.openId) return;
     // Refused here, not by the gateway: the text stays in the composer to be shortened.
     if (this.count()) return this.say($('#counter').textContent);
     composer.value = '';
@@ -614,23 +662,61 @@ class Console {
       el('span', { class: 'meta' }),
     );
     this.replies.set(id, item);
-    this.transmit(this.openId, id, body, item);
+    const uploads = this.tray.take();
+    if (uploads.length) this.sendWithFiles(this.openId, id, body, item, uploads);
+    else this.transmit(this.openId, id, body, item);
+  }
+
+  /** A reply with files: pending with their progress until they are uploaded, then sent as any reply. */
+  sendWithFiles(sessionId, id, body, item, uploads) {
+    const meta = item.querySelector('.meta');
+    this.pend(item);
+    sendWhenUploaded(uploads, item, {
+      send: (attachments) => {
+        if (this.replies.get(id) === item) this.transmit(sessionId, id, body, item, attachments);
+        // Another conversation is open now: the reply still goes (the SDK's outbox), shown when it is back.
+        else this.client.send(sessionId, body, { clientMsgId: id, attachments }).catch(() => {});
+      },
+      failed: (reason) => new Promise((resolve) => {
+        item.dataset.state = 'failed';
+        meta.textContent = `Not sent: ${reason}`;
+        const retry = el('button', { type: 'button', class: 'link', 'data-sb': 'retry' }, 'Retry');
+        const drop = el('button', { type: 'button', class: 'link', 'data-sb': 'delete' }, 'Delete');
+        retry.onclick = () => {
+          this.pend(item);
+          resolve(true);
+        };
+        drop.onclick = () => resolve(false);
+        meta.append(' ', retry, ' ', drop);
+        if (this.replies.get(id) === item) this.say(`Not sent: ${reason}`);
+      }),
+      removed: () => {
+        this.replies.delete(id);
+        item.remove();
+        $('[data-sb=composer]').focus();
+      },
+    });
+  }
+
+  /** A reply shown as pending, last in the conversation. */
+  pend(item) {
+    item.dataset.state = 'pending';
+    item.querySelector('.meta').textContent = 'Sending…';
+    $('#log').append(item);
+    $('#log').scrollTop = $('#log').scrollHeight;
   }
 
   /** A reply goes (again): pending and last until stored; refused, a failed bubble with Retry and Delete. */
-  transmit(sessionId, id, body, item) {
-    item.dataset.state = 'pending';
+  transmit(sessionId, id, body, item, attachments) {
     const meta = item.querySelector('.meta');
-    meta.textContent = 'Sending…';
-    $('#log').append(item);
-    $('#log').scrollTop = $('#log').scrollHeight;
-    this.client.send(sessionId, body, { clientMsgId: id }).catch((error) => {
+    this.pend(item);
+    this.client.send(sessionId, body, { clientMsgId: id, attachments }).catch((error) => {
       if (this.replies.get(id) !== item) return;
       item.dataset.state = 'failed';
       meta.textContent = `Not sent: ${plain(error)}.`;
       const retry = el('button', { type: 'button', class: 'link', 'data-sb': 'retry' }, 'Retry');
       const drop = el('button', { type: 'button', class: 'link', 'data-sb': 'delete' }, 'Delete');
-      retry.onclick = () => this.openId === sessionId && this.transmit(sessionId, id, body, item);
+      retry.onclick = () => this.openId === sessionId && this.transmit(sessionId, id, body, item, attachments);
       drop.onclick = () => {
         this.replies.delete(id);
         item.remove();

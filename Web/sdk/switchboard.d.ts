@@ -23,6 +23,39 @@ export interface Message {
   meta?: { action: string; [key: string]: unknown };
   sender: Participant;
   created_at: string;
+  /** Files sent with the message (absent or empty when none); their URLs are absolute and expire. */
+  attachments?: Attachment[];
+}
+
+/** A file uploaded to a session (`uploadAttachment`), as messages carry it. */
+export interface Attachment {
+  id: string;
+  filename: string;
+  /** The type the gateway found in the file's bytes: `image/png`, `image/jpeg`, `image/gif`, `image/webp`,
+   * `application/pdf` or `text/plain` (or what `attachments.allowed_types` adds). */
+  content_type: string;
+  size: number;
+  sha256: string;
+  /** Images only. */
+  width?: number | null;
+  height?: number | null;
+  /** The file (images shown as they are, anything else downloaded), signed and valid for
+   * `attachments.url_ttl_s` (an hour by default); made absolute by the SDK. */
+  url: string;
+  /** Images: at most 400 px on the longest side, without the file's metadata. */
+  thumbnail_url?: string;
+}
+
+export interface UploadProgress {
+  /** Bytes sent so far (from 0 again when an upload is tried again). */
+  loaded: number;
+  total: number;
+}
+
+export interface UploadOptions {
+  onProgress?: (progress: UploadProgress) => void;
+  /** Aborting cancels the upload (and any wait before another try): it rejects with `aborted`. */
+  signal?: AbortSignal;
 }
 
 export interface Limits {
@@ -91,6 +124,8 @@ export interface OutboxEntry {
   body: string;
   kind: string;
   clientMsgId: string;
+  /** The ids of the attachments it sends. */
+  attachments?: string[];
 }
 
 export interface SwitchboardEvents {
@@ -132,8 +167,16 @@ export class SwitchboardError extends Error {
    * dropped before the answer), `timeout` (no answer within 15 s), `closed` (`close()` was called),
    * `http` (an HTTP error without a code). The `error` event also carries `token` (the token
    * provider failed) and `history` (a truncated replay could not be paged; the join is retried).
+   * Uploads add `too_large` (413), `unsupported_type` (415: a type not allowed, or bytes that are not
+   * the declared type), `rate_limited` (429), whatever code the answer's body has; otherwise the
+   * gateway's code (`forbidden`, ...); `aborted` (the signal), and `disconnected` (cut off every try).
+   * The message is the gateway's when it sent one.
    */
   code: string;
+  /** Uploads: the HTTP status (0: no answer). */
+  status?: number;
+  /** Uploads: the gateway's Retry-After, in seconds (429, 503). */
+  retryAfter?: number;
 }
 
 export function newClientMessageId(): string;
@@ -172,8 +215,22 @@ export class Switchboard extends EventTarget {
   leave(sessionId: string): Promise<void>;
   lastSeq(sessionId: string): number;
 
-  /** Resolves with the ack once stored; re-sent with the same client_msg_id after reconnects. */
-  send(sessionId: string, body: string, options?: { kind?: string; clientMsgId?: string }): Promise<Ack | Message>;
+  /** Resolves with the ack once stored; re-sent with the same client_msg_id after reconnects.
+   * `attachments` (uploaded to this session, at most 10): `body` may then be empty. */
+  send(
+    sessionId: string,
+    body: string,
+    options?: { kind?: string; clientMsgId?: string; attachments?: Array<Attachment | string> },
+  ): Promise<Ack | Message>;
+  /**
+   * Uploads a file to a session, as the session's visitor or an operator of its workspace: the raw bytes,
+   * `Content-Type` from the file, `?filename=` its name. Resolves with the attachment to `send`. Cut off, or
+   * refused for now (503, a proxy's 502/504), it is tried again from the start, up to 5 times in all, after
+   * a jittered wait (at least the gateway's Retry-After) and, if the connection is down, once it is back.
+   * Rejects with the gateway's code and message otherwise (`too_large`, `unsupported_type`, `rate_limited`
+   * with `retryAfter`, ...). The code that does this loads on the first call (`/sdk/upload.js`).
+   */
+  uploadAttachment(sessionId: string, file: Blob & { name?: string }, options?: UploadOptions): Promise<Attachment>;
   pending(sessionId?: string): OutboxEntry[];
 
   typing(sessionId: string, isTyping?: boolean): void;

@@ -444,6 +444,7 @@ export class Switchboard extends EventTarget {
       return false;
     }
     session.lastSeq = message.seq;
+    this.absolute(message.attachments);
     const entry = this.outbox.get(message.client_msg_id);
     if (entry && entry.sessionId === sessionId && message.sender?.id === this.user?.id) this.settle(entry, message);
     this.emit('message', { sessionId, message });
@@ -494,10 +495,15 @@ export class Switchboard extends EventTarget {
 
   // MARK: outbox
 
-  /** Sends a message; resolves with its `ack` once stored. Unacknowledged, it goes again (same client_msg_id). */
-  send(sessionId, body, { kind = 'text', clientMsgId = newClientMessageId() } = {}) {
+  /**
+   * Sends a message; resolves with its `ack` once stored. Unacknowledged, it goes again (same client_msg_id).
+   * `attachments`: uploaded attachments (or their ids) of this session; `body` may then be empty.
+   */
+  send(sessionId, body, { kind = 'text', clientMsgId = newClientMessageId(), attachments } = {}) {
     return new Promise((resolve, reject) => {
-      const entry = { sessionId, body, kind, clientMsgId, resolve, reject, ref: null, attempt: 0 };
+      const entry = {
+        sessionId, body, kind, clientMsgId, resolve, reject, ref: null, attempt: 0, attachments: attachments?.map((a) => a.id ?? a),
+      };
       this.outbox.set(clientMsgId, entry);
       this.emit('outbox', { sessionId, entry });
       this.transmit(entry);
@@ -515,6 +521,7 @@ export class Switchboard extends EventTarget {
     if (this.state !== 'open' || !session?.joined || entry.ref) return;
     const frame = {
       type: 'send', session_id: entry.sessionId, client_msg_id: entry.clientMsgId, body: entry.body, kind: entry.kind,
+      ...(entry.attachments?.length && { attachments: entry.attachments }),
     };
     // in flight
     entry.ref = true;
@@ -612,12 +619,17 @@ export class Switchboard extends EventTarget {
     return frame.session;
   }
 
+  // The token for an HTTP request: renewed when it expires within 5 s.
+  async freshToken() {
+    if (!this.token || tokenExpiry(this.token) * 1000 < Date.now() + 5000) this.token = await this.tokenProvider();
+    return this.token;
+  }
+
   /** The HTTP API, with this client's token; resolves with the JSON body. */
   async api(path, { method = 'GET', body } = {}) {
-    if (!this.token || tokenExpiry(this.token) * 1000 < Date.now() + 5000) this.token = await this.tokenProvider();
     const response = await fetch(this.apiUrl + path, {
       method,
-      headers: { Authorization: `Bearer ${this.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      headers: { Authorization: `Bearer ${await this.freshToken()}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     if (response.status === 204) return null;
@@ -627,7 +639,25 @@ export class Switchboard extends EventTarget {
   }
 
   /** A page of a session's history over HTTP (oldest first, after `afterSeq`). */
-  history(sessionId, { afterSeq = 0, limit = 100 } = {}) {
-    return this.api(`/api/v1/sessions/${sessionId}/messages?after_seq=${afterSeq}&limit=${limit}`);
+  async history(sessionId, { afterSeq = 0, limit = 100 } = {}) {
+    const page = await this.api(`/api/v1/sessions/${sessionId}/messages?after_seq=${afterSeq}&limit=${limit}`);
+    for (const message of page.messages) this.absolute(message.attachments);
+    return page;
+  }
+
+  // Attachment URLs come as the gateway's paths: made absolute, so pages on other origins can use them.
+  absolute(attachments = []) {
+    for (const attachment of attachments) {
+      for (const key of ['url', 'thumbnail_url']) if (attachment[key]?.[0] === '/') attachment[key] = this.apiUrl + attachment[key];
+    }
+    return attachments;
+  }
+
+  /**
+   * Uploads a file to a session (`POST /api/v1/sessions/{id}/attachments`); resolves with the attachment for `send`.
+   * Loaded on first use (upload.js): pages that never send a file never load it.
+   */
+  async uploadAttachment(sessionId, file, options) {
+    return (await import('./upload.js')).upload(this, sessionId, file, options);
   }
 }

@@ -61,11 +61,15 @@ h2{flex:1;font-size:16px;font-weight:650}
 form{display:flex;gap:8px;padding:10px;border-top:1px solid #e3e6ee;background:#fff}
 textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;border:1px solid #cfd5e2;border-radius:12px;background:#fff}
 .send{padding:0 16px;border-radius:12px;background:var(--accent);color:#fff;font-weight:600}
+.attach{width:40px;border-radius:12px;display:grid;place-items:center;color:#4b5466}
+.attach:hover{background:#eef1f6}
+.attach svg{width:22px;fill:none;stroke:currentColor;stroke-width:2}
 .send:disabled{opacity:.5;cursor:default}
 @media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.launcher{right:14px;bottom:14px}.open .launcher{display:none}}
 @media (prefers-reduced-motion:reduce){.launcher{transition:none}}`;
 
   const ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
+  const CLIP = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11l-8 8a5 5 0 0 1-7-7l9-9a3.5 3.5 0 0 1 5 5l-9 9a2 2 0 0 1-3-3l8-8"/></svg>';
   const LABELS = { connecting: 'Connecting…', open: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline' };
   const REASONS = { too_large: 'too long', rate_limited: 'too many at once, try again soon', not_found: 'this conversation is gone' };
   const why = (code) => REASONS[code] ?? 'something went wrong';
@@ -136,7 +140,22 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
         'data-sb': 'composer', rows: '1', dir: 'auto', placeholder: 'Type a message…', 'aria-label': 'Message', 'aria-describedby': 'sb-counter',
       });
       this.sendButton = el('button', { class: 'send', 'data-sb': 'send', type: 'submit' }, 'Send');
-      form.append(this.composer, this.sendButton);
+      // Files: chosen, dropped on the panel or pasted; the code that handles them loads on first use.
+      const attach = el('button', { class: 'attach', 'data-sb': 'attach', type: 'button', 'aria-label': 'Attach a file' });
+      attach.innerHTML = CLIP;
+      this.picker = el('input', { type: 'file', multiple: '', hidden: '', accept: 'image/png,image/jpeg,image/gif,image/webp,application/pdf,text/plain' });
+      attach.onclick = () => {
+        this.picker.click();
+        this.files(); // loading while the visitor chooses
+      };
+      this.picker.onchange = () => this.attach(this.picker.files);
+      panel.ondragover = panel.ondrop = (event) => {
+        if (!event.dataTransfer.types.includes('Files')) return;
+        event.preventDefault();
+        if (event.type === 'drop') this.attach(event.dataTransfer.files);
+      };
+      this.composer.onpaste = (event) => event.clipboardData.files.length && (event.preventDefault(), this.attach(event.clipboardData.files));
+      form.append(attach, this.picker, this.composer, this.sendButton);
       panel.append(header, this.avail, this.banner, this.log, this.typingLine, this.hint, this.counter, form, this.live);
       root.append(panel, launcher);
       shadow.append(root);
@@ -190,8 +209,8 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       const stored = localStorage.getItem(this.storageKey);
       if (stored) this.adopt(stored);
       // Messages not yet stored when the page was left: pending ones go again (same id), failed ones wait.
-      for (const { id, body, failed } of this.outbox()) {
-        this.showPending(id, body);
+      for (const { id, body, failed, attachments } of this.outbox()) {
+        this.showPending(id, body, attachments);
         if (failed) this.failed(id, failed);
         else this.dispatch(id, body);
       }
@@ -214,9 +233,22 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       return entries ?? JSON.parse(sessionStorage.getItem(key) || '[]');
     }
 
+    // Changes (or with no change, forgets) the entry `id`: its other fields, such as its attachments, stay.
     keep(id, change) {
-      const entries = this.outbox().filter((entry) => entry.id !== id);
-      this.outbox(change ? [...entries, change] : entries);
+      const entries = this.outbox();
+      const old = entries.find((entry) => entry.id === id);
+      this.outbox([...entries.filter((entry) => entry !== old), ...(change ? [{ ...old, ...change }] : [])]);
+    }
+
+    // The attachment module (attachments.js), loaded on first use: a file chosen, dropped or pasted, or shown.
+    files() {
+      return (this.filesModule ??= import(new URL('/widget/attachments.js', origin)).then((module) => new module.WidgetFiles(this)));
+    }
+
+    // Copied at once: a drop's or a paste's files are gone once its event is over.
+    attach(files) {
+      const list = [...files];
+      this.files().then((module) => module.add(list));
     }
 
     // Starts afresh with the next message: the old conversation's bubbles go, its notes too.
@@ -302,7 +334,8 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
         return this.failed(id, error.code);
       }
       this.client.typing(this.sessionId, false);
-      this.client.send(this.sessionId, body, { clientMsgId: id }).catch(() => {});
+      const attachments = this.outbox().find((entry) => entry.id === id)?.attachments;
+      this.client.send(this.sessionId, body, { clientMsgId: id, attachments }).catch(() => {});
     }
 
     async createSession(firstWords) {
@@ -352,8 +385,9 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       return node;
     }
 
-    showPending(id, body) {
+    showPending(id, body, attachments) {
       const { item, meta } = this.bubble(true, 'You', body);
+      if (attachments) this.files().then((files) => files.show(item, attachments));
       item.dataset.state = 'pending';
       meta.textContent = 'Sending…';
       this.pendingNodes.set(id, item);
@@ -377,6 +411,8 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       } else {
         item = this.bubble(mine, mine ? 'You' : message.sender.name || 'Support', message.body).item;
       }
+      const files = message.attachments ?? [];
+      if (files.length) this.files().then((module) => module.show(item, files));
       item.dataset.seq = String(message.seq);
       // Stored messages in seq order, then what is not stored yet: a bubble that gets its seq moves there.
       this.place(item, message.seq);
@@ -389,7 +425,8 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       }
       if (mine) this.applyRead(item);
       else {
-        if (message.seq > this.seen) this.say(event ? message.body : `${message.sender.name || 'Support'}: ${message.body}`);
+        const words = [message.body, ...files.map((file) => file.filename)].filter(Boolean).join(', ');
+        if (message.seq > this.seen) this.say(event ? message.body : `${message.sender.name || 'Support'}: ${words}`);
         if (!event) this.typingLine.hidden = true;
         // Unread: a reply the visitor has not seen, live or replayed since the last visit.
         if (!event && this.panel.hidden && message.seq > this.seen) {
@@ -423,7 +460,7 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
       const retry = el('button', { type: 'button', 'data-sb': 'retry' }, 'Retry');
       const drop = el('button', { type: 'button', 'data-sb': 'delete' }, 'Delete');
       retry.onclick = () => {
-        this.keep(id, { id, body });
+        this.keep(id, { failed: null });
         item.dataset.state = 'pending';
         meta.textContent = 'Sending…';
         this.log.append(item);

@@ -23,7 +23,11 @@ enum CORS {
     /// Lets the requesting page read an API answer, if its origin is allowed.
     static func allow(_ response: inout HTTPResponse, for request: HTTPRequest, allowedOrigins: AllowedOrigins) {
         guard let origin = allowedOrigin(request, allowedOrigins) else { return }
-        response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        // Retry-After is not a header pages may read unless named: the SDK waits it out (429, 503).
+        response.headers += [
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+            ("Access-Control-Expose-Headers", "Retry-After"),
+        ]
     }
 
     private static func allowedOrigin(_ request: HTTPRequest, _ allowed: AllowedOrigins) -> String? {

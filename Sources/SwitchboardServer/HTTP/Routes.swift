@@ -16,6 +16,7 @@ enum Routes {
         router.add(.get, "/readyz", .readyz)
         router.add(.get, "/metrics", .metrics)
         if configuration.webEnabled {
+            _ = WebFiles.gzipped  // compressed now, not on the first request's loop turn
             for path in WebAssets.byPath.keys { router.add(.get, path, .web) }
             // A folder's page without its slash: redirected there, where its relative links work.
             for path in WebAssets.byPath.keys where path.count > 1 && path.hasSuffix("/") {

@@ -41,7 +41,7 @@ import Testing
         #expect(reply.header("ETag") == "\"\(record.sha256)\"")
         #expect(reply.header("Accept-Ranges") == "bytes")
         #expect(reply.header("X-Content-Type-Options") == "nosniff")
-        #expect(reply.header("Content-Security-Policy") == "default-src 'none'; sandbox")
+        #expect(reply.header("Content-Security-Policy") == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
         #expect(reply.header("Content-Disposition") == nil, "images are shown inline")
         let cache = try #require(reply.header("Cache-Control"))
         let maxAge = Int(cache.replacingOccurrences(of: "private, max-age=", with: "")) ?? -1

@@ -110,7 +110,7 @@ import Testing
         #expect(download.header("Content-Type") == "application/pdf")
         #expect(download.header("Content-Disposition")?.hasPrefix("attachment") == true)
         #expect(download.header("ETag") == "\"\(SHA256.hex(SHA256.hash(body)))\"")
-        #expect(download.header("Content-Security-Policy") == "default-src 'none'; sandbox")
+        #expect(download.header("Content-Security-Policy") == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
         let range = try live.get(url, headers: "Range: bytes=262140-262150\r\n")
         #expect(range.status == 206 && range.body == Array(body[262_140...262_150]), "across a chunk's edge")
         #expect(range.header("Content-Range") == "bytes 262140-262150/1234567")

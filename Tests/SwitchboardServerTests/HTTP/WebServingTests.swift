@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardAuth
+import SwitchboardDeflate
 import Testing
 
 @testable import SwitchboardServer
@@ -43,6 +44,48 @@ import Testing
         #expect(script.header("Access-Control-Allow-Origin") == "*", "embedded on other origins")
         let folder = try HTTPTestClient.request(gateway, "GET", "/console")
         #expect(folder.status == 301 && folder.header("Location") == "/console/")
+    }
+
+    /// gzip to clients that accept it, the file as it is to the others; each representation with its
+    /// own strong validator, each revalidated with a 304, and caches told the two apart.
+    @Test func scriptsAreServedGzippedToClientsThatAcceptIt() throws {
+        let gateway = try EmbeddedGateway()
+        defer { gateway.stop() }
+        for path in ["/widget/widget.js", "/sdk/switchboard.js", "/console/"] {
+            let plain = try HTTPTestClient.request(gateway, "GET", path)
+            #expect(plain.status == 200 && plain.header("Content-Encoding") == nil, "\(path)")
+            #expect(plain.header("Vary") == "Accept-Encoding", "\(path)")
+            let identityTag = try #require(plain.header("ETag"))
+
+            let zipped = try HTTPTestClient.request(
+                gateway, "GET", path, headers: [("Accept-Encoding", "gzip, deflate, br, zstd")])
+            #expect(zipped.status == 200 && zipped.header("Content-Encoding") == "gzip", "\(path)")
+            #expect(
+                zipped.header("Vary") == "Accept-Encoding"
+                    && zipped.header("Content-Type") == plain.header("Content-Type"))
+            #expect(zipped.body == (try Gzip.compress(plain.body)), "\(path): gzip of the same bytes")
+            #expect(
+                zipped.body.count < plain.body.count / 2, "\(path): \(zipped.body.count) of \(plain.body.count) bytes")
+            let gzipTag = try #require(zipped.header("ETag"))
+            #expect(gzipTag == String(identityTag.dropLast()) + "-gzip\"", "\(path): \(gzipTag)")
+
+            // Each validator answers 304 for its own representation only.
+            let fresh = try HTTPTestClient.request(
+                gateway, "GET", path, headers: [("Accept-Encoding", "gzip"), ("If-None-Match", gzipTag)])
+            #expect(fresh.status == 304 && fresh.body.isEmpty && fresh.header("ETag") == gzipTag)
+            #expect(fresh.header("Vary") == "Accept-Encoding" && fresh.header("Content-Encoding") == nil)
+            let freshPlain = try HTTPTestClient.request(gateway, "GET", path, headers: [("If-None-Match", identityTag)])
+            #expect(freshPlain.status == 304 && freshPlain.header("ETag") == identityTag)
+            let switched = try HTTPTestClient.request(
+                gateway, "GET", path, headers: [("Accept-Encoding", "gzip"), ("If-None-Match", identityTag)])
+            #expect(switched.status == 200 && switched.header("Content-Encoding") == "gzip")
+            let refused = try HTTPTestClient.request(
+                gateway, "GET", path, headers: [("Accept-Encoding", "gzip;q=0, br"), ("If-None-Match", gzipTag)])
+            #expect(refused.status == 200 && refused.header("Content-Encoding") == nil && refused.body == plain.body)
+
+            let head = try HTTPTestClient.request(gateway, "HEAD", path, headers: [("Accept-Encoding", "gzip")])
+            #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Encoding") == "gzip")
+        }
     }
 
     @Test func theClientsCanBeTurnedOff() throws {
@@ -97,10 +140,12 @@ import Testing
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://shop.example")
         #expect(preflight.header("Access-Control-Allow-Headers")?.contains("Authorization") == true)
+        #expect(preflight.header("Access-Control-Allow-Methods")?.contains("POST") == true, "uploads")
         let token = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "admin-1")
         let answer = try HTTPTestClient.request(
             fixture.gateway, "GET", path, token: token, headers: [("Origin", "https://shop.example")])
         #expect(answer.status == 404 && answer.header("Access-Control-Allow-Origin") == "https://shop.example")
+        #expect(answer.header("Access-Control-Expose-Headers") == "Retry-After")
         let stranger = try HTTPTestClient.request(
             fixture.gateway, "GET", path, token: token, headers: [("Origin", "https://evil.example")])
         #expect(stranger.header("Access-Control-Allow-Origin") == nil)
