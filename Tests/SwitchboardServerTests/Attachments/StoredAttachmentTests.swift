@@ -185,6 +185,11 @@ import Testing
         let client = try live.client()
         client.send(live.head(filename: "a.pdf", type: "application/pdf", length: body.count))
         client.send(Array(body[..<100_000]))
+        // The first upload holds the whole budget once its head is read; only then is another one refused.
+        let budget = live.server.context.attachments!.budget
+        let deadline = Date().addingTimeInterval(5)
+        while budget.inUse == 0 && Date() < deadline { usleep(2000) }
+        #expect(budget.inUse > 0)
         let other = try live.upload(sample(.png, count: 10))
         #expect(other.status == 503 && other.header("Retry-After") == "1")
         client.send(Array(body[100_000...]))
