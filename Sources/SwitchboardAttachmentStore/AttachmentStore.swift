@@ -17,6 +17,7 @@ public final class AttachmentStore: Sendable {
     private let storage: AttachmentStorage
     private let inspector: ImageInspector?
     private let maxImageBytes: Int64
+    private let writeRate: WriteRate?
     private let queues: [WorkQueue]
     private let threads = Mutex<[NamedThread]>([])
     private let started = Atomic<Bool>(false)
@@ -24,31 +25,33 @@ public final class AttachmentStore: Sendable {
 
     /// `maxImageBytes` bounds what is read back whole for the inspector (the
     /// server passes `attachments.max_bytes`); a larger image is refused.
+    /// `maxWriteBytesPerSecond` paces what all workers write together (0: no bound).
     public init(
         databaseURL: String, storage: AttachmentStorage, workers: Int, queueCapacity: Int,
-        inspector: ImageInspector?, maxImageBytes: Int64 = 64 * 1024 * 1024
+        inspector: ImageInspector?, maxImageBytes: Int64 = 64 * 1024 * 1024, maxWriteBytesPerSecond: Int = 0
     ) {
         self.databaseURL = databaseURL
         self.storage = storage
         self.inspector = inspector
         self.maxImageBytes = maxImageBytes
+        writeRate = maxWriteBytesPerSecond > 0 ? WriteRate(bytesPerSecond: maxWriteBytesPerSecond) : nil
         queues = (0..<max(1, workers)).map { _ in WorkQueue(capacity: queueCapacity) }
     }
 
     deinit { stop() }
 
-    /// Starts the threads; each connects on its first job. Jobs submitted
-    /// before `start` wait in the queues. A stopped store does not restart.
     /// The attachment workers' nice value: below the loops, the writer and the readers.
     public static let workerNice: Int32 = 10
 
+    /// Starts the threads; each connects on its first job. Jobs submitted
+    /// before `start` wait in the queues. A stopped store does not restart.
     public func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         threads.withLock { threads in
             for (index, queue) in queues.enumerated() {
                 let worker = AttachmentWorker(
                     databaseURL: databaseURL, storage: storage, inspector: inspector, maxImageBytes: maxImageBytes,
-                    queue: queue)
+                    writeRate: writeRate, queue: queue)
                 threads.append(
                     NamedThread.spawn(name: "sb-attach-\(index)") {
                         // Uploads are bulk work beside the chat's latency: a loop with work
@@ -156,23 +159,25 @@ final class AttachmentWorker: Sendable {
     private let storage: AttachmentStorage
     private let inspector: ImageInspector?
     private let maxImageBytes: Int64
+    private let writeRate: WriteRate?
     private let queue: WorkQueue
 
     init(
         databaseURL: String, storage: AttachmentStorage, inspector: ImageInspector?, maxImageBytes: Int64,
-        queue: WorkQueue
+        writeRate: WriteRate?, queue: WorkQueue
     ) {
         self.databaseURL = databaseURL
         self.storage = storage
         self.inspector = inspector
         self.maxImageBytes = maxImageBytes
+        self.writeRate = writeRate
         self.queue = queue
     }
 
     func run() {
         let context = AttachmentWorkerContext(
             database: AttachmentDatabase(databaseURL: databaseURL), storage: storage, inspector: inspector,
-            maxImageBytes: maxImageBytes)
+            maxImageBytes: maxImageBytes, writeRate: writeRate)
         while let job = queue.take() { job(context) }
     }
 }

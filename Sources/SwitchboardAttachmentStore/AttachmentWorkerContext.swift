@@ -6,12 +6,16 @@ final class AttachmentWorkerContext {
     let layout: FileLayout?
     let inspector: ImageInspector?
     let maxImageBytes: Int64
+    /// Paces what the workers write together; nil: no bound.
+    let writeRate: WriteRate?
     /// Whether this thread has made sure `<path>/tmp` exists.
     var temporaryFolderReady = false
 
     init(
-        database: AttachmentDatabase, storage: AttachmentStorage, inspector: ImageInspector?, maxImageBytes: Int64
+        database: AttachmentDatabase, storage: AttachmentStorage, inspector: ImageInspector?, maxImageBytes: Int64,
+        writeRate: WriteRate? = nil
     ) {
+        self.writeRate = writeRate
         self.database = database
         self.storage = storage
         if case .filesystem(let path) = storage { layout = FileLayout(root: path) } else { layout = nil }

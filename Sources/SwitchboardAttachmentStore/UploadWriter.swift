@@ -65,6 +65,7 @@ final class UploadWriter: @unchecked Sendable {
         received += Int64(bytes.count)
         unreported += bytes.count
         guard received <= room else { return fail(.quotaExceeded, context) }
+        context.writeRate?.pace(bytes.count)
         do {
             report(try sink.append(bytes, context))
         } catch {

@@ -16,13 +16,15 @@ public enum AttachmentsDriver {
     public static let usage = """
         usage: loadtest bench-attachments [--seconds S] [--repeats N] [--concurrency C] [--quick] SET-UP
 
-        One gateway (one event loop) on core 0 with the default attachment limits, except the
+        A gateway (one event loop) on core 0 with the default attachment limits, except the
         per-session quota and the upload rate, raised so that a benchmark can reach them
-        (127.0.0.1 exempt from the per-address limits). First the upload load alone for each
+        (127.0.0.1 exempt from the per-address limits). First, on a gateway without the write
+        pace (max_write_bytes_per_second = 0), the upload load alone for each
         file size (100 KiB, 5 MiB): C uploaders (default 50) on core 1, each uploading one PDF
         after another for S seconds (`loadtest uploader`): uploads/s, MB/s, upload p50/p99,
         the gateway's CPU-seconds per MB and its RSS at peak (sampled every 100 ms), which the
-        in-flight budget (64 MiB) bounds, not the number of uploads. Then N repeats (default 3)
+        in-flight budget (64 MiB) bounds, not the number of uploads. Then, on a gateway with the
+        default pace (16 MiB/s), N repeats (default 3)
         of the fanout scenario (10 sessions x 100 subscribers at 2,000 msg/s) alone and beside
         each upload load. Writes results.json and each run's reports to --out, and the
         "Attachments" section of docs/benchmarks.md (target: the fanout p99 beside uploads within
@@ -72,14 +74,20 @@ public enum AttachmentsDriver {
         var results = AttachmentsResults(
             command: context.command, started: BenchmarksDoc.utcMinute(), seconds: options.seconds,
             concurrency: options.concurrency, inFlightBudget: inFlightBudget, shape: options.shape)
-        let gateway = try context.gateway(
-            serverExtra: "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]", extra: gatewayConfig)
-        defer { gateway.stop() }
-        let bench = AttachmentsBench(context: context, gateway: gateway, concurrency: options.concurrency)
+        let exempt = "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]"
+        // Capacity: the uploads alone on a gateway without the write pace.
+        let unpaced = try context.gateway(
+            name: "unpaced", serverExtra: exempt, extra: gatewayConfig + "\nmax_write_bytes_per_second = 0")
+        let capacity = AttachmentsBench(context: context, gateway: unpaced, concurrency: options.concurrency)
         for size in sizes {
             results.throughput.append(
-                try bench.throughput(label: "uploads-\(size / 1024)k", size: size, seconds: options.seconds))
+                try capacity.throughput(label: "uploads-\(size / 1024)k", size: size, seconds: options.seconds))
         }
+        unpaced.stop()
+        // The chat beside uploads: the default pace (attachments.max_write_bytes_per_second).
+        let gateway = try context.gateway(serverExtra: exempt, extra: gatewayConfig)
+        defer { gateway.stop() }
+        let bench = AttachmentsBench(context: context, gateway: gateway, concurrency: options.concurrency)
         for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
             let alone = try bench.fanout(
                 label: "fanout-alone-\(repeat_)", seconds: options.seconds, uploadSize: nil, shape: options.shape)

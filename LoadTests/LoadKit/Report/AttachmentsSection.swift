@@ -11,9 +11,10 @@ enum AttachmentsSection {
         let shape = results.shape
         var lines = heading + [""]
         lines += [
-            "Command: `\(results.command)` (started \(results.started)). One gateway (one event loop) on core 0, "
+            "Command: `\(results.command)` (started \(results.started)). A gateway (one event loop) on core 0, "
                 + "PostgreSQL storage, the default in-flight budget (\(results.inFlightBudget >> 20) MiB), the "
-                + "per-session quota and upload rate raised out of the way. \(results.concurrency) uploaders "
+                + "per-session quota and upload rate raised out of the way; for this table without the write pace "
+                + "(`attachments.max_write_bytes_per_second = 0`: the capacity). \(results.concurrency) uploaders "
                 + "(`loadtest uploader`, core 1) each upload one PDF after another, each on a new connection, for "
                 + "\(results.seconds) s.",
             "",
@@ -31,7 +32,8 @@ enum AttachmentsSection {
         }
         lines += [
             "",
-            "The `fanout` scenario (\(shape.sessions) sessions x \(shape.subscribers) subscribers at "
+            "On a gateway with the default write pace (16 MiB/s, `attachments.max_write_bytes_per_second`), "
+                + "the `fanout` scenario (\(shape.sessions) sessions x \(shape.subscribers) subscribers at "
                 + "\(PythonFormat.grouped(shape.rate)) msg/s, \(results.seconds) s) alone, then beside each upload "
                 + "load (the uploaders on the harness's core at normal priority, the harness at nice -5, so the "
                 + "uploaders' own CPU also delays the harness: *inside* is the gateway's own p99 from a frame read "

@@ -221,6 +221,7 @@ enum ConfigurationKeys {
         integer("attachments.uploads_per_minute", 0...1_000_000, \.attachmentsUploadsPerMinute),
         integer("attachments.workers", 1...256, \.attachmentsWorkers),
         integer("attachments.max_image_pixels", 1...1 << 40, \.attachmentsMaxImagePixels),
+        integer("attachments.max_write_bytes_per_second", 0...1 << 40, \.attachmentsMaxWriteBytesPerSecond),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")

@@ -100,7 +100,8 @@ final class ServerContext: Sendable {
                     workers: configuration.attachmentsWorkers, queueCapacity: Self.attachmentQueueCapacity,
                     inspector: imageInspector
                         ?? ThumbnailInspector.make(maxPixels: configuration.attachmentsMaxImagePixels),
-                    maxImageBytes: Int64(configuration.attachmentsMaxBytes))
+                    maxImageBytes: Int64(configuration.attachmentsMaxBytes),
+                    maxWriteBytesPerSecond: configuration.attachmentsMaxWriteBytesPerSecond)
                 : nil
             attachmentStore = store
             attachments = AttachmentService(
