@@ -10,11 +10,13 @@ public enum AttachmentsDriver {
     static let shape: AttachmentsResults.Shape = (sessions: 10, subscribers: 100, rate: 2000)
     static let quickShape: AttachmentsResults.Shape = (sessions: 5, subscribers: 20, rate: 1000)
     static let sizes = [100 * 1024, 5 * 1024 * 1024]
+    /// The gateway's default `attachments.max_write_bytes_per_second` (config/switchboard.toml).
+    static let defaultPace = 8 << 20
     /// The gateway's in-flight budget in these runs: the default (docs/attachments.md).
     static let inFlightBudget = 64 * 1024 * 1024
 
     public static let usage = """
-        usage: loadtest bench-attachments [--seconds S] [--repeats N] [--concurrency C] [--quick] SET-UP
+        usage: loadtest bench-attachments [--seconds S] [--repeats N] [--concurrency C] [--pace B] [--quick] SET-UP
 
         A gateway (one event loop) on core 0 with the default attachment limits, except the
         per-session quota and the upload rate, raised so that a benchmark can reach them
@@ -24,7 +26,7 @@ public enum AttachmentsDriver {
         after another for S seconds (`loadtest uploader`): uploads/s, MB/s, upload p50/p99,
         the gateway's CPU-seconds per MB and its RSS at peak (sampled every 100 ms), which the
         in-flight budget (64 MiB) bounds, not the number of uploads. Then, on a gateway with the
-        default pace (16 MiB/s), N repeats (default 3)
+        default pace (8 MiB/s; --pace B: B bytes/s, 0 none), N repeats (default 3)
         of the fanout scenario (10 sessions x 100 subscribers at 2,000 msg/s) alone and beside
         each upload load. Writes results.json and each run's reports to --out, and the
         "Attachments" section of docs/benchmarks.md (target: the fanout p99 beside uploads within
@@ -38,6 +40,8 @@ public enum AttachmentsDriver {
         var flags: DriverFlags
         var quick: Bool
         var seconds, repeats, concurrency: Int
+        /// `attachments.max_write_bytes_per_second` of the gateway beside the fanout; nil: its default.
+        var pace: Int?
         var shape: AttachmentsResults.Shape
     }
 
@@ -47,13 +51,15 @@ public enum AttachmentsDriver {
 
     static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
         let flags = try DriverFlags(
-            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "concurrency"],
+            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "concurrency", "pace"],
             switchNames: ["quick", "check"])
         let quick = flags.has("quick")
         let options = Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 10),
             repeats: try flags.int("repeats", default: quick ? 1 : 3),
-            concurrency: try flags.int("concurrency", default: quick ? 10 : 50), shape: quick ? quickShape : shape)
+            concurrency: try flags.int("concurrency", default: quick ? 10 : 50),
+            pace: flags.string("pace") != nil ? try flags.int("pace", default: 0) : nil,
+            shape: quick ? quickShape : shape)
         guard options.seconds > 0, options.repeats > 0, options.concurrency > 0 else {
             throw DriverFlags.UsageError(description: "--seconds, --repeats and --concurrency must be above 0")
         }
@@ -73,7 +79,8 @@ public enum AttachmentsDriver {
         let context = try BenchContext(flags: options.flags, log: log)
         var results = AttachmentsResults(
             command: context.command, started: BenchmarksDoc.utcMinute(), seconds: options.seconds,
-            concurrency: options.concurrency, inFlightBudget: inFlightBudget, shape: options.shape)
+            concurrency: options.concurrency, inFlightBudget: inFlightBudget, pace: options.pace ?? defaultPace,
+            shape: options.shape)
         let exempt = "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]"
         // Capacity: the uploads alone on a gateway without the write pace.
         let unpaced = try context.gateway(
@@ -85,7 +92,8 @@ public enum AttachmentsDriver {
         }
         unpaced.stop()
         // The chat beside uploads: the default pace (attachments.max_write_bytes_per_second).
-        let gateway = try context.gateway(serverExtra: exempt, extra: gatewayConfig)
+        let paced = options.pace.map { "\nmax_write_bytes_per_second = \($0)" } ?? ""
+        let gateway = try context.gateway(serverExtra: exempt, extra: gatewayConfig + paced)
         defer { gateway.stop() }
         let bench = AttachmentsBench(context: context, gateway: gateway, concurrency: options.concurrency)
         for repeat_ in stride(from: 1, through: options.repeats, by: 1) {

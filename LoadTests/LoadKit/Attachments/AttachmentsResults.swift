@@ -11,6 +11,8 @@ struct AttachmentsResults {
     var seconds: Int
     var concurrency: Int
     var inFlightBudget: Int
+    /// `attachments.max_write_bytes_per_second` beside the fanout (0: none).
+    var pace: Int
     var shape: Shape
     var throughput: [UploadRun] = []
     var repeats: [(alone: FanoutRun, beside: [FanoutRun])] = []
@@ -26,7 +28,7 @@ struct AttachmentsResults {
     var json: JSONValue {
         let meta: JSONValue = [
             "started": .string(started), "command": .string(command), "seconds": .int(seconds),
-            "concurrency": .int(concurrency), "in_flight_budget": .int(inFlightBudget),
+            "concurrency": .int(concurrency), "in_flight_budget": .int(inFlightBudget), "pace": .int(pace),
             "shape": [.int(shape.sessions), .int(shape.subscribers), .int(shape.rate)],
         ]
         let repeats: [JSONValue] = repeats.map { pair in

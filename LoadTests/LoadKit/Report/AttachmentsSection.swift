@@ -32,7 +32,8 @@ enum AttachmentsSection {
         }
         lines += [
             "",
-            "On a gateway with the default write pace (16 MiB/s, `attachments.max_write_bytes_per_second`), "
+            "On a gateway with the write pace at \(results.pace == 0 ? "none" : "\(results.pace >> 20) MiB/s") "
+                + "(`attachments.max_write_bytes_per_second`; the default is 8 MiB/s), "
                 + "the `fanout` scenario (\(shape.sessions) sessions x \(shape.subscribers) subscribers at "
                 + "\(PythonFormat.grouped(shape.rate)) msg/s, \(results.seconds) s) alone, then beside each upload "
                 + "load (the uploaders on the harness's core at normal priority, the harness at nice -5, so the "
