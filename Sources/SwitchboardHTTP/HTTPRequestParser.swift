@@ -133,6 +133,9 @@ public struct HTTPRequestParser: Sendable {
                 index += take
 
             case .streamEnd:
+                // The trailer section was counted into `request` after the head left:
+                // the next request starts from nothing, as after a buffered one.
+                request = PartialRequest()
                 phase = .requestLine
                 started = false
                 streaming = false

@@ -69,7 +69,7 @@ struct HTTPRequestParserRejectionTests {
 
     @Test(
         "every control byte is refused in a field value",
-        arguments: Array(UInt8(0)...UInt8(31)).filter { $0 != 9 && $0 != 10 && $0 != 13 } + [127])
+        arguments: fieldValueControlBytes)
     func controlBytesInFieldValue(byte: UInt8) {
         let input = bytes("GET / HTTP/1.1\r\nHost: a\r\nX: a") + [byte] + bytes("b\r\n\r\n")
         #expect(feed(input).failure == .badRequest)
@@ -82,3 +82,11 @@ struct HTTPRequestParserRejectionTests {
         #expect(feed("GET / HTTP/1.1\r\nHost: a\r\nX\(separator)Y: 1\r\n\r\n").failure == .badRequest)
     }
 }
+
+/// C0 controls other than HTAB, LF and CR, and DEL. Spelled out in steps: as one
+/// expression the type checker can run out of time on a loaded machine.
+private let fieldValueControlBytes: [UInt8] = {
+    let allowed: Set<UInt8> = [9, 10, 13]
+    let c0: [UInt8] = Array(0...31)
+    return c0.filter { !allowed.contains($0) } + [127]
+}()
