@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "SwitchboardAdmission", targets: ["SwitchboardAdmission"]),
         .library(name: "SwitchboardAttachments", targets: ["SwitchboardAttachments"]),
         .library(name: "SwitchboardThumbnails", targets: ["SwitchboardThumbnails"]),
+        .library(name: "SwitchboardWebhooks", targets: ["SwitchboardWebhooks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -93,6 +94,9 @@ let package = Package(
         // Attachments' decisions (docs/attachments.md): content types from the bytes, signed URLs,
         // byte ranges, the in-flight budget, the attachment object; no I/O of any kind.
         .target(name: "SwitchboardAttachments", dependencies: ["SwitchboardCrypto", "SwitchboardJSON"]),
+        // Webhooks' decisions (docs/webhooks.md): signatures, secrets, the retry schedule, which
+        // targets are allowed, the delivery queue's contract; no I/O of any kind.
+        .target(name: "SwitchboardWebhooks", dependencies: ["SwitchboardCrypto"]),
         // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
         .target(name: "SwitchboardRouting"),
         .target(
@@ -186,6 +190,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardAttachmentsTests",
             dependencies: ["SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardJSON"]),
+        .testTarget(name: "SwitchboardWebhooksTests", dependencies: ["SwitchboardWebhooks", "SwitchboardCrypto"]),
         .testTarget(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),

@@ -1,9 +1,9 @@
 /// The module layering Package.swift declares, held against the sources
 /// (`loadtest check-imports`): every import declared, libc and Foundation only
 /// where they belong, the chat core kept apart from the loop, HTTP, TLS and
-/// the server's wiring, and routing's and attachments' decisions apart from any I/O.
+/// the server's wiring, and routing's, attachments' and webhooks' decisions apart from any I/O.
 public enum ImportRules {
-    static let cModules: Set = ["CSystem", "CLibPQ", "COpenSSL", "CZlib", "CVips"]
+    static let cModules: Set = ["CSystem", "CLibPQ", "COpenSSL", "CZlib", "CVips", "CCurl"]
     static let libc: Set = ["Glibc", "Musl", "Darwin"]
     static let everywhere: Set = ["Swift", "Synchronization", "_Concurrency"]
     static let buildTools: Set = ["PackagePlugin"]
@@ -21,6 +21,11 @@ public enum ImportRules {
             "SwitchboardServer", "SwitchboardPostgres", "SwitchboardStore", "SwitchboardReaders", "SwitchboardWriter",
             "SwitchboardChatCore", "SwitchboardCluster", "SwitchboardNATS",
         ],
+        "SwitchboardWebhooks": [
+            "SwitchboardSystem", "SwitchboardIO", "SwitchboardLoop", "SwitchboardHTTP", "SwitchboardTLS",
+            "SwitchboardServer", "SwitchboardPostgres", "SwitchboardStore", "SwitchboardReaders", "SwitchboardWriter",
+            "SwitchboardChatCore", "SwitchboardCluster", "SwitchboardNATS",
+        ],
     ]
     /// Why each `forbiddenBelow` target keeps its distance (said with each violation).
     static let layerReasons = [
@@ -28,10 +33,12 @@ public enum ImportRules {
         "SwitchboardRouting": "routing's decisions must stay free of I/O (system calls, loops, HTTP, the database)",
         "SwitchboardAttachments":
             "attachments' decisions must stay free of I/O (system calls, loops, HTTP, the database)",
+        "SwitchboardWebhooks": "webhooks' decisions must stay free of I/O (system calls, loops, HTTP, the database)",
     ]
     /// target -> modules it may not depend on itself (C it reaches only through the Swift modules that wrap it).
     static let forbiddenDirect = [
         "SwitchboardChatCore": cModules, "SwitchboardRouting": cModules, "SwitchboardAttachments": cModules,
+        "SwitchboardWebhooks": cModules,
     ]
 
     /// The module an import line names (`@testable import X`, `import struct X.Y`), or nil.

@@ -1,0 +1,76 @@
+/// Where the dispatcher gets its work and puts its results: the outbox's
+/// deliveries in PostgreSQL in the server, a fake in tests. Every call may
+/// block (it is a database round trip); only dispatcher threads make them.
+public protocol DeliveryQueue: Sendable {
+    /// Up to `limit` deliveries that are due, each leased to the caller for
+    /// `leaseSeconds`: until then no other claimer (on any node) gets it,
+    /// after it (the claimer died) it is due again. Endpoints in `busy` are
+    /// skipped: the caller is already at its bound for them.
+    func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery]
+
+    /// Records how an attempt ended and, when it failed, when the next is due
+    /// (`outcome.nextAttemptAt`; nil: the delivery has failed for good). Ends the lease.
+    func record(_ outcome: DeliveryOutcome) throws
+}
+
+/// One delivery of one event to one endpoint, as claimed.
+public struct DueDelivery: Sendable, Equatable {
+    /// The delivery's own id (one per event and endpoint).
+    public var id: String
+    /// The event's id (`evt_...`): the `webhook-id` header, the receiver's idempotency key.
+    public var eventID: String
+    public var endpointID: String
+    public var url: String
+    /// The secrets to sign with (`whsec_...`): the current one, and during a
+    /// rotation's overlap the previous one too.
+    public var secrets: [String]
+    /// The JSON body, exactly as it was written with the event: retries send the same bytes.
+    public var body: String
+    /// Attempts made before this one (0 for the first).
+    public var attempt: Int
+
+    public init(
+        id: String, eventID: String, endpointID: String, url: String, secrets: [String], body: String, attempt: Int
+    ) {
+        self.id = id
+        self.eventID = eventID
+        self.endpointID = endpointID
+        self.url = url
+        self.secrets = secrets
+        self.body = body
+        self.attempt = attempt
+    }
+}
+
+/// How one attempt ended.
+public struct DeliveryOutcome: Sendable, Equatable {
+    public var deliveryID: String
+    public var endpointID: String
+    /// Any 2xx.
+    public var succeeded: Bool
+    /// The HTTP status, nil when no answer came (refused, timed out, TLS, a private address).
+    public var statusCode: Int?
+    public var durationMilliseconds: Int
+    /// Why it failed, for the delivery log; never holds a secret.
+    public var error: String?
+    /// The first bytes of the response body (at most `responseHeadBytes`), for the delivery log.
+    public var responseHead: String
+    /// Seconds since the epoch of the next attempt; nil after success or when retries are exhausted.
+    public var nextAttemptAt: Double?
+
+    public static let responseHeadBytes = 1024
+
+    public init(
+        deliveryID: String, endpointID: String, succeeded: Bool, statusCode: Int?, durationMilliseconds: Int,
+        error: String?, responseHead: String, nextAttemptAt: Double?
+    ) {
+        self.deliveryID = deliveryID
+        self.endpointID = endpointID
+        self.succeeded = succeeded
+        self.statusCode = statusCode
+        self.durationMilliseconds = durationMilliseconds
+        self.error = error
+        self.responseHead = responseHead
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
