@@ -28,9 +28,13 @@ public struct DueDelivery: Sendable, Equatable {
     public var body: String
     /// Attempts made before this one (0 for the first).
     public var attempt: Int
+    /// When the event committed, seconds since the epoch: the delivery latency
+    /// histogram measures from it to the 2xx.
+    public var eventCreatedAt: Double
 
     public init(
-        id: String, eventID: String, endpointID: String, url: String, secrets: [String], body: String, attempt: Int
+        id: String, eventID: String, endpointID: String, url: String, secrets: [String], body: String, attempt: Int,
+        eventCreatedAt: Double
     ) {
         self.id = id
         self.eventID = eventID
@@ -39,6 +43,7 @@ public struct DueDelivery: Sendable, Equatable {
         self.secrets = secrets
         self.body = body
         self.attempt = attempt
+        self.eventCreatedAt = eventCreatedAt
     }
 }
 
