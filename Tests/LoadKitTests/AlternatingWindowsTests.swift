@@ -72,4 +72,17 @@ struct AlternatingWindowsTests {
             #expect(throws: LoadOptions.UsageError.self) { try LoadOptions(arguments: arguments) }
         }
     }
+
+    @Test("a longer settling time leaves out more of each window's start, for both sides")
+    func settlingTimeIsChosen() {
+        let long = AlternatingWindows(windowSeconds: 10, realtimeOffset: 1_000_000_000_000, settlingSeconds: 2.5)
+        // Wall clock 1,000 s starts window 100; windows 100-103 are A B B A, 2.5 s of each left out.
+        #expect(long.side(ofMonotonic: 2_499_000_000) == nil)
+        #expect(long.side(ofMonotonic: 2_500_000_000) == .a)
+        #expect(long.side(ofMonotonic: 12_000_000_000) == nil)
+        #expect(long.side(ofMonotonic: 12_600_000_000) == .b)
+        #expect(long.side(ofMonotonic: 22_400_000_000) == nil)
+        #expect(long.side(ofMonotonic: 22_600_000_000) == .b)
+        #expect(long.side(ofMonotonic: 32_600_000_000) == .a)
+    }
 }

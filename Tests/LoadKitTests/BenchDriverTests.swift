@@ -43,6 +43,16 @@ struct BenchDriverTests {
         #expect(abuser.attacking(atWall: 27 * second))
     }
 
+    @Test("loadtest uploader's flags")
+    func uploaderFlags() throws {
+        let uploader = try UploaderDriver.parse([
+            "8080", "30", "--jwt-secret", "s", "--concurrency", "5", "--size", "4096", "--alternate", "10",
+        ])
+        #expect(uploader.port == 8080 && uploader.seconds == 30 && uploader.secret == "s")
+        #expect(uploader.concurrency == 5 && uploader.size == 4096 && uploader.alternateSeconds == 10)
+        #expect(try UploaderDriver.parse(["8080", "30", "--jwt-secret", "s"]).alternateSeconds == 0)
+    }
+
     @Test("loadtest abuser's flags")
     func abuserFlags() throws {
         let abuser = try AbuserDriver.parse(["8080", "18", "--rate", "500", "--alternate", "5"])

@@ -72,6 +72,7 @@ struct ImportCheckTests {
             PackageTarget(name: "SwitchboardHTTP", type: "regular", path: "h", dependencies: []),
             PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: []),
             PackageTarget(name: "SwitchboardAttachments", type: "regular", path: "a", dependencies: []),
+            PackageTarget(name: "SwitchboardWebhooks", type: "regular", path: "w", dependencies: []),
         ]
         #expect(
             ImportRules.checkLayers(targets) == [
@@ -90,6 +91,7 @@ struct ImportCheckTests {
             PackageTarget(name: "Helpers", type: "regular", path: "h", dependencies: ["SwitchboardPostgres"]),
             PackageTarget(name: "SwitchboardPostgres", type: "regular", path: "p", dependencies: []),
             PackageTarget(name: "SwitchboardAttachments", type: "regular", path: "a", dependencies: []),
+            PackageTarget(name: "SwitchboardWebhooks", type: "regular", path: "w", dependencies: []),
         ]
         #expect(
             ImportRules.checkLayers(targets) == [
@@ -111,6 +113,7 @@ struct ImportCheckTests {
                 dependencies: ["SwitchboardCrypto", "SwitchboardSystem", "COpenSSL"]),
             PackageTarget(name: "SwitchboardCrypto", type: "regular", path: "k", dependencies: ["COpenSSL"]),
             PackageTarget(name: "SwitchboardSystem", type: "regular", path: "s", dependencies: ["CSystem"]),
+            PackageTarget(name: "SwitchboardWebhooks", type: "regular", path: "w", dependencies: []),
         ]
         #expect(
             ImportRules.checkLayers(targets) == [
@@ -118,6 +121,28 @@ struct ImportCheckTests {
                     + " SwitchboardSystem): attachments' decisions must stay free of I/O (system calls, loops, HTTP,"
                     + " the database)",
                 "Package.swift: SwitchboardAttachments depends on the C module COpenSSL: it may reach C only through"
+                    + " the Swift modules that wrap it",
+            ])
+    }
+
+    @Test("webhooks' decisions may reach no I/O, nor depend on C")
+    func webhooksLayer() {
+        let targets = [
+            PackageTarget(name: "SwitchboardChatCore", type: "regular", path: "c", dependencies: []),
+            PackageTarget(name: "SwitchboardRouting", type: "regular", path: "r", dependencies: []),
+            PackageTarget(name: "SwitchboardAttachments", type: "regular", path: "a", dependencies: []),
+            PackageTarget(
+                name: "SwitchboardWebhooks", type: "regular", path: "w",
+                dependencies: ["SwitchboardCrypto", "SwitchboardReaders", "CCurl"]),
+            PackageTarget(name: "SwitchboardCrypto", type: "regular", path: "k", dependencies: ["COpenSSL"]),
+            PackageTarget(name: "SwitchboardReaders", type: "regular", path: "d", dependencies: []),
+        ]
+        #expect(
+            ImportRules.checkLayers(targets) == [
+                "Package.swift: SwitchboardWebhooks reaches SwitchboardReaders (SwitchboardWebhooks ->"
+                    + " SwitchboardReaders): webhooks' decisions must stay free of I/O (system calls, loops, HTTP,"
+                    + " the database)",
+                "Package.swift: SwitchboardWebhooks depends on the C module CCurl: it may reach C only through"
                     + " the Swift modules that wrap it",
             ])
     }

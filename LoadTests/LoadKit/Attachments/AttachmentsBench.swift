@@ -3,20 +3,20 @@ import SwitchboardSystem
 
 /// The runs of `loadtest bench-attachments`: the upload load alone (its
 /// throughput, the gateway's CPU and its peak RSS), and the `fanout`
-/// scenario alone and beside it.
+/// scenario with uploads beside it in alternate windows.
 struct AttachmentsBench {
     let context: BenchContext
     let gateway: GatewayProcess
     let concurrency: Int
 
     /// `loadtest uploader` against the gateway, on the harness's core, as a child.
-    func startUploader(size: Int, seconds: Int, output: String) throws -> SpawnedProcess {
+    func startUploader(size: Int, seconds: Int, output: String, extra: [String] = []) throws -> SpawnedProcess {
         try TextFile.write(output, "")
         return try SpawnedProcess(
             [
                 "taskset", "-c", "1", context.binary("loadtest"), "uploader", String(gateway.port), String(seconds),
                 "--jwt-secret", context.secret, "--concurrency", String(concurrency), "--size", String(size),
-            ], output: .file(output))
+            ] + extra, output: .file(output))
     }
 
     /// Waits for the uploader (sampling the gateway's RSS every 100 ms meanwhile) and reads its counts.
@@ -61,39 +61,57 @@ struct AttachmentsBench {
         return run
     }
 
-    /// The fanout scenario, alone or beside the upload load of `size` bytes per file.
-    func fanout(label: String, seconds: Int, uploadSize: Int?, shape: AttachmentsResults.Shape) throws -> FanoutRun {
+    /// The fanout scenario with its latency split by alternating windows, the
+    /// uploaders (files of `uploadSize` bytes) working in the B windows only;
+    /// without `uploadSize` an A/A run.
+    func fanout(
+        label: String, seconds: Int, uploadSize: Int?, shape: AttachmentsResults.Shape, windows: Windows
+    )
+        throws -> FanoutRun
+    {
         try DatabaseCommands.settle(context.databaseURL)
         let directory = try context.directory(label)
         let output = TextFile.join(context.work, "uploader-\(label).out")
-        let before = try context.scrape(gateway, to: TextFile.join(directory, "metrics-before.txt"))
         var uploader: SpawnedProcess?
         if let uploadSize {
             // It creates its sessions first (a second or two), then uploads for the run and a little more.
-            uploader = try startUploader(size: uploadSize, seconds: seconds + 6, output: output)
+            uploader = try startUploader(
+                size: uploadSize, seconds: seconds + 6, output: output,
+                extra: ["--alternate", String(windows.seconds)])
             DriveClock.sleep(seconds: 3)
         }
         let report = try context.fanout(
             gateway, sessions: shape.sessions, subscribers: shape.subscribers, rate: shape.rate, seconds: seconds,
-            directory: directory)
+            directory: directory,
+            extra: ["--alternate", String(windows.seconds), "--alternate-settle", String(windows.settle)])
         var run = FanoutRun(label: label, uploadSize: uploadSize)
         if let uploader {
             var peak = 0
             run.uploads = try finish(uploader, output: output, peakKiB: &peak)
         }
-        let after = try context.scrape(gateway, to: TextFile.join(directory, "metrics-after.txt"))
-        run.insideP99Ms = SendStages.between(before: before, after: after).first { $0.name == "total" }?.p99Milliseconds
         run.passed = report["passed"]?.boolValue
-        run.p50Ms = report.latency("send_to_delivery", "p50_ms")
+        run.aP99Ms = report.latency("send_to_delivery_a", "p99_ms")
+        run.bP99Ms = report.latency("send_to_delivery_b", "p99_ms")
+        run.aP50Ms = report.latency("send_to_delivery_a", "p50_ms")
+        run.bP50Ms = report.latency("send_to_delivery_b", "p50_ms")
+        run.aCount = report.latency("send_to_delivery_a", "count").map { Int($0) }
+        run.bCount = report.latency("send_to_delivery_b", "count").map { Int($0) }
         run.p99Ms = report.latency("send_to_delivery", "p99_ms")
         run.deliveriesPerSecond = report.figure("deliveries_per_second")
         context.log(
-            "\(label): p50 \(PythonFormat.fixed(run.p50Ms ?? .nan, 2)) ms, p99 \(PythonFormat.fixed(run.p99Ms ?? .nan, 2)) ms, "
-                + "inside the gateway p99 \(PythonFormat.fixed(run.insideP99Ms ?? .nan, 2)) ms"
+            "\(label): A windows p99 \(PythonFormat.fixed(run.aP99Ms ?? .nan, 2)) ms (\(run.aCount ?? 0) deliveries), "
+                + "B windows p99 \(PythonFormat.fixed(run.bP99Ms ?? .nan, 2)) ms (\(run.bCount ?? 0)): "
+                + BenchFormat.percent(run.change)
                 + (run.uploads.map {
-                    ", beside \(PythonFormat.fixed($0.uploadsPerSecond, 1)) uploads/s "
-                        + "(\(PythonFormat.fixed($0.megabytesPerSecond, 1)) MB/s)"
-                } ?? ""))
+                    " beside \($0.created) uploads in the B windows (\(PythonFormat.fixed($0.megabytesPerSecond, 1)) MB/s "
+                        + "over the run, \($0.cut) cut as A windows began)"
+                } ?? " (no uploads: A/A)"))
         return run
+    }
+
+    /// The alternating windows of the fanout runs.
+    struct Windows {
+        var seconds: Double
+        var settle: Double
     }
 }

@@ -14,9 +14,15 @@ public enum AttachmentsDriver {
     static let defaultPace = 8 << 20
     /// The gateway's in-flight budget in these runs: the default (docs/attachments.md).
     static let inFlightBudget = 64 * 1024 * 1024
+    /// The interleaved runs' windows: long enough that a window holds many uploads of 100 KiB; the
+    /// settling time covers what cut uploads left the gateway to store (at most 50 x 256 KiB at the
+    /// pace of 8 MiB/s: 1.6 s).
+    static let windows = AttachmentsBench.Windows(seconds: 10, settle: 2.5)
+    static let quickWindows = AttachmentsBench.Windows(seconds: 2, settle: 0.5)
 
     public static let usage = """
-        usage: loadtest bench-attachments [--seconds S] [--repeats N] [--concurrency C] [--pace B] [--quick] SET-UP
+        usage: loadtest bench-attachments [--seconds S] [--fanout-seconds F] [--repeats N] [--concurrency C] [--pace B]
+                                          [--quick] SET-UP
 
         A gateway (one event loop) on core 0 with the default attachment limits, except the
         per-session quota and the upload rate, raised so that a benchmark can reach them
@@ -26,20 +32,25 @@ public enum AttachmentsDriver {
         after another for S seconds (`loadtest uploader`): uploads/s, MB/s, upload p50/p99,
         the gateway's CPU-seconds per MB and its RSS at peak (sampled every 100 ms), which the
         in-flight budget (64 MiB) bounds, not the number of uploads. Then, on a gateway with the
-        default pace (8 MiB/s; --pace B: B bytes/s, 0 none), N repeats (default 3)
-        of the fanout scenario (10 sessions x 100 subscribers at 2,000 msg/s) alone and beside
-        each upload load. Writes results.json and each run's reports to --out, and the
-        "Attachments" section of docs/benchmarks.md (target: the fanout p99 beside uploads within
-        20% of alone; the gateway's own p99, frame read to ack written, is reported beside it). Exits 1 when a correctness check fails. Defaults: 10 s per run.
-        --quick: a small shape, 3-s runs, one repeat, prints the section instead.
-        --check only checks the flags.
+        default pace (8 MiB/s; --pace B: B bytes/s, 0 none), N repeats (default 2) of three
+        runs of the fanout scenario (10 sessions x 100 subscribers at 2,000 msg/s, F seconds,
+        default 120) with its latency split by 10-s windows of the wall clock taken in turn,
+        A B B A (`loadtest --alternate 10 --alternate-settle 2.5`): an A/A run with nothing
+        beside it (the method's own noise), then one beside each upload load working in the
+        B windows only (`loadtest uploader --alternate 10`, which resets its uploads as an A
+        window begins). Writes results.json and each run's reports to --out, and the
+        "Attachments" section of docs/benchmarks.md (target: the B windows' p99 within 20% of
+        the A windows'). Exits 1 when a correctness check fails. Defaults: 10 s per upload run.
+        --quick: a small shape, 3-s upload runs, 8-s fanout runs in 2-s windows, one repeat,
+        prints the section instead. --check only checks the flags.
 
         """ + BenchContext.setUpUsage
 
     struct Options {
         var flags: DriverFlags
         var quick: Bool
-        var seconds, repeats, concurrency: Int
+        var seconds, fanoutSeconds, repeats, concurrency: Int
+        var windows: AttachmentsBench.Windows
         /// `attachments.max_write_bytes_per_second` of the gateway beside the fanout; nil: its default.
         var pace: Int?
         var shape: AttachmentsResults.Shape
@@ -51,17 +62,24 @@ public enum AttachmentsDriver {
 
     static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
         let flags = try DriverFlags(
-            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "concurrency", "pace"],
+            arguments,
+            options: BenchContext.setUpOptions + ["seconds", "fanout-seconds", "repeats", "concurrency", "pace"],
             switchNames: ["quick", "check"])
         let quick = flags.has("quick")
         let options = Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 10),
-            repeats: try flags.int("repeats", default: quick ? 1 : 3),
+            fanoutSeconds: try flags.int("fanout-seconds", default: quick ? 8 : 120),
+            repeats: try flags.int("repeats", default: quick ? 1 : 2),
             concurrency: try flags.int("concurrency", default: quick ? 10 : 50),
+            windows: quick ? quickWindows : windows,
             pace: flags.string("pace") != nil ? try flags.int("pace", default: 0) : nil,
             shape: quick ? quickShape : shape)
         guard options.seconds > 0, options.repeats > 0, options.concurrency > 0 else {
             throw DriverFlags.UsageError(description: "--seconds, --repeats and --concurrency must be above 0")
+        }
+        guard Double(options.fanoutSeconds) >= options.windows.seconds * 4 else {
+            throw DriverFlags.UsageError(
+                description: "--fanout-seconds must hold at least four windows (\(Int(options.windows.seconds * 4)) s)")
         }
         return options
     }
@@ -79,7 +97,9 @@ public enum AttachmentsDriver {
         let context = try BenchContext(flags: options.flags, log: log)
         var results = AttachmentsResults(
             command: context.command, started: BenchmarksDoc.utcMinute(), seconds: options.seconds,
-            concurrency: options.concurrency, inFlightBudget: inFlightBudget, pace: options.pace ?? defaultPace,
+            fanoutSeconds: options.fanoutSeconds, windowSeconds: options.windows.seconds,
+            settleSeconds: options.windows.settle, concurrency: options.concurrency, inFlightBudget: inFlightBudget,
+            pace: options.pace ?? defaultPace,
             shape: options.shape)
         let exempt = "ip_limit_exempt = [\"127.0.0.1/32\", \"::1/128\"]"
         // Capacity: the uploads alone on a gateway without the write pace.
@@ -97,16 +117,17 @@ public enum AttachmentsDriver {
         defer { gateway.stop() }
         let bench = AttachmentsBench(context: context, gateway: gateway, concurrency: options.concurrency)
         for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
-            let alone = try bench.fanout(
-                label: "fanout-alone-\(repeat_)", seconds: options.seconds, uploadSize: nil, shape: options.shape)
+            let control = try bench.fanout(
+                label: "fanout-aa-\(repeat_)", seconds: options.fanoutSeconds, uploadSize: nil, shape: options.shape,
+                windows: options.windows)
             var beside: [FanoutRun] = []
             for size in sizes {
                 beside.append(
                     try bench.fanout(
-                        label: "fanout-uploads-\(size / 1024)k-\(repeat_)", seconds: options.seconds,
-                        uploadSize: size, shape: options.shape))
+                        label: "fanout-uploads-\(size / 1024)k-\(repeat_)", seconds: options.fanoutSeconds,
+                        uploadSize: size, shape: options.shape, windows: options.windows))
             }
-            results.repeats.append((alone, beside))
+            results.repeats.append((control, beside))
         }
         gateway.stop()
         try context.publish(

@@ -1,7 +1,8 @@
 import SwitchboardJSON
 
 /// What `loadtest bench-attachments` measured: the upload load alone for each
-/// file size, and per repeat the fanout scenario alone and beside uploads.
+/// file size, and per repeat the fanout scenario's A/A run and its runs with
+/// uploads in alternate windows.
 /// Written to results.json and rendered by `AttachmentsSection`.
 struct AttachmentsResults {
     typealias Shape = (sessions: Int, subscribers: Int, rate: Int)
@@ -9,17 +10,21 @@ struct AttachmentsResults {
     var command: String
     var started: String
     var seconds: Int
+    /// The interleaved runs' length, window and settling time.
+    var fanoutSeconds: Int
+    var windowSeconds: Double
+    var settleSeconds: Double
     var concurrency: Int
     var inFlightBudget: Int
     /// `attachments.max_write_bytes_per_second` beside the fanout (0: none).
     var pace: Int
     var shape: Shape
     var throughput: [UploadRun] = []
-    var repeats: [(alone: FanoutRun, beside: [FanoutRun])] = []
+    var repeats: [(control: FanoutRun, beside: [FanoutRun])] = []
 
     /// Runs whose correctness checks failed, or whose uploads were not all answered as they must be.
     var failed: [String] {
-        var labels = repeats.flatMap { [$0.alone] + $0.beside }.filter { $0.passed != true }.map(\.label)
+        var labels = repeats.flatMap { [$0.control] + $0.beside }.filter { $0.passed != true }.map(\.label)
         labels += throughput.filter { $0.counts.created == 0 || $0.counts.other > 0 || $0.counts.failed > 0 }
             .map(\.label)
         return labels
@@ -28,11 +33,13 @@ struct AttachmentsResults {
     var json: JSONValue {
         let meta: JSONValue = [
             "started": .string(started), "command": .string(command), "seconds": .int(seconds),
+            "fanout_seconds": .int(fanoutSeconds), "window_s": .double(windowSeconds),
+            "settle_s": .double(settleSeconds),
             "concurrency": .int(concurrency), "in_flight_budget": .int(inFlightBudget), "pace": .int(pace),
             "shape": [.int(shape.sessions), .int(shape.subscribers), .int(shape.rate)],
         ]
         let repeats: [JSONValue] = repeats.map { pair in
-            ["alone": pair.alone.json, "beside": .array(pair.beside.map(\.json))]
+            ["control": pair.control.json, "beside": .array(pair.beside.map(\.json))]
         }
         return ["meta": meta, "throughput": .array(throughput.map(\.json)), "repeats": .array(repeats)]
     }
@@ -61,21 +68,30 @@ struct UploadRun {
     }
 }
 
-/// One fanout run, alone (`uploadSize` nil) or beside uploads of that size.
+/// One fanout run with its send-to-delivery latency split by alternating
+/// windows: beside uploads of `uploadSize` bytes in the B windows only, or
+/// (`uploadSize` nil) with nothing beside it, an A/A run whose two sides
+/// differ only by the method's own noise.
 struct FanoutRun {
     var label: String
     var uploadSize: Int?
     var passed: Bool?
-    var p50Ms, p99Ms: Double?
-    /// Inside the gateway (frame read to ack written): what the harness's core does not move.
-    var insideP99Ms: Double?
+    /// The A windows' and the B windows' latency, and the whole run's p99.
+    var aP99Ms, bP99Ms, aP50Ms, bP50Ms: Double?
+    var aCount, bCount: Int?
+    var p99Ms: Double?
     var deliveriesPerSecond: Double?
     var uploads: UploadCounts?
+
+    /// The B windows' p99 over the A windows', minus one.
+    var change: Double { AttachmentsSection.change(bP99Ms, over: aP99Ms) }
 
     var json: JSONValue {
         [
             "label": .string(label), "upload_size": .optional(uploadSize), "passed": .optional(passed),
-            "p50_ms": .optional(p50Ms), "p99_ms": .optional(p99Ms), "inside_p99_ms": .optional(insideP99Ms),
+            "a_p99_ms": .optional(aP99Ms), "b_p99_ms": .optional(bP99Ms), "a_p50_ms": .optional(aP50Ms),
+            "b_p50_ms": .optional(bP50Ms), "a_count": .optional(aCount), "b_count": .optional(bCount),
+            "p99_ms": .optional(p99Ms), "change": .optional(change.isNaN ? nil : change),
             "deliveries_per_s": .optional(deliveriesPerSecond), "uploads": uploads?.json ?? .null,
         ]
     }

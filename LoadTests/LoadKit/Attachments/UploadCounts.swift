@@ -10,6 +10,8 @@ struct UploadCounts: Equatable, Sendable {
     var refused429 = 0
     var other = 0
     var failed = 0
+    /// Uploads reset as an A window began (`--alternate`).
+    var cut = 0
     var bytesStored = 0
     var seconds = 0.0
     var p50Ms = Double.nan
@@ -28,6 +30,7 @@ struct UploadCounts: Equatable, Sendable {
         object["refused_429"] = .int(refused429)
         object["other"] = .int(other)
         object["failed"] = .int(failed)
+        object["cut"] = .int(cut)
         object["bytes_stored"] = .int(bytesStored)
         object["seconds"] = .double(PythonFormat.round(seconds, 3))
         object["p50_ms"] = .optional(p50Ms.isNaN ? nil : PythonFormat.round(p50Ms, 2))
@@ -47,6 +50,7 @@ extension UploadCounts {
         refused429 = int("refused_429")
         other = int("other")
         failed = int("failed")
+        cut = int("cut")
         bytesStored = int("bytes_stored")
         seconds = json["seconds"]?.doubleValue ?? 0
         p50Ms = json["p50_ms"]?.doubleValue ?? .nan

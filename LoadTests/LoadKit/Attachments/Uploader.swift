@@ -6,12 +6,23 @@ import Synchronization
 /// load of `loadtest bench-attachments`. Each upload is one request on a new
 /// connection, as a browser's widget makes it; the file is a PDF of the given
 /// size (no thumbnail: the bytes' own path through the gateway and the store).
+///
+/// With `alternateSeconds` > 0 it uploads only in the B windows of that many
+/// seconds on the wall clock (`AlternatingWindows`) and cuts (resets) every
+/// upload still going when an A window begins, so that `loadtest --alternate S`
+/// compares the chat with and without uploads within one run.
 struct Uploader {
     var port: UInt16
     var seconds: Double
     var concurrency = 50
     var size = 100 * 1024
     var secret = ""
+    var alternateSeconds = 0.0
+
+    /// Whether this instant is one to upload in.
+    private func uploading() -> Bool {
+        alternateSeconds <= 0 || AlternatingWindows.sideNow(windowSeconds: alternateSeconds) == .b
+    }
 
     /// Sessions to upload to, one per uploader (created over the chat protocol).
     func sessions(token: String) throws -> [String] {
@@ -40,13 +51,17 @@ struct Uploader {
                 var mine = UploadCounts()
                 var latencies: [Double] = []
                 while DriveClock.monotonicSeconds() < deadline {
+                    guard uploading() else {
+                        ThisProcess.sleep(milliseconds: 10)
+                        continue
+                    }
                     let t0 = DriveClock.monotonicSeconds()
                     mine.uploads += 1
                     do {
                         let answer = try HTTPClient.request(
                             "POST", "/api/v1/sessions/\(session)/attachments?filename=label.pdf", port: port,
                             headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/pdf")],
-                            body: file, timeoutSeconds: 60)
+                            body: file, timeoutSeconds: 60, abandon: alternateSeconds > 0 ? { !uploading() } : nil)
                         switch answer.status {
                         case 201:
                             mine.created += 1
@@ -62,6 +77,8 @@ struct Uploader {
                         }
                         // A refusal says when to come back; an uploader waits a little rather than spin.
                         if answer.status == 503 || answer.status == 429 { ThisProcess.sleep(milliseconds: 50) }
+                    } catch let error as DriveError where error.description == HTTPClient.abandoned {
+                        mine.cut += 1
                     } catch {
                         mine.failed += 1
                         if mine.firstOther.isEmpty { mine.firstOther = "\(error)" }
@@ -115,6 +132,7 @@ extension UploadCounts {
         refused429 += other.refused429
         self.other += other.other
         failed += other.failed
+        cut += other.cut
         bytesStored += other.bytesStored
         if firstOther.isEmpty { firstOther = other.firstOther }
     }

@@ -64,9 +64,16 @@ public struct HTTPResponse: Sendable {
 /// /metrics, the REST API): one request per connection (`Connection: close`),
 /// every wait bounded by the timeout.
 public enum HTTPClient {
+    /// The error of a request given up because `abandon` said so.
+    public static let abandoned = "abandoned"
+
+    /// With `abandon`, asked every 20 ms while the request waits: once it says
+    /// true, the connection is reset (what the kernel still holds to send is
+    /// dropped, and the peer sees the reset at once) and `abandoned` is thrown.
     public static func request(
         _ method: String = "GET", _ path: String, port: UInt16, host: String = "127.0.0.1",
-        headers: [(String, String)] = [], body: [UInt8]? = nil, timeoutSeconds: Double = 5
+        headers: [(String, String)] = [], body: [UInt8]? = nil, timeoutSeconds: Double = 5,
+        abandon: (() -> Bool)? = nil
     ) throws(DriveError) -> HTTPResponse {
         let deadline = DriveClock.monotonicSeconds() + timeoutSeconds
         let fd: Int32
@@ -75,12 +82,27 @@ public enum HTTPClient {
         } catch {
             throw DriveError("\(method) \(path): \(error)")
         }
-        defer { Posix.close(fd) }
+        var reset = false
+        defer {
+            if reset {
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            }
+            Posix.close(fd)
+        }
+        func wait(_ events: PollSet.Events, _ what: String) throws(DriveError) {
+            do {
+                try Self.wait(fd, for: events, until: deadline, what: what, abandon: abandon)
+            } catch {
+                reset = error.description == abandoned
+                throw error
+            }
+        }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         let request = Array((head + "\r\n").utf8) + (body ?? [])
-        try wait(fd, for: .writable, until: deadline, what: "\(method) \(path): connect")
+        try wait(.writable, "\(method) \(path): connect")
         do {
             try Socket.finishConnect(fd)
         } catch {
@@ -88,7 +110,7 @@ public enum HTTPClient {
         }
         var sent = 0
         while sent < request.count {
-            try wait(fd, for: .writable, until: deadline, what: "\(method) \(path): send")
+            try wait(.writable, "\(method) \(path): send")
             let result = request.withUnsafeBytes { all in
                 Result { () throws(SystemError) in try Socket.send(fd, UnsafeRawBufferPointer(rebasing: all[sent...])) }
             }
@@ -98,7 +120,7 @@ public enum HTTPClient {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            try wait(fd, for: .readable, until: deadline, what: "\(method) \(path): answer")
+            try wait(.readable, "\(method) \(path): answer")
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if count > 0 { received.append(contentsOf: chunk[0..<count]) }
@@ -119,14 +141,16 @@ public enum HTTPClient {
     }
 
     private static func wait(
-        _ fd: Int32, for events: PollSet.Events, until deadline: Double, what: String
+        _ fd: Int32, for events: PollSet.Events, until deadline: Double, what: String, abandon: (() -> Bool)?
     ) throws(DriveError) {
         while true {
+            if let abandon, abandon() { throw DriveError(abandoned) }
             let left = deadline - DriveClock.monotonicSeconds()
             guard left > 0 else { throw DriveError("\(what): timed out") }
             var poll = PollSet([fd])
             poll.watch(0, for: events)
-            if (try? poll.wait(timeoutMilliseconds: Int32(max(1, left * 1000)))) ?? 0 > 0 { return }
+            let slice = abandon == nil ? left : min(left, 0.02)
+            if (try? poll.wait(timeoutMilliseconds: Int32(max(1, slice * 1000)))) ?? 0 > 0 { return }
         }
     }
 }

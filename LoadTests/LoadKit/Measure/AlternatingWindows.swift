@@ -16,28 +16,41 @@ import SwitchboardSystem
 /// sides alike.
 ///
 /// A send counts for the window it was scheduled in. The first 250 ms of each
-/// window count for neither side, while what the previous window left queued
-/// is worked off (a p99 of tens of milliseconds drains in far less). The rest
-/// counts whole: an abuser's burst as its window opens is part of its effect.
+/// window (by default; `loadtest --alternate-settle S`) count for neither side,
+/// while what the previous window left queued is worked off (a p99 of tens of
+/// milliseconds drains in far less; uploads cut as an A window begins leave the
+/// gateway up to a few seconds of bytes to store). The rest counts whole: an
+/// abuser's burst as its window opens is part of its effect.
 public struct AlternatingWindows: Sendable, Equatable {
     public enum Side: Sendable, Equatable { case a, b }
 
     public let windowNanoseconds: UInt64
-    public static let settlingNanoseconds: UInt64 = 250_000_000
+    public static let defaultSettlingSeconds = 0.25
+    public let settlingNanoseconds: UInt64
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC when the run began: turns the
     /// harness's monotonic send stamps into the wall clock the other process
     /// switches on (both read the same machine's clock).
     let realtimeOffset: UInt64
 
-    public init(windowSeconds: Double, realtimeOffset: UInt64) {
+    public init(windowSeconds: Double, realtimeOffset: UInt64, settlingSeconds: Double = defaultSettlingSeconds) {
         windowNanoseconds = UInt64(windowSeconds * 1e9)
+        settlingNanoseconds = UInt64(settlingSeconds * 1e9)
         self.realtimeOffset = realtimeOffset
     }
 
     /// Windows on this machine's wall clock, starting now.
-    public static func onWallClock(windowSeconds: Double) -> AlternatingWindows {
+    public static func onWallClock(
+        windowSeconds: Double, settlingSeconds: Double = defaultSettlingSeconds
+    ) -> AlternatingWindows {
         let wall = UInt64(UnixClock.nowMicroseconds()) * 1000
-        return AlternatingWindows(windowSeconds: windowSeconds, realtimeOffset: wall &- MonotonicClock.nanoseconds())
+        return AlternatingWindows(
+            windowSeconds: windowSeconds, realtimeOffset: wall &- MonotonicClock.nanoseconds(),
+            settlingSeconds: settlingSeconds)
+    }
+
+    /// The side of the window this instant falls in on the wall clock, settling time included.
+    public static func sideNow(windowSeconds: Double) -> Side {
+        side(ofWall: UInt64(UnixClock.nowMicroseconds()) * 1000, windowNanoseconds: UInt64(windowSeconds * 1e9))
     }
 
     /// The side a send scheduled at `monotonic` (nanoseconds) counts for, or
@@ -45,7 +58,7 @@ public struct AlternatingWindows: Sendable, Equatable {
     @inline(__always)
     public func side(ofMonotonic monotonic: UInt64) -> Side? {
         let wall = monotonic &+ realtimeOffset
-        guard wall % windowNanoseconds >= Self.settlingNanoseconds else { return nil }
+        guard wall % windowNanoseconds >= settlingNanoseconds else { return nil }
         return Self.side(ofWall: wall, windowNanoseconds: windowNanoseconds)
     }
 

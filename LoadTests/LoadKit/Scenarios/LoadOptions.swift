@@ -43,6 +43,8 @@ public struct LoadOptions: Sendable {
     /// 0: off. Otherwise the send-to-delivery latency is also split by
     /// alternating wall-clock windows of this many seconds (`AlternatingWindows`).
     public var alternateSeconds = 0.0
+    /// With `--alternate`: the start of each window that counts for neither side.
+    public var alternateSettleSeconds = AlternatingWindows.defaultSettlingSeconds
     /// Targets the report holds the run to (`ScenarioTargets`; overridable).
     public var targetRate = ScenarioTargets.storedPerSecond
     public var targetDeliveries = ScenarioTargets.deliveriesPerSecond
@@ -105,6 +107,7 @@ public struct LoadOptions: Sendable {
                                S-second windows of the wall clock, A B B A A B B A (the first
                                250 ms of each left out): something switched on and off on the
                                same clock beside the run is compared within one run
+          --alternate-settle S (0.25) the start of each window left out
           --target-rate R (\(Int(ScenarioTargets.storedPerSecond)))  \
         --target-deliveries D (\(Int(ScenarioTargets.deliveriesPerSecond)))
           --target-p99-ms M (\(Int(ScenarioTargets.conversationsP99Milliseconds)); \
@@ -185,6 +188,7 @@ public struct LoadOptions: Sendable {
             case "--step-seconds": stepSeconds = try number(name)
             case "--p99-bound-ms": p99BoundMilliseconds = try number(name)
             case "--alternate": alternateSeconds = try number(name)
+            case "--alternate-settle": alternateSettleSeconds = try number(name)
             case "--hold": holdSeconds = try number(name)
             case "--away-for": awaySeconds = try number(name)
             case "--away-every": awayEverySeconds = try number(name)
@@ -247,6 +251,9 @@ public struct LoadOptions: Sendable {
             guard alternateSeconds >= 1, alternateSeconds * 2 <= seconds else {
                 throw UsageError(description: "--alternate needs at least 1 s, and --seconds at least twice it")
             }
+            guard alternateSettleSeconds >= 0, alternateSettleSeconds * 2 <= alternateSeconds else {
+                throw UsageError(description: "--alternate-settle must be 0 to half of --alternate")
+            }
         }
         // Every step must carry traffic, and the ramp must end.
         if scenario == "ramp" && (stepSeconds <= 0 || (rampMax - rampStart) / rampStep > 1000) {
@@ -286,7 +293,10 @@ public struct LoadOptions: Sendable {
         if scenario != "idle" {
             shown += [("seconds", "\(seconds)"), ("warmup", "\(warmupSeconds)"), ("body_bytes", "\(bodyBytes)")]
         }
-        if alternateSeconds > 0 { shown.append(("alternate", "\(alternateSeconds)")) }
+        if alternateSeconds > 0 {
+            shown.append(("alternate", "\(alternateSeconds)"))
+            shown.append(("alternate_settle", "\(alternateSettleSeconds)"))
+        }
         return shown
     }
 }

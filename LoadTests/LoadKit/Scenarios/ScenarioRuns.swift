@@ -89,7 +89,9 @@ enum ScenarioRuns {
         let warmup = min(context.options.warmupSeconds, seconds / 2)
         shard.recordFrom = start + UInt64(warmup * 1e9)
         if context.options.alternateSeconds > 0 {
-            shard.alternation = .onWallClock(windowSeconds: context.options.alternateSeconds)
+            shard.alternation = .onWallClock(
+                windowSeconds: context.options.alternateSeconds, settlingSeconds: context.options.alternateSettleSeconds
+            )
         }
         // The harness's own share too (every shard's thread), read by the
         // shard that reads the gateway: on a machine the two share, what the
