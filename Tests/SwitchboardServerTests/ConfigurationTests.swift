@@ -145,6 +145,14 @@ import Testing
         #expect(documented.writerConnections == builtIn.writerConnections)
         #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)
         #expect(RoutingSettings(documented) == RoutingSettings(builtIn))
+        let webhooks: [KeyPath<Configuration, Int>] = [
+            \.webhooksTimeoutSeconds, \.webhooksConnectTimeoutSeconds, \.webhooksDisableAfterHours, \.webhooksThreads,
+            \.webhooksMaxConcurrent, \.webhooksMaxConcurrentPerEndpoint, \.webhooksPollIntervalMilliseconds,
+            \.webhooksRetryDivisor,
+        ]
+        for key in webhooks { #expect(documented[keyPath: key] == builtIn[keyPath: key], "\(key)") }
+        #expect(documented.webhooksEnabled == builtIn.webhooksEnabled)
+        #expect(!builtIn.webhooksAllowPrivateTargets && !documented.webhooksAllowPrivateTargets)
     }
 
     /// `routing.*` (docs/routing.md): read from the file and the environment,

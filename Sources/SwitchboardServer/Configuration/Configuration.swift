@@ -141,6 +141,29 @@ public struct Configuration: Sendable {
     /// Bytes per second all attachment workers write together; 0: no bound.
     public var attachmentsMaxWriteBytesPerSecond = 8 << 20
 
+    // [webhooks] (docs/webhooks.md)
+    /// Run the dispatcher on this node (every node may: deliveries are claimed with SKIP LOCKED).
+    public var webhooksEnabled = true
+    /// Let endpoints resolve to loopback, private or link-local addresses (development and tests).
+    public var webhooksAllowPrivateTargets = false
+    /// A delivery succeeds on a 2xx within this many seconds.
+    public var webhooksTimeoutSeconds = 10
+    public var webhooksConnectTimeoutSeconds = 5
+    /// An endpoint failing without a success for this long is disabled.
+    public var webhooksDisableAfterHours = 72
+    /// Dispatcher threads on this node.
+    public var webhooksThreads = 2
+    /// Requests in flight on this node, all endpoints together, and per endpoint.
+    public var webhooksMaxConcurrent = 16
+    public var webhooksMaxConcurrentPerEndpoint = 4
+    /// How often an idle dispatcher looks for due deliveries (commits on this node wake it at once).
+    public var webhooksPollIntervalMilliseconds = 1000
+    /// Divides the retry schedule's delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): for tests only.
+    public var webhooksRetryDivisor = 1
+
+    /// The retry schedule's scale (`RetrySchedule`'s factor).
+    public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }
+
     public init() {}
 
     /// Loop threads to start: the configured number, or one per core.
