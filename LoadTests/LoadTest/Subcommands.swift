@@ -24,6 +24,11 @@ let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> I
         "bench-attachments", "upload throughput and the fanout p99 beside uploads (scripts/bench-attachments)",
         AttachmentsDriver.main
     ),
+    (
+        "webhook-receiver", "a fast local webhook receiver that checks signatures and counts events (bench-webhooks)",
+        WebhookReceiverDriver.main
+    ),
+    ("webhook-sender", "signed webhooks as fast as a receiver answers them (its capacity)", WebhookSenderDriver.main),
     ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
     ("bench-latency", "the gateway's latency above its own commit (scripts/bench-latency)", LatencyDriver.main),
     (
