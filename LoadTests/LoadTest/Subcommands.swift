@@ -29,6 +29,10 @@ let subcommands: [(name: String, summary: String, run: @Sendable ([String]) -> I
         WebhookReceiverDriver.main
     ),
     ("webhook-sender", "signed webhooks as fast as a receiver answers them (its capacity)", WebhookSenderDriver.main),
+    (
+        "bench-webhooks", "webhooks delivered/s, commit-to-delivery latency, the writer with and without an endpoint",
+        WebhooksDriver.main
+    ),
     ("bench-cluster", "what NOTIFY and a second node cost (scripts/bench-cluster)", ClusterDriver.main),
     ("bench-latency", "the gateway's latency above its own commit (scripts/bench-latency)", LatencyDriver.main),
     (

@@ -100,7 +100,7 @@ final class CPUSampler: Sendable {
         return (name, user + system)
     }
 
-    private static func processes() -> [Int32] {
+    static func processes() -> [Int32] {
         guard let directory = opendir("/proc") else { return [] }
         defer { closedir(directory) }
         var pids: [Int32] = []

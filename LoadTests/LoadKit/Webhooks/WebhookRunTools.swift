@@ -1,0 +1,208 @@
+import SwitchboardAuth
+import SwitchboardJSON
+import SwitchboardSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An endpoint made over the API: its id and the secret shown once.
+public struct WebhookEndpoint: Sendable, Equatable {
+    public var id: String
+    public var secret: String
+}
+
+/// The webhook management API as an admin calls it (PROTOCOL.md, "Webhooks").
+public enum WebhookAPI {
+    /// `POST /api/v1/webhooks` for `events` to `url`; the endpoint's id and secret.
+    public static func create(
+        port: UInt16, token: String, url: String, events: [String], description: String
+    ) throws(DriveError) -> WebhookEndpoint {
+        let body: JSONValue = [
+            "url": .string(url), "events": .array(events.map(JSONValue.string)), "description": .string(description),
+        ]
+        let response = try HTTPClient.request(
+            "POST", "/api/v1/webhooks", port: port,
+            headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+            body: Array(body.text.utf8), timeoutSeconds: 10)
+        guard response.status == 201 || response.status == 200 else {
+            throw DriveError("POST /api/v1/webhooks answered \(response.status): \(response.text.prefix(300))")
+        }
+        guard let answer = try? JSONParser.parse(response.body, limits: .reports), let endpoint = parse(answer) else {
+            throw DriveError("POST /api/v1/webhooks: no id and secret in \(response.text.prefix(300))")
+        }
+        return endpoint
+    }
+
+    /// The id and the secret of a creation's answer: at its top level or in a
+    /// member `endpoint` or `webhook` (the secret may sit beside it).
+    static func parse(_ answer: JSONValue) -> WebhookEndpoint? {
+        let nested = answer["endpoint"] ?? answer["webhook"]
+        guard let id = answer["id"]?.stringValue ?? nested?["id"]?.stringValue,
+            let secret = answer["secret"]?.stringValue ?? nested?["secret"]?.stringValue, secret.hasPrefix("whsec_")
+        else { return nil }
+        return WebhookEndpoint(id: id, secret: secret)
+    }
+
+    /// `PATCH /api/v1/webhooks/{id}` with `{"enabled": ...}`.
+    public static func setEnabled(port: UInt16, token: String, id: String, enabled: Bool) throws(DriveError) {
+        let response = try HTTPClient.request(
+            "PATCH", "/api/v1/webhooks/\(id)", port: port,
+            headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+            body: Array(#"{"enabled":\#(enabled)}"#.utf8), timeoutSeconds: 10)
+        guard (200...299).contains(response.status) else {
+            throw DriveError("PATCH /api/v1/webhooks/\(id) answered \(response.status): \(response.text.prefix(300))")
+        }
+    }
+
+    /// An admin's token for `workspace`.
+    public static func adminToken(workspace: String, secret: String) -> String {
+        HarnessRuns.token(role: .admin, subject: "webhooks-admin", workspace: workspace, secret: secret)
+    }
+
+    /// The workspace's row, as the gateway makes it on first use, so that an
+    /// endpoint can be made before any session.
+    public static func ensureWorkspace(_ workspace: String, databaseURL: String) throws(DriveError) {
+        try CapturedCommand.check([
+            "psql", "-X", "-q", databaseURL, "-v", "ON_ERROR_STOP=1", "-c",
+            "INSERT INTO workspaces (id, name) VALUES ('\(workspace)'::uuid, 'Workspace \(workspace)') "
+                + "ON CONFLICT (id) DO NOTHING",
+        ])
+    }
+}
+
+/// The outbox as SQL sees it (migration 13's webhook_events and
+/// webhook_deliveries), through psql.
+public enum WebhookOutbox {
+    /// Deliveries not yet answered 2xx nor given up: the outbox's depth.
+    public static func pending(_ databaseURL: String) -> Int? {
+        count(databaseURL, "SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+    }
+
+    /// Deliveries given up after the last retry.
+    public static func failed(_ databaseURL: String) -> Int? {
+        count(databaseURL, "SELECT count(*) FROM webhook_deliveries WHERE status = 'failed'")
+    }
+
+    /// `message.created` events written for `workspace`.
+    public static func messageEvents(_ databaseURL: String, workspace: String) -> Int? {
+        count(
+            databaseURL,
+            "SELECT count(*) FROM webhook_events WHERE type = 'message.created' AND workspace_id = '\(workspace)'")
+    }
+
+    /// The ids of `workspace`'s `message.created` events.
+    public static func messageEventIDs(_ databaseURL: String, workspace: String) throws(DriveError) -> [String] {
+        let result = try CapturedCommand.check([
+            "psql", "-X", "-q", "-t", "-A", databaseURL, "-c",
+            "SELECT id FROM webhook_events WHERE type = 'message.created' AND workspace_id = '\(workspace)'",
+        ])
+        return result.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    /// Messages stored in `workspace` that a `message.created` reports: not
+    /// system events, not private notes.
+    public static func reportableMessages(_ databaseURL: String, workspace: String) -> Int? {
+        count(
+            databaseURL,
+            "SELECT count(*) FROM chats WHERE workspace_id = '\(workspace)' AND kind NOT IN ('event', 'note')")
+    }
+
+    static func count(_ databaseURL: String, _ query: String) -> Int? {
+        guard let result = try? DatabaseCommands.psql(databaseURL, query), result.exit.succeeded else { return nil }
+        return Int(result.standardOutput.trimmingPythonSpace())
+    }
+
+    /// Waits until no delivery is pending; the seconds it took, or nil at the timeout.
+    public static func waitUntilDrained(_ databaseURL: String, timeoutSeconds: Double) -> Double? {
+        let start = DriveClock.monotonicSeconds()
+        while DriveClock.monotonicSeconds() - start < timeoutSeconds {
+            if pending(databaseURL) == 0 { return PythonFormat.round(DriveClock.monotonicSeconds() - start, 2) }
+            DriveClock.sleep(seconds: 0.25)
+        }
+        return nil
+    }
+}
+
+/// `loadtest webhook-receiver` as a driver's child: pinned to `core` (nil:
+/// not pinned), its journal kept across restarts, its output in `logPath`.
+public final class WebhookReceiverProcess {
+    public let port: UInt16
+    public let secret: String?
+    public let journalPath: String
+    public let logPath: String
+    public let summaryPath: String
+    let command: [String]
+    public private(set) var process: SpawnedProcess
+
+    public init(
+        binDirectory: String, port: UInt16, secret: String?, journalPath: String, logPath: String, summaryPath: String,
+        core: Int?, nice: [String] = HarnessRuns.nicePrefix
+    ) throws(DriveError) {
+        self.port = port
+        self.secret = secret
+        self.journalPath = journalPath
+        self.logPath = logPath
+        self.summaryPath = summaryPath
+        command =
+            nice + (core.map { ["taskset", "-c", String($0)] } ?? [])
+            + [TextFile.join(binDirectory, "loadtest"), "webhook-receiver", String(port)]
+            + (secret.map { ["--secret", $0] } ?? []) + ["--journal", journalPath, "--out", summaryPath]
+        process = try Self.start(command, port: port, logPath: logPath)
+    }
+
+    private static func start(_ command: [String], port: UInt16, logPath: String) throws(DriveError) -> SpawnedProcess {
+        let process = try SpawnedProcess(command, output: .file(logPath))
+        guard LocalPorts.waitUntilAccepting(port: port, seconds: 30, process: process) else {
+            process.stop(timeoutSeconds: 2)
+            throw DriveError("the webhook receiver did not listen on \(port) (log \(logPath))")
+        }
+        return process
+    }
+
+    public var pid: pid_t { process.pid }
+
+    /// The http URL an endpoint points at.
+    public var url: String { "http://127.0.0.1:\(port)/webhook" }
+
+    /// GET /stats; nil when it does not answer.
+    public func stats() -> WebhookReceiverSummary? {
+        guard let text = HTTPClient.text("/stats", port: port, timeoutSeconds: 5),
+            let json = try? JSONParser.parse(text, limits: .reports)
+        else { return nil }
+        return WebhookReceiverSummary(json: json)
+    }
+
+    /// POST /reset: the summary until now; latency and rates count again from here.
+    @discardableResult
+    public func reset() -> WebhookReceiverSummary? {
+        guard let response = try? HTTPClient.request("POST", "/reset", port: port, timeoutSeconds: 5),
+            response.status == 200, let json = try? JSONParser.parse(response.body, limits: .reports)
+        else { return nil }
+        return WebhookReceiverSummary(json: json)
+    }
+
+    /// SIGKILL: the receiver vanishes mid-request, as a crashed one does.
+    public func kill() {
+        process.signal(SIGKILL)
+        process.wait(timeoutSeconds: 10)
+    }
+
+    /// Started again on the same port and journal (after `kill` or `stop`).
+    public func restart() throws(DriveError) {
+        if process.isRunning { process.stop(timeoutSeconds: 5) }
+        process = try Self.start(command, port: port, logPath: logPath)
+    }
+
+    /// SIGTERM; its final summary (also in `summaryPath`).
+    @discardableResult
+    public func stop() -> WebhookReceiverSummary? {
+        process.stop(timeoutSeconds: 10)
+        guard let text = try? TextFile.read(summaryPath), let json = try? JSONParser.parse(text, limits: .reports)
+        else { return nil }
+        return WebhookReceiverSummary(json: json)
+    }
+
+    /// Its journal read back.
+    public var journal: WebhookJournal { WebhookJournal.read(journalPath) }
+}

@@ -1,0 +1,160 @@
+import SwitchboardJSON
+
+/// `loadtest bench-webhooks`: webhooks delivered per second to a local
+/// keep-alive receiver under the `conversations` load, the latency from an
+/// event's commit to its delivery, and the writer's stored messages/s with
+/// and without an endpoint subscribed to `message.created`, in one run
+/// (scripts/bench-webhooks; docs/benchmarks.md, "Webhooks").
+public enum WebhooksDriver {
+    /// More than the machine stores (the routing bench's throughput runs store about 18,600 msg/s per
+    /// gateway with two side by side); and a rate every part keeps up with.
+    static let shape: WebhooksResults.Shape = (sessions: 500, operators: 2, rate: 40000)
+    static let steadyShape: WebhooksResults.Shape = (sessions: 500, operators: 2, rate: 2000)
+    static let quickShape: WebhooksResults.Shape = (sessions: 50, operators: 2, rate: 5000)
+    static let quickSteadyShape: WebhooksResults.Shape = (sessions: 50, operators: 2, rate: 500)
+    static let windows = WebhooksBench.Windows(seconds: 10, settle: 2, count: 8)
+    static let quickWindows = WebhooksBench.Windows(seconds: 1.5, settle: 0.4, count: 4)
+
+    public static let usage = """
+        usage: loadtest bench-webhooks [--seconds S] [--rate R] [--steady-rate R2] [--windows N]
+                                       [--window-seconds W] [--repeats K] [--quick] SET-UP
+
+        First the receiver alone: `loadtest webhook-sender` (8 keep-alive connections, core 0)
+        against `loadtest webhook-receiver` (core 1) for 5 s: webhooks/s and the receiver's CPU
+        per webhook, so that what follows is known not to be the receiver's limit.
+
+        Then a gateway (one event loop) on core 0 with `[webhooks] allow_private_targets = true`
+        and the other webhook settings at their defaults, PostgreSQL (durable) unpinned, the
+        harness and the receiver on core 1; an admin creates an endpoint
+        (POST /api/v1/webhooks) for message.created in the workspace the `conversations`
+        scenario writes to (`loadtest --workspace`), pointing at the receiver, which checks
+        every signature with the endpoint's secret. Runs:
+          steady     conversations (500 sessions x 2 operators) at R2 msg/s (2,000) for S s (30):
+                     commit-to-delivery p50/p99 (the event's created_at to its first 2xx, from
+                     the receiver), delivered/s against stored/s
+          capacity   the same at R msg/s (40,000: more than the machine stores) for S s: whether
+                     delivery keeps up with what the writer stores (delivered/s >= stored/s; the
+                     outbox, `SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'`,
+                     sampled every second, must not grow by a second of stored messages over
+                     the traffic), and how long the outbox takes to drain after it
+          with/without  K repeats (1) of the same load in windows of W s (10) taken A B B A
+                     (N windows measured, a multiple of 4: 8; the first 2 s of each left out): the endpoint
+                     disabled in the A windows and enabled in the B windows (PATCH), the
+                     stored messages/s of each side from the gateway's counter and the CPU-
+                     seconds per message of the gateway and PostgreSQL (/proc); then an A/A run
+                     with the endpoint disabled throughout: the method's own noise. Target:
+                     the two sides within 10%.
+        Between runs the outbox drains and the tables are vacuumed. At the end, with the
+        outbox drained, every message.created event written must be in the receiver's journal,
+        accepted with a good signature (duplicates are reported); fails otherwise, or on a bad
+        signature, a failed delivery, or a harness correctness failure.
+
+        Writes results.json, each run's harness report and the receiver's journal and summary
+        to --out, and the "Webhooks" section of docs/benchmarks.md. About 5 minutes.
+        --quick: 50 sessions, 500 and 5,000 msg/s, 5-s runs, 4 windows of 1.5 s, a 1-s receiver
+        run; prints the section instead (under a minute). --check only checks the flags.
+
+        """ + BenchContext.setUpUsage
+
+    struct Options {
+        var flags: DriverFlags
+        var quick: Bool
+        var seconds: Int
+        var shape, steadyShape: WebhooksResults.Shape
+        var windows: WebhooksBench.Windows
+        var repeats: Int
+        var receiverSeconds: Double
+    }
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        BenchMain.run(arguments, usage: usage, tag: "bench-webhooks", parse: parse, run: run)
+    }
+
+    static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
+        let flags = try DriverFlags(
+            arguments,
+            options: BenchContext.setUpOptions + [
+                "seconds", "rate", "steady-rate", "windows", "window-seconds", "repeats",
+            ],
+            switchNames: ["quick", "check"])
+        let quick = flags.has("quick")
+        var shape = quick ? quickShape : shape
+        var steady = quick ? quickSteadyShape : steadyShape
+        shape.rate = try flags.int("rate", default: shape.rate)
+        steady.rate = try flags.int("steady-rate", default: steady.rate)
+        var windows = quick ? quickWindows : windows
+        windows.count = try flags.int("windows", default: windows.count)
+        windows.seconds = try flags.double("window-seconds", default: windows.seconds)
+        windows.settle = min(windows.settle, windows.seconds / 4)
+        let options = Options(
+            flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 5 : 30), shape: shape,
+            steadyShape: steady, windows: windows, repeats: try flags.int("repeats", default: 1),
+            receiverSeconds: quick ? 1 : 5)
+        guard options.seconds >= 4, shape.rate > 0, steady.rate > 0, options.repeats > 0 else {
+            throw DriverFlags.UsageError(
+                description: "--seconds must be 4 or more, --rate, --steady-rate, --repeats above 0")
+        }
+        // Any four windows in a row of A B B A A B B A hold two of each side.
+        guard windows.count >= 4, windows.count % 4 == 0, windows.seconds >= 1 else {
+            throw DriverFlags.UsageError(description: "--windows must be a multiple of 4, --window-seconds 1 or more")
+        }
+        return options
+    }
+
+    /// The gateway's [webhooks] table: the receiver is on 127.0.0.1.
+    static let gatewayConfig = """
+        [webhooks]
+        allow_private_targets = true
+        """
+
+    /// False when a correctness check failed.
+    static func run(_ options: Options, log: DriveLog) throws -> Bool {
+        let context = try BenchContext(flags: options.flags, log: log)
+        var results = WebhooksResults(
+            command: context.command, started: BenchmarksDoc.utcMinute(), windowSeconds: options.windows.seconds,
+            settleSeconds: options.windows.settle)
+        results.receiver = try WebhooksBench.receiverCapacity(
+            context: context, seconds: options.receiverSeconds, connections: 8)
+        let workspace = HarnessRuns.newWorkspace()
+        let gateway = try context.gateway(extra: gatewayConfig)
+        defer { gateway.stop() }
+        try WebhookAPI.ensureWorkspace(workspace, databaseURL: context.databaseURL)
+        let token = WebhookAPI.adminToken(workspace: workspace, secret: context.secret)
+        let port = try LocalPorts.free()
+        let endpoint = try WebhookAPI.create(
+            port: gateway.port, token: token, url: "http://127.0.0.1:\(port)/webhook", events: ["message.created"],
+            description: "bench-webhooks")
+        let receiver = try WebhookReceiverProcess(
+            binDirectory: context.binDirectory, port: port, secret: endpoint.secret,
+            journalPath: TextFile.join(context.out, "receiver.journal"),
+            logPath: TextFile.join(context.out, "receiver.log"),
+            summaryPath: TextFile.join(context.out, "receiver.json"),
+            core: 1)
+        defer { receiver.stop() }
+        log("endpoint \(endpoint.id) for message.created in workspace \(workspace) -> \(receiver.url)")
+        let bench = WebhooksBench(
+            context: context, gateway: gateway, receiver: receiver, workspace: workspace, endpoint: endpoint,
+            token: token, drainTimeout: options.quick ? 60 : 600)
+        results.deliveries.append(
+            try bench.deliveryRun(label: "steady", shape: options.steadyShape, seconds: options.seconds))
+        results.deliveries.append(
+            try bench.deliveryRun(label: "capacity", shape: options.shape, seconds: options.seconds))
+        for repeat_ in 1...options.repeats {
+            results.toggles.append(
+                try bench.toggleRun(
+                    label: "with-without-\(repeat_)", switching: true, shape: options.shape, windows: options.windows))
+            results.toggles.append(
+                try bench.toggleRun(
+                    label: "aa-\(repeat_)", switching: false, shape: options.shape, windows: options.windows))
+        }
+        results.correctness = try bench.correctness()
+        receiver.stop()
+        gateway.stop()
+        try context.publish(
+            results: results.json, section: WebhooksSection.render(results), name: "bench-webhooks", title: "Webhooks",
+            quick: options.quick)
+        let failed = results.failed
+        if !failed.isEmpty { log("correctness checks failed in \(failed)") }
+        return failed.isEmpty
+    }
+}

@@ -1,0 +1,190 @@
+import SwitchboardJSON
+import Testing
+
+@testable import LoadKit
+
+@Suite("bench-webhooks")
+struct WebhooksBenchTests {
+    static let heading = ["## TITLE", "", "Run NOW on HERE."]
+
+    static func toggle(_ label: String, switching: Bool, a: Double, b: Double) -> ToggleRun {
+        var run = ToggleRun(label: label, switching: switching, shape: (500, 2, 40000), seconds: 100)
+        run.passed = true
+        run.aP99Ms = 1200
+        run.bP99Ms = 1300
+        // A B B A: each window 8 s measured, the gateway 0.8 core, PostgreSQL 0.9.
+        for (side, perSecond) in [(AlternatingWindows.Side.a, a), (.b, b), (.b, b), (.a, a)] {
+            run.windows.append(
+                ToggleRun.Window(
+                    side: side, seconds: 8, stored: perSecond * 8, gatewayCPUSeconds: 6.4, postgresCPUSeconds: 7.2,
+                    pendingEnd: side == .a ? 0 : 120))
+        }
+        return run
+    }
+
+    static func results() -> WebhooksResults {
+        var results = WebhooksResults(
+            command: "scripts/bench-webhooks", started: "2026-11-25 12:00 UTC", windowSeconds: 10, settleSeconds: 2)
+        var receiver = ReceiverCapacity(connections: 8)
+        receiver.requests = 250_000
+        receiver.seconds = 5
+        receiver.receiverCPUSeconds = 4
+        results.receiver = receiver
+        var steady = DeliveryRun(label: "steady", shape: (500, 2, 2000), seconds: 30)
+        steady.passed = true
+        steady.windowSeconds = 27
+        steady.storedPerSecond = 2000
+        steady.deliveredPerSecond = 1999.5
+        steady.pendingStart = 3
+        steady.pendingEnd = 2
+        steady.pendingPeak = 9
+        steady.drainSeconds = 0.25
+        steady.latencyP50Ms = 3.25
+        steady.latencyP90Ms = 5
+        steady.latencyP99Ms = 12.5
+        steady.latencyMaxMs = 40
+        steady.chatP99Ms = 9
+        var capacity = steady
+        capacity.label = "capacity"
+        capacity.shape = (500, 2, 40000)
+        capacity.storedPerSecond = 18000
+        capacity.deliveredPerSecond = 12000
+        capacity.pendingStart = 1000
+        capacity.pendingEnd = 160_000
+        capacity.drainSeconds = 14
+        results.deliveries = [steady, capacity]
+        results.toggles = [
+            toggle("with-without-1", switching: true, a: 18000, b: 16560),
+            toggle("aa-1", switching: false, a: 18000, b: 18180),
+        ]
+        results.correctness = WebhooksCorrectness(
+            drained: true, events: 1_000_000, accepted: 1_000_000, missing: 0, missingSample: [], duplicates: 3,
+            badSignatures: 0, failedDeliveries: 0)
+        return results
+    }
+
+    @Test("the section: the receiver, delivery against storage, the writer with and without, nothing lost")
+    func section() {
+        let text = WebhooksSection.render(Self.results(), heading: Self.heading)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Array(lines[0..<4]) == Self.heading + [""])
+        #expect(
+            WebhooksSection.render(Self.results()).hasPrefix(
+                "## Webhooks: delivery to a local receiver, and what the outbox costs the writer "
+                    + "(scripts/bench-webhooks)\n\nRun "))
+        #expect(
+            text.contains(
+                "8 keep-alive connections on core 0, one signed webhook in flight on each): 50,000 webhooks/s, 16.0 µs")
+        )
+        #expect(
+            lines.contains(
+                "| steady | 2,000 | 2,000 | 2,000 | yes | 3 / 2 / 9 | 0.2 s | 3.2 / 5.0 / 12.5 / 40.0 ms | 9.0 ms | 0 / 0 / 0 | passed |"
+            ))
+        #expect(
+            lines.contains(
+                "| capacity | 40,000 | 18,000 | 12,000 | **no** | 1,000 / 160,000 / 9 | 14.0 s | 3.2 / 5.0 / 12.5 / 40.0 ms | 9.0 ms | 0 / 0 / 0 | passed |"
+            ))
+        #expect(
+            text.contains(
+                "**target missed**: at more than the machine stores, the outbox grew (12,000 delivered/s for 18,000 stored/s)"
+            ))
+        // 16 s per side: 0.8 core for 18,000 msg/s is 44.4 µs per message; PostgreSQL 50.0.
+        #expect(
+            lines.contains(
+                "| with-without-1 | A (disabled) | 2 | 18,000 |  | 44.4 | 50.0 | 1200.0 ms | 0, 0 | passed |"))
+        #expect(
+            lines.contains(
+                "| with-without-1 | B (enabled) | 2 | 16,560 | -8% | 48.3 | 54.3 | 1300.0 ms | 120, 120 | passed |"))
+        #expect(
+            lines.contains("| aa-1 | B (disabled) | 2 | 18,180 | +1% | 44.0 | 49.5 | 1300.0 ms | 120, 120 | passed |"))
+        #expect(
+            text.contains(
+                "the writer stored -8% against disabled; the A/A runs' two sides differed by +1% (**target met**: within 10%, with the A/A runs within 10% too)"
+            ))
+        #expect(text.contains("1,000,000 `message.created` events written, 1,000,000 accepted"))
+        #expect(text.contains("0 missing, 0 bad signatures, 3 duplicates"))
+        #expect(text.hasSuffix("**passed**.\n"))
+        #expect(Self.results().failed.isEmpty)
+        // An event lost, or an A/A run that cannot resolve 10%.
+        var lost = Self.results()
+        lost.correctness.missing = 2
+        lost.correctness.missingSample = ["evt_a", "evt_b"]
+        lost.toggles[1] = Self.toggle("aa-1", switching: false, a: 18000, b: 21000)
+        let again = WebhooksSection.render(lost, heading: Self.heading)
+        #expect(again.contains("2 missing (evt_a, evt_b, ...)") && again.hasSuffix("**FAILED**.\n"))
+        #expect(again.contains("**target met**, but an A/A run differed by 10% or more"))
+        #expect(lost.failed == ["correctness"])
+        let json = lost.json
+        #expect(json["toggles"]?.arrayValue?.first?["a"]?["stored_per_s"]?.doubleValue == 18000)
+        #expect(json["correctness"]?["passed"]?.boolValue == false)
+        #expect(json["deliveries"]?.arrayValue?.last?["keeps_up"]?.boolValue == false)
+    }
+
+    @Test("rates come from the traffic's steady part of the samples")
+    func rates() {
+        // Set-up (nothing stored) for 2 s, then 1,000 msg/s for 10 s with delivery 100/s behind, then the drain.
+        var samples: [WebhooksBench.Sample] = []
+        for second in 0...15 {
+            let t = Double(second)
+            let storing = min(max(t - 2, 0), 10)
+            samples.append(
+                WebhooksBench.Sample(
+                    at: t, stored: 500 + storing * 1000, delivered: Int(storing * 900),
+                    pending: Int(storing * 100)))
+        }
+        var run = DeliveryRun(label: "x", shape: (1, 2, 1000), seconds: 10)
+        WebhooksBench.rates(samples, into: &run)
+        // The counter first grew at 3 s; from 5 s (2 s later) to 12 s, its last growth.
+        #expect(run.windowSeconds == 7)
+        #expect(run.storedPerSecond == 1000)
+        #expect(run.deliveredPerSecond == 900)
+        #expect(run.pendingStart == 300 && run.pendingEnd == 1000 && run.pendingPeak == 1000)
+        #expect(run.keepsUp == true)
+        run.pendingEnd = 1301
+        #expect(run.keepsUp == false)
+        var empty = DeliveryRun(label: "y", shape: (1, 2, 1), seconds: 1)
+        WebhooksBench.rates([], into: &empty)
+        #expect(empty.storedPerSecond == nil && empty.keepsUp == nil)
+    }
+
+    @Test("a window run sums each side; CPU counts processes alive at both readings")
+    func toggles() {
+        let run = Self.toggle("t", switching: true, a: 1000, b: 900)
+        #expect(run.side(.a).windows == 2 && run.side(.a).seconds == 16)
+        #expect(run.side(.b).storedPerSecond == 900)
+        #expect((run.change + 0.1).magnitude < 1e-9)
+        #expect(run.side(.b).pendingEnds == [120, 120])
+        #expect(WebhooksBench.used(from: [1: 100, 2: 50], to: [1: 150, 3: 500]) * 100 == 50)
+    }
+
+    @Test("the endpoint's id and secret are read from the creation's answer, nested or not")
+    func endpointAnswer() {
+        #expect(
+            WebhookAPI.parse(["id": "e1", "secret": "whsec_abc", "url": "http://x"])
+                == WebhookEndpoint(id: "e1", secret: "whsec_abc"))
+        #expect(
+            WebhookAPI.parse(["endpoint": ["id": "e2", "url": "http://x"], "secret": "whsec_def"])
+                == WebhookEndpoint(id: "e2", secret: "whsec_def"))
+        #expect(WebhookAPI.parse(["webhook": ["id": "e3", "secret": "whsec_g"]])?.id == "e3")
+        #expect(WebhookAPI.parse(["id": "e4", "secret": "plain"]) == nil)
+        #expect(WebhookAPI.parse(["secret": "whsec_abc"]) == nil)
+    }
+
+    @Test("bench-webhooks' flags: sizes by mode, windows in fours")
+    func flags() throws {
+        let quick = try WebhooksDriver.parse(["--quick"])
+        #expect(quick.seconds == 5 && quick.shape.rate == 5000 && quick.windows.count == 4)
+        let full = try WebhooksDriver.parse(["--rate", "30000", "--windows", "12", "--window-seconds", "5"])
+        #expect(full.shape.rate == 30000 && full.windows.count == 12 && full.windows.settle == 1.25)
+        #expect(full.seconds == 30 && full.steadyShape.rate == 2000)
+        #expect(throws: DriverFlags.UsageError.self) { try WebhooksDriver.parse(["--windows", "6"]) }
+        #expect(throws: DriverFlags.UsageError.self) { try WebhooksDriver.parse(["--seconds", "2"]) }
+        #expect(throws: DriverFlags.UsageError.self) { try WebhookReceiverDriver.parse(["80", "--secret", "x"]) }
+        #expect(throws: DriverFlags.UsageError.self) {
+            try WebhookReceiverDriver.parse(["80", "--fail-first", "2", "--status-sequence", "500"])
+        }
+        let receiver = try WebhookReceiverDriver.parse(["0", "--fail-first", "2", "--per-event", "--seconds", "1.5"])
+        #expect(receiver.receiver.plan == WebhookStatusPlan(sequence: [500, 500], perEvent: true))
+        #expect(receiver.seconds == 1.5 && receiver.receiver.port == 0)
+    }
+}
