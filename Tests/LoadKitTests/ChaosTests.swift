@@ -121,14 +121,20 @@ struct ChaosTests {
     func options() throws {
         let base = ["--bin", "b", "--database-url", "d", "--pgdata", "p", "--work", "w", "--out", "o"]
         let full = try ChaosOptions(arguments: base)
-        #expect((full.sessions, full.rate, full.seconds) == (700, 2000, 70))
-        #expect(full.schedule.map(\.at) == [8, 16, 26, 40, 54] && full.reportName == "chaos")
+        #expect((full.sessions, full.rate, full.seconds) == (700, 2000, 95))
+        #expect(full.schedule.map(\.at) == [8, 16, 26, 28, 40, 54, 88] && full.reportName == "chaos")
+        // The receiver is down for a minute, through both gateway stops.
+        #expect(full.schedule.filter(\.fault.isReceiver).map(\.at) == [28, 88] && full.webhooks)
         let quick = try ChaosOptions(arguments: base + ["--quick", "--rate", "500"])
         #expect((quick.sessions, quick.rate, quick.seconds) == (300, 500, 40))
-        #expect(quick.schedule.map(\.fault) == [.terminate, .slow, .pgRestart, .sigkill, .sigterm])
+        #expect(
+            quick.schedule.map(\.fault) == [
+                .terminate, .slow, .pgRestart, .receiverDown, .sigkill, .sigterm, .receiverUp,
+            ])
+        #expect(quick.schedule.filter(\.fault.isReceiver).map(\.at) == [18, 33] && quick.webhooks)
         let drain = try ChaosOptions(arguments: base + ["--drain"])
         #expect((drain.sessions, drain.rate, drain.seconds, drain.reportName) == (1667, 1000, 20, "drain"))
-        #expect(drain.schedule.map(\.at) == [8] && drain.schedule[0].fault == .sigterm)
+        #expect(drain.schedule.map(\.at) == [8] && drain.schedule[0].fault == .sigterm && !drain.webhooks)
         #expect(throws: DriverFlags.UsageError.self) { try ChaosOptions(arguments: base + ["--quick", "--drain"]) }
         #expect(throws: DriverFlags.UsageError.self) { try ChaosOptions(arguments: ["--quick"]) }
     }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import LoadKit
 
-@Suite("bench-webhooks")
+@Suite("bench-webhooks and the chaos run's webhooks")
 struct WebhooksBenchTests {
     static let heading = ["## TITLE", "", "Run NOW on HERE."]
 
@@ -186,5 +186,32 @@ struct WebhooksBenchTests {
         let receiver = try WebhookReceiverDriver.parse(["0", "--fail-first", "2", "--per-event", "--seconds", "1.5"])
         #expect(receiver.receiver.plan == WebhookStatusPlan(sequence: [500, 500], perEvent: true))
         #expect(receiver.seconds == 1.5 && receiver.receiver.port == 0)
+    }
+
+    @Test("chaos: every event written must have arrived, every message have its event")
+    func chaosVerdict() {
+        let journal = WebhookJournal(text: "evt_1 200 ok\nevt_2 200 ok\nevt_2 200 ok\n")
+        let good = ChaosWebhooks.judge(
+            eventIDs: ["evt_1", "evt_2"], reportable: 2, journal: journal, failed: 0, drainSeconds: 3.5)
+        #expect(good.problems.isEmpty)
+        #expect(good.outcome.duplicates == 1 && good.outcome.accepted == 2 && good.outcome.missing == 0)
+        let lost = ChaosWebhooks.judge(
+            eventIDs: ["evt_1", "evt_2", "evt_3"], reportable: 4, journal: journal, failed: 1, drainSeconds: nil)
+        #expect(
+            lost.problems == [
+                "webhooks: the outbox did not drain (deliveries still pending)",
+                "webhooks: 1 of 3 message.created events never arrived (evt_3)",
+                "webhooks: 4 messages stored but 3 message.created events written",
+                "webhooks: 1 deliveries failed for good",
+            ])
+        let forged = ChaosWebhooks.judge(
+            eventIDs: ["evt_1"], reportable: 1, journal: WebhookJournal(text: "evt_1 401 bad\nevt_1 200 ok\n"),
+            failed: 0, drainSeconds: 1)
+        #expect(forged.problems == ["webhooks: 1 bad signatures"])
+        #expect(ChaosWebhooks.scheduleText == "0.017, 1.000, 6.000, 24.000, 60.000, 120.000, 120.000 s")
+        var result = ChaosResult(options: ChaosOptions(), report: [:], faults: [], problems: [], drain: nil)
+        result.webhooks = good.outcome
+        #expect(ChaosReport.json(result).contains(#""webhooks":{"events":2"#))
+        #expect(ChaosReport.html(result).contains("<h2>Webhooks</h2>"))
     }
 }

@@ -18,6 +18,11 @@ public enum ChaosDriver {
         let workspace = HarnessRuns.newWorkspace()
         let chaos = try ChaosFaults(options: options, secret: secret, workspace: workspace, log: log)
         defer { chaos.gateway.stop() }
+        if options.webhooks {
+            chaos.receiver = try startWebhooks(
+                options, gateway: chaos.gateway, secret: secret, workspace: workspace, log: log)
+        }
+        defer { chaos.receiver?.stop() }
         let command = HarnessRuns.command(
             binDirectory: options.binDirectory, scenario: "conversations", url: chaos.gateway.url, secret: secret,
             databaseURL: options.databaseURL,
@@ -55,6 +60,10 @@ public enum ChaosDriver {
             chaos.problem("the harness did not finish within \(options.seconds + 300) s")
             harnessExit = harness.stop(timeoutSeconds: 10)
         }
+        var webhooks: (outcome: ChaosWebhookOutcome, problems: [String])?
+        if let receiver = chaos.receiver {
+            webhooks = checkWebhooks(options, receiver: receiver, workspace: workspace, log: log)
+        }
         chaos.gateway.stop()
         let reportPath = TextFile.join(options.outputDirectory, "conversations.json")
         let parsed = HarnessRuns.report(reportPath)
@@ -64,7 +73,8 @@ public enum ChaosDriver {
             report: report, harnessExit: harnessExit.code, faults: chaos.faults, trafficStart: traffic,
             drain: chaos.drain, drainMode: options.mode == .drain)
         let result = ChaosResult(
-            options: options, report: report, faults: chaos.faults, problems: chaos.problems + problems, drain: drain)
+            options: options, report: report, faults: chaos.faults,
+            problems: chaos.problems + problems + (webhooks?.problems ?? []), drain: drain, webhooks: webhooks?.outcome)
         if options.mode == .drain {
             log(
                 "drain: \(drain?.closedWith1001 ?? 0) of \(drain?.clients ?? 0) clients got 1001, "
@@ -88,5 +98,61 @@ public enum ChaosDriver {
                 + "\(count("lost_acks", "?")) lost acks; report \(base).html")
         for problem in result.problems { log("problem: \(problem)") }
         return result.passed
+    }
+
+    /// An admin's endpoint for message.created in the run's workspace, and the receiver it points at.
+    static func startWebhooks(
+        _ options: ChaosOptions, gateway: GatewayProcess, secret: String, workspace: String, log: DriveLog
+    ) throws(DriveError) -> WebhookReceiverProcess {
+        try WebhookAPI.ensureWorkspace(workspace, databaseURL: options.databaseURL)
+        let port = try LocalPorts.free()
+        let endpoint = try WebhookAPI.create(
+            port: gateway.port, token: WebhookAPI.adminToken(workspace: workspace, secret: secret),
+            url: "http://127.0.0.1:\(port)/webhook", events: ["message.created"], description: "chaos")
+        let out = options.outputDirectory
+        let receiver = try WebhookReceiverProcess(
+            binDirectory: options.binDirectory, port: port, secret: endpoint.secret,
+            journalPath: TextFile.join(out, "webhooks.journal"), logPath: TextFile.join(out, "webhooks.log"),
+            summaryPath: TextFile.join(out, "webhooks.json"), core: nil, nice: [])
+        log(
+            "webhooks: endpoint \(endpoint.id) for message.created -> \(receiver.url); the gateway runs with the "
+                + "test-only webhooks.retry_divisor = \(ChaosWebhooks.retryDivisor), so the retry schedule (5 s, 5 min, "
+                + "30 min, 2 h, 5 h, 10 h, 10 h) is \(ChaosWebhooks.scheduleText) and a receiver down for a minute is "
+                + "retried within the run")
+        return receiver
+    }
+
+    /// After the traffic: the receiver up, the outbox drained, then every
+    /// message.created event written must be in the receiver's journal.
+    static func checkWebhooks(
+        _ options: ChaosOptions, receiver: WebhookReceiverProcess, workspace: String, log: DriveLog
+    ) -> (outcome: ChaosWebhookOutcome, problems: [String]) {
+        var problems: [String] = []
+        if !receiver.process.isRunning {
+            do throws(DriveError) {
+                try receiver.restart()
+            } catch {
+                problems.append("webhooks: the receiver could not be started again: \(error)")
+            }
+        }
+        let timeout = ChaosWebhooks.drainTimeout(options.mode)
+        log("webhooks: waiting up to \(Int(timeout)) s for the outbox to drain")
+        let drained = WebhookOutbox.waitUntilDrained(options.databaseURL, timeoutSeconds: timeout)
+        let ids = try? WebhookOutbox.messageEventIDs(options.databaseURL, workspace: workspace)
+        let reportable = WebhookOutbox.reportableMessages(options.databaseURL, workspace: workspace)
+        let failed = WebhookOutbox.failed(options.databaseURL)
+        receiver.stop()
+        let verdict = ChaosWebhooks.judge(
+            eventIDs: ids, reportable: reportable, journal: receiver.journal, failed: failed, drainSeconds: drained)
+        let outcome = verdict.outcome
+        let drainText = drained.map { "drained \(PythonFormat.repr($0)) s after the traffic" } ?? "NOT drained"
+        let events = outcome.events.map(String.init) ?? "?"
+        let stored = outcome.reportableMessages.map(String.init) ?? "?"
+        let failedText = outcome.failedDeliveries.map(String.init) ?? "?"
+        log(
+            "webhooks: outbox \(drainText); \(events) message.created events written for \(stored) messages stored, "
+                + "\(outcome.accepted) accepted by the receiver, \(outcome.missing) missing, \(outcome.duplicates) "
+                + "duplicates, \(outcome.badSignatures) bad signatures, \(failedText) failed for good")
+        return (outcome, problems + verdict.problems)
     }
 }

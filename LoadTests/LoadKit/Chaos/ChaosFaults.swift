@@ -14,6 +14,8 @@ final class ChaosFaults {
     private(set) var faults: [ChaosFault] = []
     private(set) var problems: [String] = []
     private(set) var drain: DrainOutcome?
+    /// The webhook receiver (nil with --drain); the faults kill it and start it again.
+    var receiver: WebhookReceiverProcess?
 
     init(options: ChaosOptions, secret: String, workspace: String, log: DriveLog) throws(DriveError) {
         self.options = options
@@ -24,6 +26,7 @@ final class ChaosFaults {
         var config = GatewayConfig(port: port, jwtSecret: secret)
         config.threads = 2
         config.shutdownGraceSeconds = ChaosOptions.drainGraceSeconds
+        if options.webhooks { config.extra = ChaosWebhooks.gatewayConfig }
         gateway = try GatewayProcess(
             binDirectory: options.binDirectory, databaseURL: options.databaseURL, config: config,
             configPath: TextFile.join(options.workDirectory, "gateway.toml"),
@@ -52,6 +55,8 @@ final class ChaosFaults {
             let library = BenchmarksDoc.root + "/scripts/lib/common.sh"
             try CapturedCommand.check(["bash", "-c", ". \"$0\" && restart_postgres \"$1\"", library, options.pgdata])
             recovered = waitRecovered(since: at)
+        case .receiverDown, .receiverUp:
+            (recovered, note) = try receiverFault(kind, since: at)
         case .sigkill, .sigterm:
             let connections = ["visitor", "operator"].reduce(0.0) {
                 $0 + (gateway.metric("switchboard_connections{role=\"\($1)\"}") ?? 0)
@@ -68,7 +73,7 @@ final class ChaosFaults {
             try gateway.restart()
             recovered = waitRecovered(since: at)
         }
-        if kind != .slow && recovered == nil {
+        if kind != .slow && !kind.isReceiver && recovered == nil {
             problems.append(
                 "\(kind.rawValue): the gateway was not ready and storing within \(options.recoverySeconds) s")
         }
@@ -76,6 +81,24 @@ final class ChaosFaults {
         log(
             "fault \(kind.rawValue): \(note)\(note.isEmpty ? "" : "; ")recovered after "
                 + "\(recovered.map(PythonFormat.repr) ?? "None") s")
+    }
+
+    /// The receiver killed with SIGKILL (recovered once its port refuses), or
+    /// started again on its port and journal (recovered once it accepts).
+    private func receiverFault(_ kind: ChaosFault.Kind, since at: Double) throws(DriveError) -> (Double?, String) {
+        guard let receiver else { return (nil, "no webhook receiver in this run") }
+        if kind == .receiverDown {
+            let accepted = receiver.stats()?.delivered
+            receiver.kill()
+            let gone = !LocalPorts.accepts(port: receiver.port)
+            if !gone { problems.append("the webhook receiver still accepted connections after SIGKILL") }
+            return (
+                gone ? PythonFormat.round(DriveClock.wallSeconds() - at, 2) : nil,
+                "killed (SIGKILL) after accepting \(accepted.map(String.init) ?? "?") events"
+            )
+        }
+        try receiver.restart()
+        return (PythonFormat.round(DriveClock.wallSeconds() - at, 2), "started again on port \(receiver.port)")
     }
 
     /// An operator console that subscribes to the workspace's inbox and then never

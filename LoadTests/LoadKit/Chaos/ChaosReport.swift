@@ -8,6 +8,8 @@ public struct ChaosResult: Sendable {
     public var faults: [ChaosFault]
     public var problems: [String]
     public var drain: DrainOutcome?
+    /// The webhooks' outcome (nil with --drain).
+    public var webhooks: ChaosWebhookOutcome? = nil
 
     public var passed: Bool { problems.isEmpty }
 }
@@ -35,12 +37,13 @@ public enum ChaosReport {
                 }
                 return .object(object)
             } ?? .null
-        let document: JSONValue = [
+        var document: JSONObject = [
             "passed": .bool(result.passed), "faults": .array(faults),
             "problems": .array(result.problems.map(JSONValue.string)), "drain": drain,
             "correctness": result.report["correctness"] ?? .null, "figures": result.report["figures"] ?? .null,
         ]
-        return document.text + "\n"
+        if let webhooks = result.webhooks { document["webhooks"] = webhooks.json }
+        return JSONValue.object(document).text + "\n"
     }
 
     public static func html(_ result: ChaosResult) -> String {
@@ -59,18 +62,37 @@ public enum ChaosReport {
                 numeric: [1])
         let problems = result.problems.isEmpty ? ["none"] : result.problems
         let verdict = result.passed ? "passed" : "FAILED"
-        let body = [
-            "<h1>Chaos run: <span class=\"badge \(result.passed ? "pass" : "fail")\">\(verdict)</span></h1>",
-            "<p class=\"timing\">\(ReportEscaping.html(PythonFormat.json(result.report["parameters"] ?? [:])))</p>",
-            HTMLReport.section("Deliveries and acks per second, with the faults", timeline(result).svg()),
-            HTMLReport.section(
-                "Faults",
-                HTMLReport.table(
-                    ["fault", "recovered after (s): ready and storing again", "note"], faultRows, numeric: [1])),
-            HTMLReport.section("Errors answered to sends, by code", errorTable),
-            HTMLReport.section("Correctness", "<pre>\(ReportEscaping.html(PythonFormat.json(correctness)))</pre>"),
-            HTMLReport.list("Problems", problems),
-        ]
+        var webhooks: [String] = []
+        if let outcome = result.webhooks {
+            let rows: [(String, String)] = [
+                ("message.created events written", outcome.events.map(String.init) ?? "unknown"),
+                ("messages stored that an event reports", outcome.reportableMessages.map(String.init) ?? "unknown"),
+                ("events accepted by the receiver (good signature)", String(outcome.accepted)),
+                ("events missing", String(outcome.missing)), ("duplicates", String(outcome.duplicates)),
+                ("bad signatures", String(outcome.badSignatures)),
+                ("deliveries failed for good", outcome.failedDeliveries.map(String.init) ?? "unknown"),
+                ("outbox drained after the traffic (s)", outcome.drainSeconds.map(PythonFormat.repr) ?? "not drained"),
+                ("webhooks.retry_divisor (test-only)", String(ChaosWebhooks.retryDivisor)),
+            ]
+            webhooks = [
+                HTMLReport.section(
+                    "Webhooks",
+                    HTMLReport.table(
+                        ["what", "count"], rows.map { HTMLReport.Row([$0.0, $0.1], numeric: [1]) }, numeric: [1]))
+            ]
+        }
+        let body =
+            [
+                "<h1>Chaos run: <span class=\"badge \(result.passed ? "pass" : "fail")\">\(verdict)</span></h1>",
+                "<p class=\"timing\">\(ReportEscaping.html(PythonFormat.json(result.report["parameters"] ?? [:])))</p>",
+                HTMLReport.section("Deliveries and acks per second, with the faults", timeline(result).svg()),
+                HTMLReport.section(
+                    "Faults",
+                    HTMLReport.table(
+                        ["fault", "recovered after (s): ready and storing again", "note"], faultRows, numeric: [1])),
+                HTMLReport.section("Errors answered to sends, by code", errorTable),
+                HTMLReport.section("Correctness", "<pre>\(ReportEscaping.html(PythonFormat.json(correctness)))</pre>"),
+            ] + webhooks + [HTMLReport.list("Problems", problems)]
         return HTMLReport.page(title: "Switchboard chaos run", body: body)
     }
 

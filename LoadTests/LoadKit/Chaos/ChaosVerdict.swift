@@ -6,6 +6,12 @@ public struct ChaosFault: Sendable, Equatable {
         case terminate, slow
         case pgRestart = "pg-restart"
         case sigkill, sigterm
+        /// The webhook receiver killed (SIGKILL), and started again on its port and journal.
+        case receiverDown = "webhook-receiver-down"
+        case receiverUp = "webhook-receiver-up"
+
+        /// A fault of the receiver: the gateway is not expected to recover from it.
+        public var isReceiver: Bool { self == .receiverDown || self == .receiverUp }
     }
 
     public var kind: Kind
