@@ -27,8 +27,10 @@ public enum ChaosWebhooks {
 
     /// The retry schedule as the chaos gateway runs it, for the log.
     public static var scheduleText: String {
-        [5.0, 300, 1800, 7200, 18000, 36000, 36000].map { PythonFormat.fixed($0 / Double(retryDivisor), 3) }
-            .joined(separator: ", ") + " s"
+        [5.0, 300, 1800, 7200, 18000, 36000, 36000].map { delay in
+            let seconds = delay / Double(retryDivisor)
+            return seconds == seconds.rounded() ? String(Int(seconds)) : PythonFormat.fixed(seconds, 3)
+        }.joined(separator: ", ") + " s"
     }
 
     /// The verdict on what the database wrote and the receiver's journal holds.

@@ -8,7 +8,10 @@ enum WebhooksSection {
         "Webhooks: delivery to a local receiver, and what the outbox costs the writer (scripts/bench-webhooks)"
 
     static func render(_ results: WebhooksResults, heading: [String] = BenchmarksDoc.heading(title)) -> String {
-        func fixed(_ value: Double?, _ decimals: Int = 1) -> String { PythonFormat.fixed(value ?? .nan, decimals) }
+        func fixed(_ value: Double?, _ decimals: Int = 1) -> String {
+            guard let value, value.isFinite else { return "n/a" }
+            return PythonFormat.fixed(value, decimals)
+        }
         func grouped(_ value: Double?) -> String {
             guard let value, value.isFinite else { return "n/a" }
             return PythonFormat.grouped(Int(value.rounded()))
@@ -34,7 +37,8 @@ enum WebhooksSection {
             ]
         }
         lines += [
-            "Delivery under the `conversations` load: stored messages/s (the gateway's "
+            "Delivery under the `conversations` load (*steady*: a rate the gateway keeps up with; *capacity*: more "
+                + "than it stores): stored messages/s (the gateway's "
                 + "`switchboard_messages_stored_total`) and webhooks accepted by the receiver per second over the "
                 + "same steady part of the traffic (from 2 s after it began to its last stored message), the "
                 + "outbox's depth (`webhook_deliveries` pending) at that part's start and end, the time it took to "
@@ -62,14 +66,13 @@ enum WebhooksSection {
         let capacity = results.deliveries.first { $0.label == "capacity" }
         let deliveryVerdict: String
         if let capacity, let keeps = capacity.keepsUp {
+            let figures =
+                "\(grouped(capacity.deliveredPerSecond)) delivered/s for \(grouped(capacity.storedPerSecond)) stored/s "
+                + "at \(PythonFormat.grouped(capacity.shape.rate)) msg/s offered"
             deliveryVerdict =
                 keeps
-                ? "**target met**: at more than the machine stores, delivery kept up with the writer "
-                    + "(\(grouped(capacity.deliveredPerSecond)) delivered/s for \(grouped(capacity.storedPerSecond)) "
-                    + "stored/s)"
-                : "**target missed**: at more than the machine stores, the outbox grew "
-                    + "(\(grouped(capacity.deliveredPerSecond)) delivered/s for \(grouped(capacity.storedPerSecond)) "
-                    + "stored/s)"
+                ? "**target met**: in the capacity run delivery kept up with the writer (\(figures))"
+                : "**target missed**: in the capacity run the outbox grew (\(figures))"
         } else {
             deliveryVerdict = "**not shown**: the capacity run measured no steady part"
         }
@@ -134,7 +137,7 @@ enum WebhooksSection {
             "",
             "Nothing lost: with the outbox \(check.drained ? "drained" : "**not drained**"), "
                 + "\(count(check.events)) `message.created` events written, \(PythonFormat.grouped(check.accepted)) "
-                + "accepted by the receiver with a good signature, \(check.missing) missing"
+                + "accepted by the receiver with a good signature, \(PythonFormat.grouped(check.missing)) missing"
                 + (check.missingSample.isEmpty ? "" : " (\(check.missingSample.joined(separator: ", ")), ...)")
                 + ", \(check.badSignatures) bad signatures, \(PythonFormat.grouped(check.duplicates)) duplicates "
                 + "(at least once: a duplicate is allowed), \(count(check.failedDeliveries)) deliveries failed for good: "

@@ -145,8 +145,8 @@ struct WebhooksBench {
                 + "\(PythonFormat.fixed(run.harnessStoredPerSecond ?? .nan, 0))), delivered "
                 + "\(PythonFormat.fixed(run.deliveredPerSecond ?? .nan, 0))/s over \(PythonFormat.fixed(run.windowSeconds, 1)) s; "
                 + "outbox \(run.pendingStart.map(String.init) ?? "?") -> \(run.pendingEnd.map(String.init) ?? "?") "
-                + "(peak \(run.pendingPeak.map(String.init) ?? "?")), drained after "
-                + "\(run.drainSeconds.map(PythonFormat.repr) ?? "NOT drained") s; created_at to delivery p50 "
+                + "(peak \(run.pendingPeak.map(String.init) ?? "?")), "
+                + "\(run.drainSeconds.map { "drained after \(PythonFormat.repr($0)) s" } ?? "NOT drained"); created_at to delivery p50 "
                 + "\(PythonFormat.fixed(run.latencyP50Ms ?? .nan, 1)) ms, p99 \(PythonFormat.fixed(run.latencyP99Ms ?? .nan, 1)) ms; "
                 + "harness \(run.passed == true ? "passed" : "FAILED")")
         return run

@@ -50,7 +50,8 @@ public enum WebhooksDriver {
         signature, a failed delivery, or a harness correctness failure.
 
         Writes results.json, each run's harness report and the receiver's journal and summary
-        to --out, and the "Webhooks" section of docs/benchmarks.md. About 5 minutes.
+        to --out, and the "Webhooks" section of docs/benchmarks.md. About 7 minutes (more when an
+        outbox drains slowly).
         --quick: 50 sessions, 500 and 5,000 msg/s, 5-s runs, 4 windows of 1.5 s, a 1-s receiver
         run; prints the section instead (under a minute). --check only checks the flags.
 
