@@ -87,8 +87,10 @@ enum WebhooksSection {
                 + "/api/v1/webhooks/{id}`); each window measured from \(settle) s after its start to its end: stored "
                 + "messages/s, and CPU-seconds per stored message of the gateway (its process: event loop, writer "
                 + "and dispatcher) and of PostgreSQL (every postgres process) from /proc. The *A/A* run leaves the "
-                + "endpoint disabled throughout: its two sides differ only by the method's own noise. Outbox: "
-                + "pending deliveries at the end of each side's windows. Target: the two sides within 10%.",
+                + "endpoint disabled throughout: its two sides differ only by the method's own noise. The "
+                + "dispatcher claims deliveries of enabled endpoints only, so what a B window leaves pending waits "
+                + "for the next B window: the B windows carry the whole cost, writing events and delivering them. "
+                + "Outbox: pending deliveries at the end of each side's windows. Target: the two sides within 10%.",
             "",
             "| run | side | windows | stored msg/s | change | gateway µs/msg | PostgreSQL µs/msg | chat p99 | outbox at "
                 + "window ends | checks |",
