@@ -55,6 +55,10 @@ final class CurlTransfer {
             sb_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds),
             "CURLOPT_CONNECTTIMEOUT_MS")
         try check(sb_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds), "CURLOPT_TIMEOUT_MS")
+        // Certificates are always verified (libcurl's default); only the authorities may change.
+        if let path = settings.trustedCertificatesPath {
+            try check(sb_curl_setopt_str(handle, CURLOPT_CAINFO, path), "CURLOPT_CAINFO")
+        }
         let receiveBody: curl_write_callback = { data, size, count, context in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
             return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))

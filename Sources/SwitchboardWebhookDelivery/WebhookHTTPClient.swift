@@ -18,16 +18,20 @@ public final class WebhookHTTPClient {
         public var allowPrivateTargets: Bool
         /// Open connections kept between requests, over all origins.
         public var maximumIdleConnections: Int
+        /// A PEM file of the certificate authorities HTTPS receivers are
+        /// checked against, instead of the system's (tests, private CAs).
+        public var trustedCertificatesPath: String?
 
         public init(
             connectTimeoutMilliseconds: Int = 5000, timeoutMilliseconds: Int = 10_000,
             allowPrivateTargets: Bool = false,
-            maximumIdleConnections: Int = 64
+            maximumIdleConnections: Int = 64, trustedCertificatesPath: String? = nil
         ) {
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.timeoutMilliseconds = timeoutMilliseconds
             self.allowPrivateTargets = allowPrivateTargets
             self.maximumIdleConnections = maximumIdleConnections
+            self.trustedCertificatesPath = trustedCertificatesPath
         }
     }
 
