@@ -81,7 +81,7 @@ ensure_packages() {
 
 SB_VENV=${SB_VENV:-$SB_ROOT/.build-venv}
 # Python packages the test suite and the peer checks need.
-SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9")
+SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9" "standardwebhooks>=1.1,<2")
 # Packages installed without their dependencies, for a file they ship: axe-core 4.x (axe.min.js),
 # which the browser tests inject through WebDriver. The package's own Playwright runner is not used.
 SB_VENV_FILE_PACKAGES=("axe-playwright-python==0.1.8")
