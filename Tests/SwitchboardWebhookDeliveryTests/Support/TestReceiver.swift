@@ -97,6 +97,8 @@ final class TestReceiver: Sendable {
             guard case .processed(let fd)? = try? Socket.accept(listener) else { continue }
             // Blocking from here on: one thread per connection reads and writes in turn.
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            // Answers leave at once (no Nagle delay waiting for the client's delayed ACK).
+            Socket.setNoDelay(fd)
             state.withLock { state in
                 let connection = state.acceptedConnections
                 state.acceptedConnections += 1
@@ -149,8 +151,8 @@ final class TestReceiver: Sendable {
         var head = "HTTP/1.1 \(answer.status) Test\r\ncontent-length: \(bodyCount)\r\n"
         for (name, value) in answer.headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
+        if answer.fillerBytes == 0 { return writeAll(fd, Array((head + answer.body).utf8)) }
         guard writeAll(fd, Array(head.utf8)) else { return false }
-        if answer.fillerBytes == 0 { return writeAll(fd, Array(answer.body.utf8)) }
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
         var left = answer.fillerBytes
         while left > 0 {
