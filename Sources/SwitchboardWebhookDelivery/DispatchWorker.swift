@@ -32,7 +32,8 @@ final class DispatchWorker: @unchecked Sendable {
     // When to claim next.
     private var nextPollAt: UInt64 = 0
     private var seenWakeGeneration = -1
-    /// The last claim was full, or skipped busy endpoints: more may be due as soon as a slot frees.
+    /// The last claim was full, or skipped busy endpoints: more may be due as
+    /// soon as room frees.
     private var moreMayBeDue = false
     private var finishedGenerationAtClaim = 0
 
@@ -69,7 +70,11 @@ final class DispatchWorker: @unchecked Sendable {
     private func shouldClaim(now: UInt64) -> Bool {
         guard room > 0, !backoff.isWaiting(at: now) else { return false }
         if context.wakeGeneration.load(ordering: .acquiring) != seenWakeGeneration || now >= nextPollAt { return true }
-        return moreMayBeDue && context.bounds.withLock { $0.finishedGeneration } != finishedGenerationAtClaim
+        // More may be due: claim once a request has ended and this thread has
+        // started all it held, so that a busy endpoint is claimed for in
+        // batches rather than one query per request.
+        guard moreMayBeDue, waiting.isEmpty else { return false }
+        return context.bounds.withLock { $0.finishedGeneration } != finishedGenerationAtClaim
     }
 
     /// Until the next claim is due (not before the backoff ends), or until

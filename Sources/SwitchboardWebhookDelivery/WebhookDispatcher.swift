@@ -19,7 +19,11 @@ public final class WebhookDispatcher: Sendable {
         metrics: any WebhookDeliveryMetrics = NoWebhookDeliveryMetrics(),
         logger: Logger = Logger(label: "switchboard.webhooks")
     ) {
-        precondition(settings.threads >= 1, "webhooks.threads is at least 1")
+        // The server's configuration checks the ranges; 0 would mean "no timeout" to libcurl.
+        precondition(
+            settings.threads >= 1 && settings.timeoutSeconds >= 1 && settings.connectTimeoutSeconds >= 1
+                && settings.pollIntervalMilliseconds >= 1,
+            "webhooks: threads, timeouts and the poll interval are at least 1")
         context = DispatchContext(queue: queue, settings: settings, metrics: metrics, logger: logger)
     }
 
@@ -27,8 +31,14 @@ public final class WebhookDispatcher: Sendable {
 
     /// Starts the threads; they claim at once. Throws when libcurl cannot be set up.
     public func start() throws(WebhookHTTPError) {
+        precondition(threads.withLock { $0.isEmpty } && !context.isStopping, "a dispatcher starts once")
         var workers: [DispatchWorker] = []
-        for _ in 0..<context.settings.threads { workers.append(try DispatchWorker(context: context)) }
+        do {
+            for _ in 0..<context.settings.threads { workers.append(try DispatchWorker(context: context)) }
+        } catch {
+            for worker in workers { worker.wake.close() }
+            throw error
+        }
         context.wakeDescriptors.withLock { $0 = workers.map(\.wake) }
         let spawned = workers.enumerated().map { index, worker in
             NamedThread.spawn(name: "sb-webhooks-\(index)") { worker.run() }

@@ -4,9 +4,10 @@
 /// A delivery is *held* from its claim until its attempt ends: waiting for a
 /// slot of its endpoint, or *running* (in flight). Claims ask for no more than
 /// the global room, so `held` never passes `maxConcurrent` and running
-/// requests with it; a claim skips endpoints already holding their bound, but
-/// one claim may still bring several deliveries of one endpoint, so starting
-/// one is a separate check against `maxPerEndpoint`.
+/// requests with it. Per endpoint, starting a request is checked against
+/// `maxPerEndpoint`; claims skip an endpoint once it holds twice that (as
+/// many waiting as running), so that a busy endpoint's next deliveries are
+/// claimed a batch at a time, each waiting at most one request for its slot.
 public struct DispatchBounds: Sendable {
     public let maxConcurrent: Int
     public let maxPerEndpoint: Int
@@ -21,6 +22,9 @@ public struct DispatchBounds: Sendable {
     /// endpoint it had to skip may have room again.
     public private(set) var finishedGeneration = 0
 
+    /// Held deliveries of one endpoint beyond which claims skip it.
+    public var maxHeldPerEndpoint: Int { 2 * maxPerEndpoint }
+
     public init(maxConcurrent: Int, maxPerEndpoint: Int) {
         precondition(maxConcurrent >= 1 && maxPerEndpoint >= 1, "bounds are at least 1")
         self.maxConcurrent = maxConcurrent
@@ -34,7 +38,7 @@ public struct DispatchBounds: Sendable {
         let limit = min(wanted, maxConcurrent - heldCount - reserved)
         guard limit > 0 else { return nil }
         reserved += limit
-        let busy = Set(held.filter { $0.value >= maxPerEndpoint }.keys)
+        let busy = Set(held.filter { $0.value >= maxHeldPerEndpoint }.keys)
         return (limit, busy)
     }
 

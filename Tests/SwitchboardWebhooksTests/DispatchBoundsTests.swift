@@ -18,12 +18,13 @@ import Testing
         #expect(fourth?.limit == 4)
     }
 
-    @Test func skipsEndpointsHoldingTheirBound() {
+    @Test func skipsEndpointsHoldingTwiceTheirBound() {
         var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2)
-        let claim = bounds.reserveClaim(wanted: 4)
-        bounds.claimed(endpoints: ["a", "a", "b"], reserved: claim?.limit ?? 0)
+        let claim = bounds.reserveClaim(wanted: 7)
+        bounds.claimed(endpoints: ["a", "a", "a", "b", "b", "b", "b"], reserved: claim?.limit ?? 0)
+        // "a" has one free place to wait in, "b" none.
         let next = bounds.reserveClaim(wanted: 1)
-        #expect(next?.busy == ["a"])
+        #expect(next?.busy == ["b"])
     }
 
     @Test func startsNoMoreThanTheEndpointsBoundEvenWhenAClaimBroughtMore() {
