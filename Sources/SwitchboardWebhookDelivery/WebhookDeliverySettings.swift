@@ -19,7 +19,7 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     /// `webhooks.allow_private_targets`: lets deliveries reach loopback,
     /// private and link-local addresses (development and tests).
     public var allowPrivateTargets = false
-    /// `webhooks.retry_scale`, for tests only: multiplies the retry delays.
+    /// 1 / `webhooks.retry_divisor`, for tests only: multiplies the retry delays.
     public var retryScale = 1.0
 
     public init() {}

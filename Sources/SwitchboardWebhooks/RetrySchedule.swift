@@ -8,7 +8,7 @@ public struct RetrySchedule: Sendable, Equatable {
     public static let maximumAttempts = delays.count + 1
 
     /// Multiplies every delay: 1 in production; tests shrink the schedule with
-    /// the test-only key `webhooks.retry_scale` (0.001 makes 5 s into 5 ms).
+    /// one over the test-only key `webhooks.retry_divisor` (1000 makes 5 s into 5 ms).
     public let scale: Double
 
     public init(scale: Double = 1) {
