@@ -109,7 +109,7 @@ let package = Package(
             name: "SwitchboardReaders",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
-                "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .target(
             name: "SwitchboardWebSocket",
@@ -203,7 +203,7 @@ let package = Package(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
