@@ -141,6 +141,12 @@ public struct Configuration: Sendable {
     /// Bytes per second all attachment workers write together; 0: no bound.
     public var attachmentsMaxWriteBytesPerSecond = 8 << 20
 
+    // [webhooks] (docs/webhooks.md)
+    /// An endpoint failing (no 2xx since its first failure) for longer than this is disabled.
+    public var webhooksDisableAfterHours = 72
+    /// Endpoints may target loopback, private and link-local addresses (development and tests).
+    public var webhooksAllowPrivateTargets = false
+
     public init() {}
 
     /// Loop threads to start: the configured number, or one per core.

@@ -222,6 +222,8 @@ enum ConfigurationKeys {
         integer("attachments.workers", 1...256, \.attachmentsWorkers),
         integer("attachments.max_image_pixels", 1...1 << 40, \.attachmentsMaxImagePixels),
         integer("attachments.max_write_bytes_per_second", 0...1 << 40, \.attachmentsMaxWriteBytesPerSecond),
+        integer("webhooks.disable_after_hours", 1...8760, \.webhooksDisableAfterHours),
+        boolean("webhooks.allow_private_targets", \.webhooksAllowPrivateTargets),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")
