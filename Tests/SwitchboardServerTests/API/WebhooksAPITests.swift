@@ -107,6 +107,7 @@ import Testing
             (#"{"url":"ftp://a.example","events":["message.created"]}"#, "https:// or http://"),
             (#"{"url":"https://","events":["message.created"]}"#, "host"),
             (#"{"url":"https://a b.example","events":["message.created"]}"#, "spaces"),
+            (#"{"url":"https://a.example/\u0085","events":["message.created"]}"#, "control characters"),
             (#"{"url":"https://user:pw@a.example","events":["message.created"]}"#, "credentials"),
             (#"{"url":"https://a.example:99999","events":["message.created"]}"#, "port"),
             (#"{"url":"https://a.example/#x","events":["message.created"]}"#, "fragment"),
@@ -149,7 +150,9 @@ import Testing
             fixture.gateway, "POST", "/api/v1/webhooks/\(id)/deliveries/retry", token: token,
             body: #"{"since":"yesterday"}"#)
         #expect(since.status == 400 && since.errorMessage.contains("RFC 3339"))
-        for query in ["status=lost", "limit=0", "limit=201", "cursor=abc"] {
+        // As docs/openapi.yaml spells them: no leading zero, at most 18 digits.
+        for query in ["status=lost", "limit=0", "limit=201", "cursor=abc", "cursor=0123", "cursor=1234567890123456789"]
+        {
             let reply = try HTTPTestClient.request(
                 fixture.gateway, "GET", "/api/v1/webhooks/\(id)/deliveries?\(query)", token: token)
             #expect(reply.status == 400, "\(query)")
@@ -238,6 +241,10 @@ import Testing
         let second = try #require(webhook(rotated)["secret"] as? String)
         #expect(second != first && second.hasPrefix("whsec_"))
         #expect(webhook(rotated)["previous_secret_expires_at"] is String)
+        // Any JSON spelling of a whole number, as JSON Schema's integer.
+        let spelled = try HTTPTestClient.request(
+            fixture.gateway, "POST", "/api/v1/webhooks/\(id)/rotate-secret", token: token, body: #"{"overlap_s":6e1}"#)
+        #expect(spelled.status == 200)
         let byDefault = try HTTPTestClient.request(
             fixture.gateway, "POST", "/api/v1/webhooks/\(id)/rotate-secret", token: token)
         #expect(byDefault.status == 200 && webhook(byDefault)["secret"] as? String != second)

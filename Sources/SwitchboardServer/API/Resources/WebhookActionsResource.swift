@@ -58,9 +58,10 @@ enum WebhookActionsResource {
         guard !request.body.isEmpty else { return defaultOverlapSeconds }
         let object = try JSONBody.object(request, maxBytes: 1024, allowed: ["overlap_s"])
         guard let raw = object["overlap_s"], !raw.isNull else { return defaultOverlapSeconds }
-        guard let value = raw.int64Value, (0...Int64(maxOverlapSeconds)).contains(value) else {
-            throw .badRequest("\"overlap_s\" must be an integer from 0 to \(maxOverlapSeconds)")
-        }
+        // Any JSON spelling of a whole number (`60`, `60.0`, `6e1`), as JSON Schema's `integer` takes them.
+        guard case .number(let number) = raw, let value = number.double, value == value.rounded(),
+            (0...Double(maxOverlapSeconds)).contains(value)
+        else { throw .badRequest("\"overlap_s\" must be an integer from 0 to \(maxOverlapSeconds)") }
         return Int(value)
     }
 }

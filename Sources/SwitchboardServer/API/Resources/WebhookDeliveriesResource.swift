@@ -55,18 +55,27 @@ enum WebhookDeliveriesResource {
     /// `cursor`: a page's `next_cursor` (a delivery id: the next page holds older ones).
     private static func cursor(_ parameters: APIParameters) throws(ChatError) -> Int64? {
         guard let text = parameters.string("cursor") else { return nil }
-        guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let cursor = Int64(text), cursor > 0 else {
+        guard let cursor = deliveryID(text) else {
             throw .badRequest("\"cursor\" must be a next_cursor this API returned")
         }
         return cursor
     }
 
+    /// A delivery id as the API spells it, `^[1-9][0-9]{0,17}$` (so it fits an Int64); nil for anything else.
+    static func deliveryID(_ text: String) -> Int64? {
+        let digits = Array(text.utf8)
+        guard (1...18).contains(digits.count), digits[0] != UInt8(ascii: "0"),
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int64(text)
+    }
+
     static func retryOne(_ request: APIRequest) throws(ChatError) -> HTTPAnswer {
         let workspace = try WebhooksResource.requireAdmin(request)
         let id = try WebhooksResource.endpointID(request)
-        guard let text = request.parameters["delivery_id"], text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-            let delivery = Int64(text)
-        else { throw ChatError(.notFound, "no such delivery") }
+        guard let delivery = request.parameters["delivery_id"].flatMap(deliveryID) else {
+            throw ChatError(.notFound, "no such delivery")
+        }
         let hooks = request.chat.webhooks
         return .later { queries in
             respond {

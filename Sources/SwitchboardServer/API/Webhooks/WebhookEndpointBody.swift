@@ -60,7 +60,7 @@ enum WebhookEndpointBody {
         guard !text.isEmpty, text.utf8.count <= maxURLBytes else {
             return "must be 1 to \(maxURLBytes) bytes long"
         }
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.value == 0x85 }) else {
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) else {
             return "must not contain spaces or control characters"
         }
         let lowered = text.lowercased()
