@@ -149,29 +149,40 @@ extension Migration0013 {
         $$;
 
         -- The message.created and note.created events of a batch's messages (those of
-        -- p_message_ids that exist), one multi-row insert of events and one of deliveries, for
-        -- the messages whose workspace has a live, enabled endpoint asking for their type. A
-        -- note goes only to endpoints that name note.created; events (system lines) are no
-        -- message.created: the session.updated of their change reports them. Each event's
-        -- session version is the session's after the batch. Returns how many events it wrote.
-        CREATE FUNCTION switchboard_webhook_messages(p_message_ids uuid[]) RETURNS int
+        -- p_message_ids that exist; p_workspaces: their workspaces, repeats allowed), one
+        -- multi-row insert of events and one of deliveries, for the messages whose workspace has a
+        -- live, enabled endpoint asking for their type. A note goes only to endpoints that name
+        -- note.created; events (system lines) are no message.created: the session.updated of their
+        -- change reports them. Each event's session version is the session's after the batch.
+        -- Returns how many events it wrote.
+        --
+        -- Every table is reached by key, through laterals the planner cannot flatten (LIMIT,
+        -- OFFSET): the writer plans generically, and a generic plan made while `chats` was small
+        -- joined the batch's ids to a scan of every message (docs/writer.md, "Generic plans").
+        CREATE FUNCTION switchboard_webhook_messages(p_message_ids uuid[], p_workspaces uuid[]) RETURNS int
         LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
         DECLARE
             v_prefix text := switchboard_webhook_id_prefix();
             v_written int;
         BEGIN
-            WITH stored AS (
+            WITH hooks AS MATERIALIZED (
+                SELECT h.* FROM (SELECT DISTINCT w.id FROM unnest(p_workspaces) AS w(id)) w
+                 CROSS JOIN LATERAL (
+                     SELECT e.id, e.workspace_id, e.events FROM webhook_endpoints e
+                      WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
+                        AND e.events && '{message.created,note.created}'::text[]
+                     OFFSET 0) h
+            ),
+            stored AS (
                 SELECT x.ord, c.*, CASE WHEN c.kind = 'note' THEN 'note.created' ELSE 'message.created' END AS type
                   FROM unnest(p_message_ids) WITH ORDINALITY AS x(id, ord)
-                 CROSS JOIN LATERAL (SELECT * FROM chats m WHERE m.id = x.id) c
+                 CROSS JOIN LATERAL (SELECT * FROM chats m WHERE m.id = x.id LIMIT 1) c
                  WHERE c.kind <> 'event'
             ),
             wanted AS (
                 SELECT s.*, v_prefix || switchboard_base32_4(s.ord) AS event_id
                   FROM stored s
-                 WHERE EXISTS (SELECT 1 FROM webhook_endpoints e
-                                WHERE e.workspace_id = s.workspace_id AND e.enabled AND e.deleted_at IS NULL
-                                  AND s.type = ANY (e.events))
+                 WHERE EXISTS (SELECT 1 FROM hooks h WHERE h.workspace_id = s.workspace_id AND s.type = ANY (h.events))
             ),
             events AS (
                 INSERT INTO webhook_events (id, workspace_id, type, body, created_at)
@@ -187,16 +198,13 @@ extension Migration0013 {
                            || '}}'),
                        now()
                   FROM wanted w
-                 CROSS JOIN LATERAL (SELECT s.version FROM chat_sessions s WHERE s.id = w.session_id) v
+                 CROSS JOIN LATERAL (SELECT s.version FROM chat_sessions s WHERE s.id = w.session_id LIMIT 1) v
                 RETURNING webhook_events.id, webhook_events.workspace_id, webhook_events.type
             ),
             deliveries AS (
                 INSERT INTO webhook_deliveries (workspace_id, event_id, endpoint_id, next_attempt_at)
-                SELECT ev.workspace_id, ev.id, e.id, now()
-                  FROM events ev
-                  JOIN webhook_endpoints e
-                    ON e.workspace_id = ev.workspace_id AND e.enabled AND e.deleted_at IS NULL
-                   AND ev.type = ANY (e.events)
+                SELECT ev.workspace_id, ev.id, h.id, now()
+                  FROM events ev JOIN hooks h ON h.workspace_id = ev.workspace_id AND ev.type = ANY (h.events)
             )
             SELECT count(*) INTO v_written FROM events;
             RETURN v_written;

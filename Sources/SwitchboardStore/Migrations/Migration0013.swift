@@ -128,7 +128,7 @@ enum Migration0013 {
         DROP TRIGGER IF EXISTS chat_sessions_webhooks_created ON chat_sessions;
         DROP TRIGGER IF EXISTS chat_sessions_webhooks_updated ON chat_sessions;
         DROP FUNCTION IF EXISTS switchboard_webhook_session_changed();
-        DROP FUNCTION IF EXISTS switchboard_webhook_messages(uuid[]);
+        DROP FUNCTION IF EXISTS switchboard_webhook_messages(uuid[], uuid[]);
         DROP FUNCTION IF EXISTS switchboard_webhook_emit(uuid, text, text, uuid);
         DROP FUNCTION IF EXISTS switchboard_webhook_session(chat_sessions);
         DROP FUNCTION IF EXISTS switchboard_webhook_message(
