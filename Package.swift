@@ -117,7 +117,7 @@ let package = Package(
             name: "SwitchboardReaders",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
-                "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .target(
             name: "SwitchboardWebSocket",
@@ -143,7 +143,7 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
-                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails",
+                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails", "SwitchboardWebhooks",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -217,7 +217,7 @@ let package = Package(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
