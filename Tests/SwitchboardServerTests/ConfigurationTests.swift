@@ -145,7 +145,6 @@ import Testing
         #expect(documented.writerConnections == builtIn.writerConnections)
         #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)
         #expect(RoutingSettings(documented) == RoutingSettings(builtIn))
-<<<<<<< HEAD
         let webhooks: [KeyPath<Configuration, Int>] = [
             \.webhooksTimeoutSeconds, \.webhooksConnectTimeoutSeconds, \.webhooksDisableAfterHours, \.webhooksThreads,
             \.webhooksMaxConcurrent, \.webhooksMaxConcurrentPerEndpoint, \.webhooksPollIntervalMilliseconds,
@@ -154,11 +153,7 @@ import Testing
         for key in webhooks { #expect(documented[keyPath: key] == builtIn[keyPath: key], "\(key)") }
         #expect(documented.webhooksEnabled == builtIn.webhooksEnabled)
         #expect(!builtIn.webhooksAllowPrivateTargets && !documented.webhooksAllowPrivateTargets)
-=======
-        // Webhooks: disabled after three days of failures; private targets refused.
-        #expect(builtIn.webhooksDisableAfterHours == 72 && !builtIn.webhooksAllowPrivateTargets)
-        #expect(documented.webhooksDisableAfterHours == builtIn.webhooksDisableAfterHours)
-        #expect(documented.webhooksAllowPrivateTargets == builtIn.webhooksAllowPrivateTargets)
+        #expect(builtIn.webhooksDisableAfterHours == 72)
     }
 
     /// `webhooks.*`: read from the file and the environment, the hours bounded.
@@ -175,7 +170,6 @@ import Testing
                 file: nil, environment: ["SWITCHBOARD_WEBHOOKS_DISABLE_AFTER_HOURS": "0"], overrides: .init())
         }
         #expect(error?.key == "webhooks.disable_after_hours")
->>>>>>> wh-outbox
     }
 
     /// `routing.*` (docs/routing.md): read from the file and the environment,

@@ -142,7 +142,6 @@ public struct Configuration: Sendable {
     public var attachmentsMaxWriteBytesPerSecond = 8 << 20
 
     // [webhooks] (docs/webhooks.md)
-<<<<<<< HEAD
     /// Run the dispatcher on this node (every node may: deliveries are claimed with SKIP LOCKED).
     public var webhooksEnabled = true
     /// Let endpoints resolve to loopback, private or link-local addresses (development and tests).
@@ -164,12 +163,6 @@ public struct Configuration: Sendable {
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }
-=======
-    /// An endpoint failing (no 2xx since its first failure) for longer than this is disabled.
-    public var webhooksDisableAfterHours = 72
-    /// Endpoints may target loopback, private and link-local addresses (development and tests).
-    public var webhooksAllowPrivateTargets = false
->>>>>>> wh-outbox
 
     public init() {}
 

@@ -222,7 +222,6 @@ enum ConfigurationKeys {
         integer("attachments.workers", 1...256, \.attachmentsWorkers),
         integer("attachments.max_image_pixels", 1...1 << 40, \.attachmentsMaxImagePixels),
         integer("attachments.max_write_bytes_per_second", 0...1 << 40, \.attachmentsMaxWriteBytesPerSecond),
-<<<<<<< HEAD
         boolean("webhooks.enabled", \.webhooksEnabled),
         boolean("webhooks.allow_private_targets", \.webhooksAllowPrivateTargets),
         integer("webhooks.timeout_s", 1...300, \.webhooksTimeoutSeconds),
@@ -233,10 +232,6 @@ enum ConfigurationKeys {
         integer("webhooks.max_concurrent_per_endpoint", 1...1024, \.webhooksMaxConcurrentPerEndpoint),
         integer("webhooks.poll_interval_ms", 10...60_000, \.webhooksPollIntervalMilliseconds),
         integer("webhooks.retry_divisor", 1...1_000_000, \.webhooksRetryDivisor),
-=======
-        integer("webhooks.disable_after_hours", 1...8760, \.webhooksDisableAfterHours),
-        boolean("webhooks.allow_private_targets", \.webhooksAllowPrivateTargets),
->>>>>>> wh-outbox
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")
