@@ -144,6 +144,7 @@ let package = Package(
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
                 "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails", "SwitchboardWebhooks",
+                "SwitchboardWebhookDelivery",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
