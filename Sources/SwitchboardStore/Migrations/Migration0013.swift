@@ -140,7 +140,6 @@ enum Migration0013 {
         DROP FUNCTION IF EXISTS switchboard_webhook_time(timestamptz);
         DROP FUNCTION IF EXISTS switchboard_webhook_id_prefix();
         DROP FUNCTION IF EXISTS switchboard_base32_4(bigint);
-        DROP FUNCTION IF EXISTS switchboard_base32(bigint, int);
         DROP TABLE IF EXISTS webhook_deliveries;
         DROP TABLE IF EXISTS webhook_events;
         DROP TABLE IF EXISTS webhook_endpoints;
