@@ -26,9 +26,10 @@
 ///
 /// Row-level security as in migrations 10 and 11, for admins alone (the API
 /// is theirs): an admin of the workspace sees and changes its endpoints,
-/// reads its events, reads its deliveries and may retry them. Events are
-/// written by the outbox's functions, which run as their owner, so a change
-/// made through a confined role still writes its event.
+/// reads its events, reads its deliveries and may retry them. No policy
+/// inserts events: the session trigger runs as its owner, so a session
+/// changed through a confined role still writes its event (messages are
+/// stored by the gateway alone).
 enum Migration0013 {
     static let migration = Migration(version: 13, name: "webhooks", sql: sql, down: down)
 
