@@ -13,11 +13,9 @@
 ///   wrote in its result instead of notifying: a NOTIFY takes a lock held
 ///   to the end of the commit, which would order every writer's commits.
 ///
-/// Emits (and the session trigger) run as their owner (SECURITY DEFINER,
-/// with the search path fixed at creation), so that a session changed by a
-/// role confined by row-level security still writes its event, and such a
-/// role cannot write events itself. The batch's function runs as its caller,
-/// the writer's function: messages are the gateway's alone to store.
+/// Both run as their owner (SECURITY DEFINER, with the search path fixed at
+/// creation), so that a change made by a role confined by row-level security
+/// still writes its event, and such a role cannot write events itself.
 ///
 /// Bodies are built with `concat` (one allocation for the whole string)
 /// and `to_json(text)` for every string, not `json_build_object`: the keys
@@ -30,9 +28,17 @@
 extension Migration0013 {
     static let outboxFunctions =
         #"""
-        -- Crockford's base32 (the ULID alphabet) of the low 20 bits of p_value, 4 characters,
-        -- most significant first: an event's place in its statement. One expression, so that
-        -- it is inlined into the statement, per row.
+        -- Crockford's base32 (the ULID alphabet) of the low 5 * p_width bits of p_value, most
+        -- significant first. For the once-per-statement part of an id.
+        CREATE FUNCTION switchboard_base32(p_value bigint, p_width int) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+            SELECT string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ',
+                                     ((p_value >> (5 * (p_width - g))) & 31)::int + 1, 1), '' ORDER BY g)
+              FROM generate_series(1, p_width) AS g;
+        $$;
+
+        -- The same for 4 characters (20 bits), in one expression so that it is inlined: an
+        -- event's place in its statement, per row.
         CREATE FUNCTION switchboard_base32_4(p_value bigint) RETURNS text
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
             SELECT substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((p_value >> 15) & 31)::int + 1, 1)
@@ -45,25 +51,11 @@ extension Migration0013 {
         -- 60 random bits (of a version 4 UUID, skipping its fixed version and variant digits).
         -- The caller appends switchboard_base32_4 of each event's place, so ids sort by time and,
         -- within a statement, by place; two statements in one millisecond share no prefix.
-        -- PL/pgSQL, whose expressions are planned once per connection: as SQL functions the
-        -- same was planned anew at every call (a tenth of a small batch's webhook cost).
         CREATE FUNCTION switchboard_webhook_id_prefix() RETURNS text
-        LANGUAGE plpgsql VOLATILE AS $$
-        DECLARE
-            v_alphabet constant text := '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-            v_time bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
-            v_uuid text := replace(gen_random_uuid()::text, '-', '');
-            v_random bigint := ('x' || substr(v_uuid, 1, 12) || substr(v_uuid, 18, 3))::bit(60)::bigint;
-            v_id text := 'evt_';
-        BEGIN
-            FOR i IN REVERSE 9..0 LOOP
-                v_id := v_id || substr(v_alphabet, ((v_time >> (5 * i)) & 31)::int + 1, 1);
-            END LOOP;
-            FOR i IN REVERSE 11..0 LOOP
-                v_id := v_id || substr(v_alphabet, ((v_random >> (5 * i)) & 31)::int + 1, 1);
-            END LOOP;
-            RETURN v_id;
-        END;
+        LANGUAGE sql VOLATILE AS $$
+            SELECT 'evt_' || switchboard_base32((extract(epoch FROM clock_timestamp()) * 1000)::bigint, 10)
+                   || switchboard_base32(('x' || substr(u, 1, 12) || substr(u, 18, 3))::bit(60)::bigint, 12)
+              FROM (SELECT replace(gen_random_uuid()::text, '-', '') AS u) r
         $$;
 
         -- RFC 3339 in UTC with milliseconds, as the gateway spells time everywhere.
@@ -169,12 +161,8 @@ extension Migration0013 {
         -- Every table is reached by key, through laterals the planner cannot flatten (LIMIT,
         -- OFFSET): the writer plans generically, and a generic plan made while `chats` was small
         -- joined the batch's ids to a scan of every message (docs/writer.md, "Generic plans").
-        --
-        -- It runs as its caller, the writer's function, which is the gateway's (the owner): a
-        -- role confined by row-level security does not store messages. (SECURITY DEFINER with
-        -- its fixed search path cost a small batch a tenth more.)
         CREATE FUNCTION switchboard_webhook_messages(p_message_ids uuid[], p_workspaces uuid[]) RETURNS int
-        LANGUAGE plpgsql AS $$
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
         DECLARE
             v_prefix text := switchboard_webhook_id_prefix();
             -- The batch's messages were stored at now(): their time is the events' too.

@@ -26,10 +26,9 @@
 ///
 /// Row-level security as in migrations 10 and 11, for admins alone (the API
 /// is theirs): an admin of the workspace sees and changes its endpoints,
-/// reads its events, reads its deliveries and may retry them. No policy
-/// inserts events: the session trigger runs as its owner, so a session
-/// changed through a confined role still writes its event (messages are
-/// stored by the gateway alone).
+/// reads its events, reads its deliveries and may retry them. Events are
+/// written by the outbox's functions, which run as their owner, so a change
+/// made through a confined role still writes its event.
 enum Migration0013 {
     static let migration = Migration(version: 13, name: "webhooks", sql: sql, down: down)
 
@@ -141,6 +140,7 @@ enum Migration0013 {
         DROP FUNCTION IF EXISTS switchboard_webhook_time(timestamptz);
         DROP FUNCTION IF EXISTS switchboard_webhook_id_prefix();
         DROP FUNCTION IF EXISTS switchboard_base32_4(bigint);
+        DROP FUNCTION IF EXISTS switchboard_base32(bigint, int);
         DROP TABLE IF EXISTS webhook_deliveries;
         DROP TABLE IF EXISTS webhook_events;
         DROP TABLE IF EXISTS webhook_endpoints;
