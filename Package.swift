@@ -45,6 +45,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
         // What protocol handlers see of a connection (ConnectionIO): the seam between them and the
@@ -97,6 +98,13 @@ let package = Package(
         // Webhooks' decisions (docs/webhooks.md): signatures, secrets, the retry schedule, which
         // targets are allowed, the delivery queue's contract; no I/O of any kind.
         .target(name: "SwitchboardWebhooks", dependencies: ["SwitchboardCrypto"]),
+        // Webhooks' delivery (docs/webhooks.md): the dispatcher's threads, which claim due deliveries
+        // and POST them through libcurl (the only module importing it), and the creation-time DNS check.
+        .target(
+            name: "SwitchboardWebhookDelivery",
+            dependencies: [
+                "SwitchboardWebhooks", "CCurl", "SwitchboardSystem", .product(name: "Logging", package: "swift-log"),
+            ]),
         // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
         .target(name: "SwitchboardRouting"),
         .target(
@@ -109,7 +117,7 @@ let package = Package(
             name: "SwitchboardReaders",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
-                "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .target(
             name: "SwitchboardWebSocket",
@@ -135,7 +143,8 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
-                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails",
+                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails", "SwitchboardWebhooks",
+                "SwitchboardWebhookDelivery",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -192,6 +201,12 @@ let package = Package(
             dependencies: ["SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardJSON"]),
         .testTarget(name: "SwitchboardWebhooksTests", dependencies: ["SwitchboardWebhooks", "SwitchboardCrypto"]),
         .testTarget(
+            name: "SwitchboardWebhookDeliveryTests",
+            dependencies: [
+                "SwitchboardWebhookDelivery", "SwitchboardWebhooks", "SwitchboardSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
             name: "SwitchboardAuthTests",
             dependencies: ["SwitchboardAuth", "SwitchboardCrypto", "SwitchboardJSON", "SwitchboardSystem"]),
         .testTarget(
@@ -203,7 +218,7 @@ let package = Package(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(
