@@ -52,6 +52,7 @@ struct WebhooksBenchTests {
         capacity.pendingStart = 1000
         capacity.pendingEnd = 160_000
         capacity.drainSeconds = 14
+        capacity.pendingAfter = 168_000
         results.deliveries = [steady, capacity]
         results.toggles = [
             toggle("with-without-1", switching: true, a: 18000, b: 16560),
@@ -82,7 +83,7 @@ struct WebhooksBenchTests {
             ))
         #expect(
             lines.contains(
-                "| capacity | 40,000 | 18,000 | 12,000 | **no** | 1,000 / 160,000 / 9 | 14.0 s | 3.2 / 5.0 / 12.5 / 40.0 ms | 9.0 ms | 0 / 0 / 0 | passed |"
+                "| capacity | 40,000 | 18,000 | 12,000 | **no** | 1,000 / 160,000 / 9 | 14.0 s (12,000/s) | 3.2 / 5.0 / 12.5 / 40.0 ms | 9.0 ms | 0 / 0 / 0 | passed |"
             ))
         #expect(
             text.contains(
@@ -173,7 +174,7 @@ struct WebhooksBenchTests {
     @Test("bench-webhooks' flags: sizes by mode, windows in fours")
     func flags() throws {
         let quick = try WebhooksDriver.parse(["--quick"])
-        #expect(quick.seconds == 5 && quick.shape.rate == 5000 && quick.windows.count == 4)
+        #expect(quick.seconds == 5 && quick.shape.rate == 1000 && quick.windows.count == 4)
         let full = try WebhooksDriver.parse(["--rate", "30000", "--windows", "12", "--window-seconds", "5"])
         #expect(full.shape.rate == 30000 && full.windows.count == 12 && full.windows.settle == 1.25)
         #expect(full.seconds == 30 && full.steadyShape.rate == 2000)

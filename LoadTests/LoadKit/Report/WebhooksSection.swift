@@ -42,7 +42,8 @@ enum WebhooksSection {
                 + "`switchboard_messages_stored_total`) and webhooks accepted by the receiver per second over the "
                 + "same steady part of the traffic (from 2 s after it began to its last stored message), the "
                 + "outbox's depth (`webhook_deliveries` pending) at that part's start and end, the time it took to "
-                + "drain after the harness ended, and the latency from each event's `created_at` (the writing "
+                + "drain after the harness ended (and the deliveries per second meanwhile, the chat load gone), and "
+                + "the latency from each event's `created_at` (the writing "
                 + "transaction's time, just before its commit, in milliseconds) to its first 2xx. *keeps up*: "
                 + "the outbox grew by less than one second of stored messages over the traffic.",
             "",
@@ -58,7 +59,8 @@ enum WebhooksSection {
                 "| \(run.label) | \(PythonFormat.grouped(run.shape.rate)) | \(grouped(run.storedPerSecond)) | "
                     + "\(grouped(run.deliveredPerSecond)) | \(keeps) | \(count(run.pendingStart)) / "
                     + "\(count(run.pendingEnd)) / \(count(run.pendingPeak)) | "
-                    + "\(run.drainSeconds.map { "\(fixed($0)) s" } ?? "**not drained**") | "
+                    + "\(run.drainSeconds.map { "\(fixed($0)) s" } ?? "**not drained**")"
+                    + "\(run.drainPerSecond.map { " (\(grouped($0))/s)" } ?? "") | "
                     + "\(fixed(run.latencyP50Ms)) / \(fixed(run.latencyP90Ms)) / \(fixed(run.latencyP99Ms)) / "
                     + "\(fixed(run.latencyMaxMs)) ms | \(fixed(run.chatP99Ms)) ms | \(run.retries) / \(run.duplicates) / "
                     + "\(run.badSignatures) | \(passed ? "passed" : "**FAILED**") |")

@@ -113,11 +113,25 @@ public enum WebhookOutbox {
         return Int(result.standardOutput.trimmingPythonSpace())
     }
 
-    /// Waits until no delivery is pending; the seconds it took, or nil at the timeout.
-    public static func waitUntilDrained(_ databaseURL: String, timeoutSeconds: Double) -> Double? {
+    /// Waits until no delivery is pending; the seconds it took, or nil at the
+    /// timeout, or (with `stallSeconds`) once the depth has not gone down for
+    /// that long: a backlog that still drains is waited for.
+    public static func waitUntilDrained(
+        _ databaseURL: String, timeoutSeconds: Double, stallSeconds: Double? = nil
+    ) -> Double? {
         let start = DriveClock.monotonicSeconds()
+        var lowest = Int.max
+        var progressed = start
         while DriveClock.monotonicSeconds() - start < timeoutSeconds {
-            if pending(databaseURL) == 0 { return PythonFormat.round(DriveClock.monotonicSeconds() - start, 2) }
+            let now = DriveClock.monotonicSeconds()
+            if let depth = pending(databaseURL) {
+                if depth == 0 { return PythonFormat.round(now - start, 2) }
+                if depth < lowest {
+                    lowest = depth
+                    progressed = now
+                }
+            }
+            if let stallSeconds, now - progressed > stallSeconds { return nil }
             DriveClock.sleep(seconds: 0.25)
         }
         return nil

@@ -22,13 +22,14 @@ extension WebhooksBench {
     /// time to its end: the gateway's stored counter, its CPU and
     /// PostgreSQL's (/proc), and the outbox's depth at its end.
     func toggleRun(label: String, switching: Bool, shape: WebhooksResults.Shape, windows: Windows) throws -> ToggleRun {
+        // Drained first, while the endpoint is enabled: the dispatcher claims for enabled endpoints only.
+        try settleForRun()
         try WebhookAPI.setEnabled(port: gateway.port, token: token, id: endpoint.id, enabled: false)
         var enabled = false
         defer {
             // The other runs expect it enabled.
             if !enabled { try? WebhookAPI.setEnabled(port: gateway.port, token: token, id: endpoint.id, enabled: true) }
         }
-        try settleForRun()
         let directory = try context.directory(label)
         // One window more than measured: the traffic starts between two windows.
         let seconds = Int((windows.seconds * Double(windows.count + 2)).rounded(.up))
@@ -92,7 +93,8 @@ extension WebhooksBench {
     /// signature; none may have failed for good.
     func correctness() throws -> WebhooksCorrectness {
         var result = WebhooksCorrectness()
-        result.drained = WebhookOutbox.waitUntilDrained(context.databaseURL, timeoutSeconds: drainTimeout) != nil
+        result.drained =
+            WebhookOutbox.waitUntilDrained(context.databaseURL, timeoutSeconds: drainTimeout, stallSeconds: 60) != nil
         let ids = try WebhookOutbox.messageEventIDs(context.databaseURL, workspace: workspace)
         result.events = ids.count
         let journal = receiver.journal

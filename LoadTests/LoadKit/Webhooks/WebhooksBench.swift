@@ -16,7 +16,7 @@ struct WebhooksBench {
     let workspace: String
     let endpoint: WebhookEndpoint
     let token: String
-    /// How long an outbox may take to drain after a run.
+    /// How long an outbox may take to drain after a run (it must go down at least once a minute).
     let drainTimeout: Double
 
     /// The receiver alone: `loadtest webhook-sender` on core 0 (no gateway
@@ -85,7 +85,7 @@ struct WebhooksBench {
 
     /// Vacuumed and checkpointed, the webhook tables too, and the outbox empty.
     func settleForRun() throws {
-        _ = WebhookOutbox.waitUntilDrained(context.databaseURL, timeoutSeconds: drainTimeout)
+        _ = WebhookOutbox.waitUntilDrained(context.databaseURL, timeoutSeconds: drainTimeout, stallSeconds: 60)
         try CapturedCommand.check([
             "psql", "-X", "-q", context.databaseURL, "-c", "VACUUM (ANALYZE) webhook_events, webhook_deliveries",
         ])
@@ -120,10 +120,13 @@ struct WebhooksBench {
             DriveClock.sleep(seconds: max(0.05, at + 1 - DriveClock.monotonicSeconds()))
         }
         let report = try finishHarness(harness, directory: directory, seconds: 60)
+        let left = WebhookOutbox.pending(context.databaseURL)
         let drainStart = DriveClock.monotonicSeconds()
-        let drained = WebhookOutbox.waitUntilDrained(context.databaseURL, timeoutSeconds: drainTimeout)
+        let drained = WebhookOutbox.waitUntilDrained(
+            context.databaseURL, timeoutSeconds: drainTimeout, stallSeconds: 60)
         var run = DeliveryRun(label: label, shape: shape, seconds: seconds)
         run.drainSeconds = drained.map { _ in PythonFormat.round(DriveClock.monotonicSeconds() - drainStart, 2) }
+        run.pendingAfter = left
         run.passed = report["correctness"]?["failures"]?.doubleValue == 0
         run.harnessStoredPerSecond = report.figure("stored_per_second")
         run.chatP99Ms = report.latency("send_to_delivery", "p99_ms")

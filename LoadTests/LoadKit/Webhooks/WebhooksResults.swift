@@ -80,8 +80,15 @@ struct DeliveryRun {
     var pendingStart: Int?
     var pendingEnd: Int?
     var pendingPeak: Int?
-    /// Seconds from the harness's end until no delivery was pending (nil: not within the timeout).
+    /// Pending deliveries when the harness ended, and the seconds from then until none was (nil: not drained).
+    var pendingAfter: Int?
     var drainSeconds: Double?
+
+    /// Deliveries per second while the outbox drained, the chat load gone.
+    var drainPerSecond: Double? {
+        guard let pendingAfter, let drainSeconds, drainSeconds > 0, pendingAfter > 0 else { return nil }
+        return Double(pendingAfter) / drainSeconds
+    }
     var latencyCount = 0
     var latencyP50Ms, latencyP90Ms, latencyP99Ms, latencyMaxMs: Double?
     var delivered = 0
@@ -113,7 +120,9 @@ struct DeliveryRun {
             "stored_per_s": .optional(storedPerSecond.map { PythonFormat.round($0, 1) }),
             "delivered_per_s": .optional(deliveredPerSecond.map { PythonFormat.round($0, 1) }),
             "pending_start": .optional(pendingStart), "pending_end": .optional(pendingEnd),
-            "pending_peak": .optional(pendingPeak), "drain_s": .optional(drainSeconds),
+            "pending_peak": .optional(pendingPeak), "pending_after": .optional(pendingAfter),
+            "drain_s": .optional(drainSeconds),
+            "drain_per_s": .optional(drainPerSecond.map { PythonFormat.round($0, 1) }),
             "keeps_up": .optional(keepsUp),
             "latency_ms": [
                 "count": .int(latencyCount), "p50": .optional(latencyP50Ms), "p90": .optional(latencyP90Ms),
