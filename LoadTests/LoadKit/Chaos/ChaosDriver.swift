@@ -136,8 +136,11 @@ public enum ChaosDriver {
             }
         }
         let timeout = ChaosWebhooks.drainTimeout(options.mode)
-        log("webhooks: waiting up to \(Int(timeout)) s for the outbox to drain")
-        let drained = WebhookOutbox.waitUntilDrained(options.databaseURL, timeoutSeconds: timeout)
+        log(
+            "webhooks: waiting for the outbox to drain (while its depth goes down at least once every "
+                + "\(Int(ChaosWebhooks.drainStallSeconds)) s, at most \(Int(timeout)) s)")
+        let drained = WebhookOutbox.waitUntilDrained(
+            options.databaseURL, timeoutSeconds: timeout, stallSeconds: ChaosWebhooks.drainStallSeconds)
         let ids = try? WebhookOutbox.messageEventIDs(options.databaseURL, workspace: workspace)
         let reportable = WebhookOutbox.reportableMessages(options.databaseURL, workspace: workspace)
         let failed = WebhookOutbox.failed(options.databaseURL)

@@ -71,9 +71,10 @@ public struct ChaosOptions: Sendable {
         true` and the test-only `retry_divisor = 300`: the retry schedule (5 s, 5 min, 30 min,
         2 h, 5 h, 10 h, 10 h) shrinks to 0.017, 1, 6, 24, 60, 120 and 120 s, or a receiver down for
         a minute would leave its deliveries waiting for the 5-minute retry. After the traffic
-        the outbox must drain (within 300 s; 120 with --quick), and then every message.created
-        event written must be in the journal with a good signature, every message stored must
-        have its event, and no delivery may have failed for good; duplicates are reported.
+        the outbox must drain (going down at least once every 150 s, within 30 minutes; 10 with
+        --quick), and then every message.created event written must be in the journal with a
+        good signature, every message stored must have its event, and no delivery may have
+        failed for good; duplicates are reported.
 
         Fails on a correctness failure of the harness (an acked message missing from the
         database, a gap, duplicate or reorder at a subscriber, an unexpected close, a send left

@@ -15,8 +15,12 @@ public enum ChaosWebhooks {
     /// (the sixth, 91 s after the first, already falls after the outage).
     public static let retryDivisor = 300
 
-    /// How long the outbox may take to drain once the traffic has ended.
-    public static func drainTimeout(_ mode: ChaosOptions.Mode) -> Double { mode == .quick ? 120 : 300 }
+    /// How long the outbox may take to drain once the traffic has ended, at
+    /// most; it fails sooner when its depth has not gone down for
+    /// `drainStallSeconds`, longer than the longest wait between two attempts
+    /// (120 s) that a delivery can reach here.
+    public static func drainTimeout(_ mode: ChaosOptions.Mode) -> Double { mode == .quick ? 600 : 1800 }
+    public static let drainStallSeconds = 150.0
 
     /// The gateway's [webhooks] table in a chaos run.
     public static let gatewayConfig = """
