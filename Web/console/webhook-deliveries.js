@@ -89,6 +89,14 @@ export class DeliveryLog {
       return this.poll();
     }
     if (this.stopped) return;
+    // More new deliveries than a page since the last look: the page does not reach the rows shown, and what lies
+    // between would never be. The log starts again from this page (older ones are a "Load more" away).
+    const reaches = !page.nextCursor || page.deliveries.some((delivery) => this.rows.has(String(delivery.id)));
+    if (!reaches) {
+      this.list.replaceChildren();
+      this.rows.clear();
+      this.cursor = undefined;
+    }
     const fresh = page.deliveries.filter((delivery) => !this.rows.has(String(delivery.id)));
     this.list.prepend(...fresh.map((delivery) => this.row(delivery)));
     for (const delivery of page.deliveries) this.show(delivery);
@@ -181,16 +189,16 @@ export class DeliveryLog {
     const at = delivery.last_attempt_at ?? delivery.created_at;
     row.time.dateTime = at;
     row.time.textContent = clock(at);
-    row.code.textContent = delivery.last_status_code == null ? (delivery.attempts ? 'no answer' : '–') : String(delivery.last_status_code);
-    row.duration.textContent = delivery.last_duration_ms == null ? '–' : `${delivery.last_duration_ms} ms`;
+    row.code.textContent = delivery.status_code == null ? (delivery.attempts ? 'no answer' : '–') : String(delivery.status_code);
+    row.duration.textContent = delivery.duration_ms == null ? '–' : `${delivery.duration_ms} ms`;
     row.attempts.textContent = String(delivery.attempts ?? 0);
     const next = delivery.status === 'pending' && delivery.next_attempt_at;
     row.next.parentElement.hidden = !next;
     if (next) row.next.textContent = `${until(delivery.next_attempt_at)} (${clock(delivery.next_attempt_at)})`;
     row.event.textContent = delivery.event_id;
-    row.error.textContent = delivery.last_error ?? '';
-    row.error.hidden = !delivery.last_error;
-    const head = delivery.last_response_head ?? '';
+    row.error.textContent = delivery.error ?? '';
+    row.error.hidden = !delivery.error;
+    const head = delivery.response_head ?? '';
     if (row.head.textContent !== head) row.head.textContent = head;
     row.response.hidden = head === '';
     // A succeeded delivery needs no retry; a pending one may be sent now rather than at its next retry.

@@ -18,8 +18,7 @@ export class WebhooksAPI {
 
   /** `{url, events, description?}`; resolves with `{webhook, secret}`: the secret exists only in this answer. */
   async create(fields) {
-    const answer = await this.client.api(BASE, { method: 'POST', body: fields });
-    return { webhook: answer.webhook, secret: answer.secret };
+    return withSecret(await this.client.api(BASE, { method: 'POST', body: fields }));
   }
 
   /** Changes some of `url`, `events`, `description`, `enabled`. */
@@ -31,16 +30,15 @@ export class WebhooksAPI {
     return this.client.api(at(id), { method: 'DELETE' });
   }
 
-  /** A test event to this endpoint alone (whatever it subscribes to); resolves with its event id. */
+  /** A `webhook.test` event to this endpoint alone (whatever it subscribes to); resolves with its id. */
   async test(id) {
-    return (await this.client.api(`${at(id)}/test`, { method: 'POST' })).event_id;
+    return (await this.client.api(`${at(id)}/test`, { method: 'POST' })).event.id;
   }
 
   /** A new secret; resolves with `{webhook, secret}`. Until `webhook.previous_secret_expires_at`
    * deliveries carry a signature with each secret. */
   async rotateSecret(id) {
-    const answer = await this.client.api(`${at(id)}/rotate-secret`, { method: 'POST' });
-    return { webhook: answer.webhook, secret: answer.secret };
+    return withSecret(await this.client.api(`${at(id)}/rotate-secret`, { method: 'POST' }));
   }
 
   /** A page of the endpoint's deliveries, newest first: `{deliveries, nextCursor}` (null: the last page). */
@@ -57,14 +55,18 @@ export class WebhooksAPI {
     return (await this.client.api(path, { method: 'POST' })).delivery;
   }
 
-  /** Sends every failed delivery of the endpoint made since `since` (a Date) again; resolves with how many. */
+  /** Sends every failed delivery of the endpoint's events since `since` (a Date) again; resolves with how many. */
   async retryFailedSince(id, since) {
-    const answer = await this.client.api(`${at(id)}/deliveries/retry`, {
-      method: 'POST',
-      body: { status: 'failed', since: since.toISOString() },
-    });
+    const answer = await this.client.api(`${at(id)}/deliveries/retry`, { method: 'POST', body: { since: since.toISOString() } });
     return answer.retried;
   }
+}
+
+/** `{"webhook":{..., "secret"}}` (creating, rotating) as the endpoint and its secret apart: the page keeps the
+ * endpoint, and the secret only until it has been shown. */
+function withSecret(answer) {
+  const { secret, ...webhook } = answer.webhook;
+  return { webhook, secret };
 }
 
 // What went wrong, in words an admin can act on. The gateway's own message is kept where it says

@@ -113,9 +113,11 @@ export class WebhooksPage {
     const box = el('div', { class: `wh-disabled${byGateway ? ' by-gateway' : ''}`, 'data-sb': 'webhook-disabled' });
     box.append(el('strong', {}, byGateway ? 'Disabled by the gateway' : 'Disabled'));
     if (byGateway) box.append(el('p', { 'data-sb': 'webhook-disabled-reason' }, endpoint.disabled_reason));
-    box.append(el('p', {}, byGateway
-      ? 'No events are sent to it while it is disabled. Once your receiver answers again, re-enable it and retry the failed deliveries.'
-      : 'No events are sent to it while it is disabled.'));
+    // What the outbox does meanwhile: new events skip a disabled endpoint, its pending deliveries wait,
+    // and enabling it makes them due at once.
+    box.append(el('p', {}, 'While it is disabled it gets no new events and its pending deliveries wait. ' +
+      (byGateway ? 'Once your receiver answers again, re-enable it: the pending deliveries go out at once, and ' +
+        'failed ones can be sent again with “Retry every failed delivery since”.' : 'Enabling it sends them at once.')));
     const enable = el('button', { type: 'button', 'data-sb': 'webhook-enable' }, byGateway ? 'Re-enable' : 'Enable');
     enable.setAttribute('aria-label', `${byGateway ? 'Re-enable' : 'Enable'} ${endpoint.url}`);
     enable.addEventListener('click', async () => {
@@ -229,7 +231,9 @@ export class WebhooksPage {
     button.disabled = true;
     try {
       const eventID = await this.api.test(endpoint.id);
-      this.say(`Test event ${eventID} sent: it appears in the deliveries below.`);
+      // The dispatcher claims nothing for a disabled endpoint: the test waits like every other delivery.
+      this.say(`Test event ${eventID} sent: it appears in the deliveries below` +
+        (endpoint.enabled ? '.' : ', and waits until the endpoint is enabled.'));
       await this.log?.refresh();
     } catch (error) {
       this.view.flash(`The test event was not sent: ${explain(error)}`);
@@ -282,7 +286,7 @@ export class WebhooksPage {
     const sure = await confirmAction({
       hook: 'delete-confirm',
       title: 'Delete this endpoint?',
-      text: `${endpoint.url} will get no more events, and its pending deliveries are dropped. This cannot be undone.`,
+      text: `${endpoint.url} will get no more events, and its pending deliveries are marked failed. This cannot be undone.`,
       action: 'Delete endpoint',
     });
     if (!sure) return;
