@@ -84,7 +84,7 @@ export function endpointForm({ endpoint, save, cancel }) {
       events: [...form.querySelectorAll('input[name=events]:checked')].map((box) => box.value),
       description: description.value.trim(),
     };
-    if (!/^https?:\/\/[^/\s]/i.test(fields.url) || !URL.canParse(fields.url)) {
+    if (!/^https?:\/\/[^/\s]/i.test(fields.url) || !parses(fields.url)) {
       return refuse('Enter the full URL of your receiver, starting with https:// (or http://).', url);
     }
     if (!fields.events.length) return refuse('Choose at least one event to send.', events.querySelector('input'));
@@ -105,6 +105,14 @@ export function endpointForm({ endpoint, save, cancel }) {
   });
   form.focusFirst = () => url.focus();
   return form;
+}
+
+function parses(url) {
+  try {
+    return Boolean(new URL(url)); // URL.canParse is newer than some browsers admins use
+  } catch {
+    return false;
+  }
 }
 
 /** The fields whose values differ from the endpoint's (events compared as sets). */

@@ -81,12 +81,13 @@ const WORDS = {
 };
 
 export function explain(error) {
+  const said = (error?.message ?? '').replace(/\.$/, '');
   if (error?.code === 'private_target') {
-    return `The gateway refused this URL: ${error.message}. It calls only public addresses ` +
+    return `The gateway refused this URL: ${said}. It calls only public addresses ` +
       '(webhooks.allow_private_targets lets it call private ones, for development).';
   }
   if (WORDS[error?.code]) return WORDS[error.code];
   // A fetch that never reached the gateway is a TypeError without a code.
   if (!error?.code) return 'The gateway could not be reached: check the connection and try again.';
-  return error.message ? `${error.message}.`.replace(/\.\.$/, '.') : 'Something went wrong.';
+  return said ? `${said}.` : 'Something went wrong.';
 }

@@ -30,9 +30,9 @@ export class WebhooksPage {
   }
 
   say(text) {
-    // Emptied first: the same words twice (two retries) are read twice.
+    // Emptied first, then set a moment later: the same words twice (two retries) are read twice.
     this.live.textContent = '';
-    requestAnimationFrame(() => (this.live.textContent = text));
+    setTimeout(() => (this.live.textContent = text), 30);
   }
 
   /** `route`: '' (the list), 'new', or an endpoint's id. */
