@@ -109,7 +109,7 @@ let package = Package(
             name: "SwitchboardReaders",
             dependencies: [
                 "SwitchboardPostgres", "SwitchboardChat", "SwitchboardIdentifiers", "SwitchboardSystem",
-                "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .target(
             name: "SwitchboardWebSocket",
@@ -135,7 +135,7 @@ let package = Package(
                 "SwitchboardChat",
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
-                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails",
+                "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails", "SwitchboardWebhooks",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -203,7 +203,7 @@ let package = Package(
             name: "SwitchboardReadersTests",
             dependencies: [
                 "SwitchboardReaders", "SwitchboardChat", "SwitchboardAuth", "SwitchboardPostgres", "SwitchboardStore",
-                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments",
+                "SwitchboardTestSupport", "SwitchboardRouting", "SwitchboardAttachments", "SwitchboardWebhooks",
             ]),
         .testTarget(name: "SwitchboardDeflateTests", dependencies: ["SwitchboardDeflate", "CZlib"]),
         .testTarget(

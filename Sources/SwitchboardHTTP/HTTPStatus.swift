@@ -17,6 +17,7 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     public static let switchingProtocols = HTTPStatus(code: 101, reason: "Switching Protocols")
     public static let ok = HTTPStatus(code: 200, reason: "OK")
     public static let created = HTTPStatus(code: 201, reason: "Created")
+    public static let accepted = HTTPStatus(code: 202, reason: "Accepted")
     public static let noContent = HTTPStatus(code: 204, reason: "No Content")
     public static let partialContent = HTTPStatus(code: 206, reason: "Partial Content")
     public static let movedPermanently = HTTPStatus(code: 301, reason: "Moved Permanently")

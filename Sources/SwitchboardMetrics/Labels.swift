@@ -44,6 +44,26 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case attachment
     /// `GET /api/v1/attachments/{id}/thumbnail` (and HEAD)
     case attachmentThumbnail = "attachment_thumbnail"
+    /// `GET /api/v1/webhooks`
+    case webhooks
+    /// `POST /api/v1/webhooks`
+    case webhookCreate = "webhook_create"
+    /// `GET /api/v1/webhooks/{id}`
+    case webhook
+    /// `PATCH /api/v1/webhooks/{id}`
+    case webhookPatch = "webhook_patch"
+    /// `DELETE /api/v1/webhooks/{id}`
+    case webhookDelete = "webhook_delete"
+    /// `POST /api/v1/webhooks/{id}/test`
+    case webhookTest = "webhook_test"
+    /// `POST /api/v1/webhooks/{id}/rotate-secret`
+    case webhookRotateSecret = "webhook_rotate_secret"
+    /// `GET /api/v1/webhooks/{id}/deliveries`
+    case webhookDeliveries = "webhook_deliveries"
+    /// `POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry`
+    case webhookDeliveryRetry = "webhook_delivery_retry"
+    /// `POST /api/v1/webhooks/{id}/deliveries/retry`
+    case webhookDeliveriesRetry = "webhook_deliveries_retry"
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -76,6 +96,16 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .attachmentUpload: 18
         case .attachment: 19
         case .attachmentThumbnail: 20
+        case .webhooks: 21
+        case .webhookCreate: 22
+        case .webhook: 23
+        case .webhookPatch: 24
+        case .webhookDelete: 25
+        case .webhookTest: 26
+        case .webhookRotateSecret: 27
+        case .webhookDeliveries: 28
+        case .webhookDeliveryRetry: 29
+        case .webhookDeliveriesRetry: 30
         }
     }
 }

@@ -18,7 +18,8 @@ struct BatchEncoder {
     /// the session's state after the batch only on its last stored row;
     /// after the commands' rows, the events it stored (migration 8); and
     /// the session's wait for an operator and its contact (migration 9); the
-    /// message's attachments (migration 12).
+    /// message's attachments (migration 12); last, a `webhooks` row counting
+    /// the webhook events the batch wrote, when it wrote any (migration 13).
     static let statement = """
         SELECT ord, status, id, seq, \(utc("created_at")),
                sender_role, sender_id, sender_name, kind, body,

@@ -20,6 +20,8 @@ struct InFlightBatch {
         var duplicates = 0
         var noSession = 0
         var badAttachments = 0
+        /// Webhook events the batch wrote (migration 13's `webhooks` row).
+        var webhookEvents = 0
     }
 
     /// Turns the function's rows (one per command, in command order, then
@@ -78,6 +80,13 @@ struct InFlightBatch {
             decoded.results.append(queued.result(outcome))
         }
         for row in commands.count..<result.rowCount {
+            // The last row may count the webhook events the batch wrote, in `seq`.
+            if row == result.rowCount - 1, result.string(row, 1) == "webhooks",
+                let count = result.string(row, 3).flatMap({ Int($0) })
+            {
+                decoded.webhookEvents = count
+                continue
+            }
             guard result.string(row, 1) == "event", let event = event(result, row) else {
                 // As strict as the commands' rows: a row the function should not return is a broken schema.
                 let message = "the writer's statement returned an unexpected row after the messages' rows"

@@ -155,6 +155,22 @@ import Testing
         #expect(!builtIn.webhooksAllowPrivateTargets && !documented.webhooksAllowPrivateTargets)
     }
 
+    /// `webhooks.*`: read from the file and the environment, the hours bounded.
+    @Test func webhookKeysApplyAndAreChecked() throws {
+        let loaded = try ConfigurationLoader.load(
+            file: nil,
+            environment: [
+                "SWITCHBOARD_WEBHOOKS_DISABLE_AFTER_HOURS": "24", "SWITCHBOARD_WEBHOOKS_ALLOW_PRIVATE_TARGETS": "1",
+            ],
+            overrides: .init())
+        #expect(loaded.webhooksDisableAfterHours == 24 && loaded.webhooksAllowPrivateTargets)
+        let error = #expect(throws: ConfigError.self) {
+            try ConfigurationLoader.load(
+                file: nil, environment: ["SWITCHBOARD_WEBHOOKS_DISABLE_AFTER_HOURS": "0"], overrides: .init())
+        }
+        #expect(error?.key == "webhooks.disable_after_hours")
+    }
+
     /// `routing.*` (docs/routing.md): read from the file and the environment,
     /// the mode one of three, and the heartbeat at most half the grace.
     @Test func routingKeysApplyAndAreChecked() throws {

@@ -40,7 +40,8 @@ import Testing
             case .droppedTrigger:
                 ("DROP TRIGGER chat_sessions_updated_at ON chat_sessions", ["updated_at_trigger"])
             case .droppedColumn:
-                ("ALTER TABLE chat_sessions DROP COLUMN title", ["chat_sessions_columns"])
+                // CASCADE: the webhooks' trigger (migration 13) reads the column in its WHEN clause.
+                ("ALTER TABLE chat_sessions DROP COLUMN title CASCADE", ["chat_sessions_columns"])
             case .extraPolicy:
                 ("CREATE POLICY everything ON chat_sessions FOR SELECT USING (true)", ["policies"])
             }

@@ -45,6 +45,7 @@ enum APIRoutes {
     static let all: [APIRoute] =
         ConversationsResource.routes + MessagesResource.routes + SessionsResource.routes
         + AnalyticsResource.routes + OperatorsResource.routes + BusinessHoursResource.routes
+        + WebhooksResource.routes + WebhookActionsResource.routes + WebhookDeliveriesResource.routes
 
     static let byLabel: [HTTPRoute: APIRoute] = Dictionary(
         uniqueKeysWithValues: all.map { ($0.label, $0) })

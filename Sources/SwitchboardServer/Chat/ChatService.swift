@@ -36,6 +36,8 @@ final class ChatService: Sendable {
     let businessHours: BusinessHoursBook
     let logger: Logger
     let metrics: GatewayMetrics
+    /// The webhook API's address policy and the dispatcher's wake-up (docs/webhooks.md).
+    let webhooks: WebhookHooks
 
     /// The NOTIFY channel of `cluster.bus = "postgres"`.
     static let notifyChannel = "switchboard"
@@ -43,6 +45,8 @@ final class ChatService: Sendable {
     init(configuration: Configuration, logger: Logger, metrics: GatewayMetrics) throws {
         self.metrics = metrics
         self.logger = logger
+        let webhooks = WebhookHooks(configuration)
+        self.webhooks = webhooks
         settings = ChatSettings(configuration)
         verifier = TokenVerifier(secret: configuration.jwtSecret, clockSkewSeconds: settings.clockSkewSeconds)
         attachmentSigner = AttachmentURLSigner(jwtSecret: Array(configuration.jwtSecret.utf8))
@@ -102,6 +106,7 @@ final class ChatService: Sendable {
             cores.everyCore(fromDatabaseThread: { $0.committed(batch, stored) })
             if clustered { cluster.publish(stored) }
             routing.committed(batch)
+            if batch.webhookEvents > 0 { webhooks.outboxHasWork() }
         }
     }
 

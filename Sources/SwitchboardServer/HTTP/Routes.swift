@@ -71,7 +71,8 @@ enum Routes {
         case .attachmentUpload, .attachment, .attachmentThumbnail:
             return AttachmentRoutes.answer(route, request, parameters: parameters, service: context.attachments)
         case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators, .operatorPatch,
-            .businessHours, .businessHoursPut:
+            .businessHours, .businessHoursPut, .webhooks, .webhookCreate, .webhook, .webhookPatch, .webhookDelete,
+            .webhookTest, .webhookRotateSecret, .webhookDeliveries, .webhookDeliveryRetry, .webhookDeliveriesRetry:
             // The JSON API: its own table (API/Resources), routed only with a database.
             guard let chat = context.chat, let api = APIRoutes.byLabel[route] else { return .now(.noDatabase) }
             return APIRoutes.answer(api, request, parameters: parameters, chat: chat)

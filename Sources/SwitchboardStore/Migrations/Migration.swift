@@ -39,6 +39,7 @@ public enum Migrations {
         Migration0010.migration,
         Migration0011.migration,
         Migration0012.migration,
+        Migration0013.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

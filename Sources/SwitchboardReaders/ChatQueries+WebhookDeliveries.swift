@@ -1,0 +1,132 @@
+import SwitchboardPostgres
+import SwitchboardWebhooks
+
+/// An endpoint's delivery log and what an admin does with it: retry one
+/// delivery, retry every failed one since a time, send a test event; and the
+/// outbox's gauges for the metrics.
+extension ChatQueries {
+    /// A page of the endpoint's deliveries, newest first, older than
+    /// `before` (a delivery id) when given, of `status` when given; the
+    /// cursor of the next page (nil on the last). The caller has checked
+    /// that the endpoint is the workspace's.
+    public func webhookDeliveries(
+        endpointID: String, workspaceID: String, status: WebhookDelivery.Status?, before: Int64?, limit: Int
+    ) throws(QueryError) -> (deliveries: [WebhookDelivery], next: Int64?) {
+        let result = try run(
+            """
+            SELECT \(Self.deliveryColumns)
+              FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+             WHERE d.endpoint_id = $1::uuid AND d.workspace_id = $2::uuid
+               AND ($3::text IS NULL OR d.status = $3) AND ($4::bigint IS NULL OR d.id < $4::bigint)
+             ORDER BY d.id DESC
+             LIMIT $5::int
+            """,
+            [endpointID, workspaceID, status?.rawValue, before.map(String.init), String(limit + 1)], retryable: true)
+        var deliveries: [WebhookDelivery] = []
+        for row in 0..<min(result.rowCount, limit) { deliveries.append(try Self.delivery(result, row)) }
+        let next = result.rowCount > limit ? deliveries.last.flatMap { Int64($0.id) } : nil
+        return (deliveries, next)
+    }
+
+    /// Sends the delivery again now, whatever became of it (an attempt in
+    /// flight keeps its lease and is not doubled); the delivery as it now
+    /// is, nil when the endpoint (live) has no such delivery. One more
+    /// attempt: a failure after it, with the retries spent, fails it again.
+    public func retryWebhookDelivery(
+        id: Int64, endpointID: String, workspaceID: String
+    ) throws(QueryError) -> WebhookDelivery? {
+        let result = try run(
+            """
+            WITH d AS (
+                UPDATE webhook_deliveries d
+                   SET status = 'pending', next_attempt_at = now(), updated_at = now()
+                 WHERE d.id = $1::bigint AND d.endpoint_id = $2::uuid AND d.workspace_id = $3::uuid
+                   AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.deleted_at IS NULL)
+                RETURNING d.*
+            )
+            SELECT \(Self.deliveryColumns), pg_notify($4, '')
+              FROM d JOIN webhook_events ev ON ev.id = d.event_id
+            """, [String(id), endpointID, workspaceID, Self.webhookChannel], retryable: true)
+        return result.rowCount == 0 ? nil : try Self.delivery(result, 0)
+    }
+
+    /// Every failed delivery to the endpoint of an event since `sinceUTC`
+    /// (PostgreSQL's input form) is due again now, for a receiver that is
+    /// back; how many. The caller has checked the endpoint.
+    public func retryFailedWebhookDeliveries(
+        endpointID: String, workspaceID: String, sinceUTC: String
+    ) throws(QueryError) -> Int {
+        let result = try run(
+            """
+            WITH d AS (
+                UPDATE webhook_deliveries d
+                   SET status = 'pending', next_attempt_at = now(), updated_at = now()
+                 WHERE d.endpoint_id = $1::uuid AND d.workspace_id = $2::uuid AND d.status = 'failed'
+                   AND d.created_at >= $3::timestamptz
+                RETURNING 1
+            )
+            SELECT count(*), CASE WHEN count(*) > 0 THEN pg_notify($4, '') END FROM d
+            """, [endpointID, workspaceID, sinceUTC, Self.webhookChannel], retryable: true)
+        return Int(try RowDecoding.int64(result, 0, 0))
+    }
+
+    /// A `webhook.test` event to this endpoint alone, due now, whatever
+    /// types it asked for; its id (`evt_...`), nil when there is no such
+    /// live endpoint. Not retried: a repeat would send a second test.
+    public func sendWebhookTestEvent(endpointID: String, workspaceID: String) throws(QueryError) -> String? {
+        let result = try run(
+            """
+            SELECT switchboard_webhook_emit($2::uuid, $3, '{"endpoint_id":"' || $1::uuid::text || '"}', $1::uuid)
+            """, [endpointID, workspaceID, WebhookTestEvent.type], retryable: false)
+        return result.rowCount == 1 ? result.string(0, 0) : nil
+    }
+
+    /// Pending deliveries per endpoint, and how long the oldest due one has waited.
+    public func webhookOutboxGauges() throws(QueryError) -> [WebhookOutboxGauge] {
+        let result = try run(
+            """
+            SELECT d.endpoint_id::text, d.workspace_id::text, count(*),
+                   coalesce(extract(epoch FROM now() - min(d.next_attempt_at)
+                                     FILTER (WHERE d.next_attempt_at <= now())), 0)::float8
+              FROM webhook_deliveries d
+             WHERE d.status = 'pending'
+             GROUP BY d.endpoint_id, d.workspace_id
+             ORDER BY d.endpoint_id
+            """, [], retryable: true)
+        var gauges: [WebhookOutboxGauge] = []
+        for row in 0..<result.rowCount {
+            gauges.append(
+                WebhookOutboxGauge(
+                    endpointID: try RowDecoding.required(result, row, 0),
+                    workspaceID: try RowDecoding.required(result, row, 1),
+                    pending: Int(try RowDecoding.int64(result, row, 2)),
+                    oldestDueSeconds: try RowDecoding.double(result, row, 3) ?? 0))
+        }
+        return gauges
+    }
+
+    /// A delivery row `d` and its event `ev`.
+    static let deliveryColumns = """
+        d.id::text, d.event_id, ev.type, d.status, d.attempts, d.last_status_code, d.last_duration_ms,
+        d.last_error, d.last_response_head, \(RowDecoding.timestamp("d.last_attempt_at")),
+        \(RowDecoding.timestamp("CASE WHEN d.status = 'pending' THEN d.next_attempt_at END")),
+        \(RowDecoding.timestamp("d.created_at"))
+        """
+
+    static func delivery(_ result: PostgresResult, _ row: Int) throws(QueryError) -> WebhookDelivery {
+        let statusText = try RowDecoding.required(result, row, 3)
+        guard let status = WebhookDelivery.Status(rawValue: statusText) else {
+            throw .failed("unexpected delivery status \(statusText)")
+        }
+        func optionalInt(_ column: Int) throws(QueryError) -> Int? {
+            result.isNull(row, column) ? nil : Int(try RowDecoding.int64(result, row, column))
+        }
+        return WebhookDelivery(
+            id: try RowDecoding.required(result, row, 0), eventID: try RowDecoding.required(result, row, 1),
+            eventType: try RowDecoding.required(result, row, 2), status: status,
+            attempts: Int(try RowDecoding.int64(result, row, 4)), lastStatusCode: try optionalInt(5),
+            lastDurationMilliseconds: try optionalInt(6), lastError: result.string(row, 7),
+            lastResponseHead: result.string(row, 8), lastAttemptAt: result.string(row, 9),
+            nextAttemptAt: result.string(row, 10), createdAt: try RowDecoding.required(result, row, 11))
+    }
+}

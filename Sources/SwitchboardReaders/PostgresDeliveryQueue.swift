@@ -1,0 +1,142 @@
+import SwitchboardPostgres
+import SwitchboardWebhooks
+import Synchronization
+
+/// The dispatcher's `DeliveryQueue` on the outbox's tables: claims with
+/// `FOR UPDATE SKIP LOCKED` under a lease, so that every node can dispatch
+/// and no two hold one delivery at once; records each attempt.
+///
+/// Blocking by design: only dispatcher threads call it. Each call takes a
+/// connection of its own from a small pool (one per caller that ever ran at
+/// once), so dispatcher threads never wait for one another's round trips.
+public final class PostgresDeliveryQueue: DeliveryQueue {
+    private let databaseURL: String
+    private let disableAfterHours: Int
+    private let idle = Mutex(Idle())
+
+    /// Connections not in use. A `ChatQueries` is used by one thread at a
+    /// time: taken out under the lock, put back when its call ends.
+    private struct Idle: @unchecked Sendable {
+        var queries: [ChatQueries] = []
+    }
+
+    /// `disableAfterHours`: `webhooks.disable_after_hours`, how long an
+    /// endpoint may keep failing before it is disabled.
+    public init(databaseURL: String, disableAfterHours: Int) {
+        self.databaseURL = databaseURL
+        self.disableAfterHours = disableAfterHours
+    }
+
+    public func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
+        guard limit > 0 else { return [] }
+        let result = try withQueries { queries throws(QueryError) in
+            // Not retried after a lost connection: a claim that committed holds its rows until
+            // the lease ends, and a second would lease others meanwhile.
+            try queries.run(
+                Self.claimStatement,
+                [String(limit), String(leaseSeconds), "{" + busy.sorted().joined(separator: ",") + "}"],
+                retryable: false)
+        }
+        var due: [DueDelivery] = []
+        due.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            var secrets = [try RowDecoding.required(result, row, 4)]
+            if let previous = result.string(row, 5) { secrets.append(previous) }
+            due.append(
+                DueDelivery(
+                    id: try RowDecoding.required(result, row, 0), eventID: try RowDecoding.required(result, row, 1),
+                    endpointID: try RowDecoding.required(result, row, 2), url: try RowDecoding.required(result, row, 3),
+                    secrets: secrets, body: try RowDecoding.required(result, row, 6),
+                    attempt: Int(try RowDecoding.int64(result, row, 7)),
+                    eventCreatedAt: try RowDecoding.double(result, row, 8) ?? 0))
+        }
+        return due
+    }
+
+    public func record(_ outcome: DeliveryOutcome) throws {
+        _ = try withQueries { queries throws(QueryError) in
+            // Retryable: it writes the same state again.
+            try queries.run(
+                Self.recordStatement,
+                [
+                    outcome.deliveryID, outcome.succeeded ? "true" : "false", outcome.statusCode.map(String.init),
+                    String(outcome.durationMilliseconds), outcome.error, outcome.responseHead,
+                    outcome.nextAttemptAt.map { String($0) }, String(disableAfterHours),
+                ], retryable: true)
+        }
+    }
+
+    private func withQueries(
+        _ body: (ChatQueries) throws(QueryError) -> PostgresResult
+    ) throws(QueryError)
+        -> PostgresResult
+    {
+        let queries = idle.withLock { $0.queries.popLast() } ?? ChatQueries(databaseURL: databaseURL)
+        defer { idle.withLock { $0.queries.append(queries) } }
+        return try body(queries)
+    }
+
+    /// Up to $1 due deliveries (pending, due, not leased, of an enabled live
+    /// endpoint not in $3), oldest due first, leased for $2 seconds; rows
+    /// another claim holds are skipped, and a row another claim leased
+    /// meanwhile fails the recheck that follows the lock. `attempts` counts
+    /// this one; the claimer gets the count before it.
+    static let claimStatement = """
+        WITH due AS (
+            SELECT d.id FROM webhook_deliveries d
+             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+               AND (d.leased_until IS NULL OR d.leased_until < now())
+               AND d.endpoint_id <> ALL ($3::uuid[])
+               AND EXISTS (SELECT 1 FROM webhook_endpoints e
+                            WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)
+             ORDER BY d.next_attempt_at
+             LIMIT $1::int
+             FOR UPDATE OF d SKIP LOCKED
+        )
+        UPDATE webhook_deliveries d
+           SET leased_until = now() + $2::int * interval '1 second', attempts = d.attempts + 1, updated_at = now()
+          FROM due, webhook_events ev, webhook_endpoints e
+         WHERE d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id
+        RETURNING d.id::text, d.event_id, d.endpoint_id::text, e.url, e.secret,
+                  CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END,
+                  ev.body, d.attempts - 1, extract(epoch FROM ev.created_at)::float8
+        """
+
+    /// One attempt's outcome ($2 succeeded). Success: `succeeded`, and the
+    /// endpoint's failure (if any) ends. Failure: due again at $7 (epoch
+    /// seconds) or, without one, `failed`; the endpoint's failure starts,
+    /// and an endpoint failing for longer than $8 hours is disabled. A late
+    /// failure never undoes a success (a lease that ran out while the first
+    /// attempt hung, and a second attempt that succeeded). The endpoint's row
+    /// is written only when its state changes: deliveries to one endpoint
+    /// finish on many threads, and would otherwise queue on its row lock.
+    static let recordStatement = """
+        WITH d AS (
+            UPDATE webhook_deliveries d
+               SET status = CASE WHEN $2::boolean THEN 'succeeded' WHEN $7::float8 IS NULL THEN 'failed'
+                                 ELSE 'pending' END,
+                   next_attempt_at = CASE WHEN $2::boolean THEN NULL ELSE to_timestamp($7::float8) END,
+                   leased_until = NULL, last_attempt_at = now(), last_status_code = $3::int,
+                   last_duration_ms = $4::int, last_error = $5, last_response_head = $6, updated_at = now()
+             WHERE d.id = $1::bigint AND (d.status <> 'succeeded' OR $2::boolean)
+            RETURNING d.endpoint_id
+        ),
+        endpoint AS (
+            UPDATE webhook_endpoints e
+               SET failing_since = CASE WHEN $2::boolean THEN NULL ELSE coalesce(e.failing_since, now()) END,
+                   enabled = CASE WHEN NOT $2::boolean AND e.failing_since < now() - $8::int * interval '1 hour'
+                                  THEN false ELSE e.enabled END,
+                   disabled_reason = CASE
+                       WHEN NOT $2::boolean AND e.enabled AND e.failing_since < now() - $8::int * interval '1 hour'
+                       THEN 'failing since ' || \(RowDecoding.timestamp("e.failing_since"))
+                            || ', longer than webhooks.disable_after_hours (' || $8::int::text || ' h)'
+                       ELSE e.disabled_reason END
+              FROM d
+             WHERE e.id = d.endpoint_id
+               AND CASE WHEN $2::boolean THEN e.failing_since IS NOT NULL
+                        ELSE e.failing_since IS NULL
+                             OR (e.enabled AND e.failing_since < now() - $8::int * interval '1 hour') END
+        )
+        SELECT count(*) FROM d
+        """
+}

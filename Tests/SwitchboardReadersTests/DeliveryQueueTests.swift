@@ -1,0 +1,262 @@
+import Foundation
+import SwitchboardPostgres
+import SwitchboardReaders
+import SwitchboardWebhooks
+import Synchronization
+import Testing
+
+/// `PostgresDeliveryQueue` on real PostgreSQL: claims under a lease that two
+/// claimers never share, the attempt count, what an outcome does to the
+/// delivery and its endpoint (retry, fail, disable), and the admin's retries.
+@Suite struct DeliveryQueueTests {
+    /// `count` sessions created in the fixture's workspace, whose endpoint
+    /// (returned) asks for session.created: `count` deliveries due now.
+    private func dueDeliveries(_ fixture: ReadersFixture, _ count: Int) throws -> String {
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        let endpoint = try WebhookSessionEventTests.endpoint(fixture, [.sessionCreated])
+        try fixture.admin.query(
+            "INSERT INTO chat_sessions (workspace_id, user_id) SELECT $1::uuid, 'v-' || g FROM generate_series(1, $2) g",
+            [fixture.workspaceID, String(count)])
+        return endpoint
+    }
+
+    private func queue(_ fixture: ReadersFixture, disableAfterHours: Int = 72) -> PostgresDeliveryQueue {
+        PostgresDeliveryQueue(databaseURL: fixture.database.url, disableAfterHours: disableAfterHours)
+    }
+
+    private func outcome(
+        _ delivery: DueDelivery, succeeded: Bool, status: Int? = nil, next: Double? = nil
+    ) -> DeliveryOutcome {
+        DeliveryOutcome(
+            deliveryID: delivery.id, endpointID: delivery.endpointID, succeeded: succeeded,
+            statusCode: status ?? (succeeded ? 204 : 500), durationMilliseconds: 12,
+            error: succeeded ? nil : "HTTP 500",
+            responseHead: succeeded ? "" : "oops", nextAttemptAt: next)
+    }
+
+    private func row(_ fixture: ReadersFixture, _ id: String) throws -> [String?] {
+        try fixture.admin.query(
+            """
+            SELECT status, attempts::text, last_status_code::text, last_error, last_response_head,
+                   (next_attempt_at <= now())::text, leased_until IS NULL
+              FROM webhook_deliveries WHERE id = $1::bigint
+            """, [id]
+        ).rows[0]
+    }
+
+    @Test func twoClaimersNeverHoldTheSameDelivery() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        _ = try dueDeliveries(fixture, 400)
+        let queues = [queue(fixture), queue(fixture)]
+        let claimed = Mutex<[String]>([])
+        let failures = Mutex<[String]>([])
+        let threads = (0..<4).map { index in
+            Thread {
+                let queue = queues[index % 2]
+                while true {
+                    do {
+                        let batch = try queue.claim(limit: 7, leaseSeconds: 300, skipping: [])
+                        if batch.isEmpty { return }
+                        claimed.withLock { $0 += batch.map(\.id) }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                        return
+                    }
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        let deadline = Date().addingTimeInterval(60)
+        while threads.contains(where: { !$0.isFinished }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let ids = claimed.withLock { $0 }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(
+            ids.count == 400 && Set(ids).count == 400, "each delivery claimed once: \(ids.count), \(Set(ids).count)")
+        #expect(try queues[0].claim(limit: 10, leaseSeconds: 300, skipping: []).isEmpty, "all are leased")
+    }
+
+    @Test func aClaimCarriesTheEventAndALapsedLeaseMakesItDueAgain() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 1)
+        let queue = queue(fixture)
+        let first = try #require(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).first)
+        #expect(first.endpointID == endpoint && first.url == "https://example.com/hook")
+        #expect(first.secrets == ["whsec_t"] && first.attempt == 0)
+        let event = try fixture.admin.query("SELECT body, extract(epoch FROM created_at)::float8 FROM webhook_events")
+        #expect(first.body == event.string(0, 0) && first.eventID.hasPrefix("evt_"))
+        #expect(abs(first.eventCreatedAt - Double(event.string(0, 1)!)!) < 0.001)
+        #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).isEmpty, "leased")
+
+        // The claimer died: its lease runs out and the delivery is due again, one attempt later.
+        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = now() - interval '1 second'")
+        let again = try #require(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).first)
+        #expect(again.id == first.id && again.attempt == 1)
+
+        // An endpoint at its bound is skipped.
+        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = NULL")
+        #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: [endpoint]).isEmpty)
+        #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: [UUID().uuidString.lowercased()]).count == 1)
+    }
+
+    @Test func outcomesRetryFailAndSucceed() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 3)
+        let queue = queue(fixture)
+        let claimed = try queue.claim(limit: 3, leaseSeconds: 60, skipping: [])
+        #expect(claimed.count == 3)
+        let (retried, failed, delivered) = (claimed[0], claimed[1], claimed[2])
+
+        // A failure with a next attempt: pending, due then; the endpoint starts failing.
+        try queue.record(outcome(retried, succeeded: false, next: Date().timeIntervalSince1970 - 1))
+        #expect(try row(fixture, retried.id) == ["pending", "1", "500", "HTTP 500", "oops", "true", "t"])
+        let failingSince = try fixture.admin.query(
+            "SELECT failing_since IS NOT NULL FROM webhook_endpoints WHERE id = $1::uuid", [endpoint])
+        #expect(failingSince.bool(0, 0) == true)
+        let next = try #require(try queue.claim(limit: 3, leaseSeconds: 60, skipping: []).first)
+        #expect(next.id == retried.id && next.attempt == 1, "due again, the count before this attempt")
+
+        // Without a next attempt: failed, for good (until an admin retries).
+        try queue.record(outcome(failed, succeeded: false))
+        #expect(try row(fixture, failed.id)[0] == "failed")
+
+        // A success ends the endpoint's failure; a late failure of the same delivery undoes nothing.
+        try queue.record(outcome(delivered, succeeded: true))
+        #expect(try row(fixture, delivered.id).prefix(3) == ["succeeded", "1", "204"])
+        try queue.record(outcome(delivered, succeeded: false, next: Date().timeIntervalSince1970))
+        #expect(try row(fixture, delivered.id)[0] == "succeeded")
+        let cleared = try fixture.admin.query(
+            "SELECT failing_since IS NULL, enabled FROM webhook_endpoints WHERE id = $1::uuid", [endpoint])
+        #expect(cleared.bool(0, 0) == true && cleared.bool(0, 1) == true)
+    }
+
+    @Test func anEndpointFailingLongerThanTheLimitIsDisabledAndAnAdminBringsItBack() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 2)
+        let queue = queue(fixture, disableAfterHours: 72)
+        let claimed = try queue.claim(limit: 1, leaseSeconds: 60, skipping: [])
+        // Failing for 71 hours: still enabled.
+        try fixture.admin.query("UPDATE webhook_endpoints SET failing_since = now() - interval '71 hours'")
+        try queue.record(outcome(claimed[0], succeeded: false, next: Date().timeIntervalSince1970 - 1))
+        var state = try #require(try fixture.queries.webhookEndpoint(id: endpoint, workspaceID: fixture.workspaceID))
+        #expect(state.enabled && state.disabledReason == nil && state.failingSince != nil)
+        // Past 72: the next failure disables it, and its deliveries wait.
+        try fixture.admin.query("UPDATE webhook_endpoints SET failing_since = now() - interval '73 hours'")
+        let again = try queue.claim(limit: 1, leaseSeconds: 60, skipping: [])
+        try queue.record(outcome(again[0], succeeded: false, next: Date().timeIntervalSince1970 - 1))
+        state = try #require(try fixture.queries.webhookEndpoint(id: endpoint, workspaceID: fixture.workspaceID))
+        #expect(!state.enabled)
+        #expect(state.disabledReason?.contains("webhooks.disable_after_hours (72 h)") == true, "\(state)")
+        #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).isEmpty, "a disabled endpoint gets nothing")
+        // Nor do new events go to it.
+        try fixture.admin.query("INSERT INTO chat_sessions (workspace_id) VALUES ($1::uuid)", [fixture.workspaceID])
+        #expect(try fixture.admin.query("SELECT count(*) FROM webhook_deliveries").int(0, 0) == 2)
+
+        // Enabled again by an admin: no longer failing, and what waited is due.
+        state = try #require(
+            try fixture.queries.changeWebhookEndpoint(
+                id: endpoint, workspaceID: fixture.workspaceID, WebhookEndpointChange(enabled: true)))
+        #expect(state.enabled && state.disabledReason == nil && state.failingSince == nil)
+        #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).count == 2)
+    }
+
+    @Test func anAdminRetriesOneDeliveryOrEveryFailedOneSinceATime() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 3)
+        let queue = queue(fixture)
+        for delivery in try queue.claim(limit: 3, leaseSeconds: 60, skipping: []) {
+            try queue.record(outcome(delivery, succeeded: false))
+        }
+        let page = try fixture.queries.webhookDeliveries(
+            endpointID: endpoint, workspaceID: fixture.workspaceID, status: .failed, before: nil, limit: 2)
+        #expect(page.deliveries.count == 2 && page.next != nil)
+        #expect(page.deliveries.allSatisfy { $0.eventType == "session.created" && $0.lastStatusCode == 500 })
+        #expect(page.deliveries.allSatisfy { $0.lastResponseHead == "oops" && $0.nextAttemptAt == nil })
+        let rest = try fixture.queries.webhookDeliveries(
+            endpointID: endpoint, workspaceID: fixture.workspaceID, status: nil, before: page.next, limit: 2)
+        #expect(rest.deliveries.count == 1 && rest.next == nil)
+        let ids = (page.deliveries + rest.deliveries).map(\.id)
+        #expect(ids == ids.sorted { Int($0)! > Int($1)! }, "newest first")
+
+        // One, by hand: due now, its attempts kept.
+        let one = try #require(
+            try fixture.queries.retryWebhookDelivery(
+                id: Int64(ids[0])!, endpointID: endpoint, workspaceID: fixture.workspaceID))
+        #expect(one.status == .pending && one.attempts == 1 && one.nextAttemptAt != nil)
+        let retried = try queue.claim(limit: 5, leaseSeconds: 60, skipping: [])
+        #expect(retried.map(\.id) == [ids[0]] && retried[0].attempt == 1)
+        // Another workspace's admin cannot reach it.
+        #expect(
+            try fixture.queries.retryWebhookDelivery(
+                id: Int64(ids[1])!, endpointID: endpoint, workspaceID: UUID().uuidString.lowercased()) == nil)
+
+        // Every failed one since a time: those of events before it stay failed.
+        try fixture.admin.query(
+            "UPDATE webhook_deliveries SET created_at = now() - interval '2 days' WHERE id = $1::bigint", [ids[2]])
+        let dayAgo = try fixture.admin.query("SELECT (now() - interval '1 day')::text").string(0, 0)!
+        let recent = try fixture.queries.retryFailedWebhookDeliveries(
+            endpointID: endpoint, workspaceID: fixture.workspaceID, sinceUTC: dayAgo)
+        #expect(recent == 1)
+        #expect(try row(fixture, ids[1])[0] == "pending" && row(fixture, ids[2])[0] == "failed")
+        let all = try fixture.queries.retryFailedWebhookDeliveries(
+            endpointID: endpoint, workspaceID: fixture.workspaceID, sinceUTC: "2000-01-01 00:00:00+00")
+        #expect(all == 1, "the older one; the others are not failed any more")
+        #expect(
+            try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).map(\.id).sorted() == [ids[1], ids[2]].sorted())
+    }
+
+    @Test func rotationSignsWithBothSecretsUntilTheOverlapEnds() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 1)
+        let rotated = try #require(
+            try fixture.queries.rotateWebhookSecret(
+                id: endpoint, workspaceID: fixture.workspaceID, secret: "whsec_new", overlapSeconds: 3600))
+        #expect(rotated.previousSecretExpiresAt != nil)
+        let queue = queue(fixture)
+        let during = try #require(try queue.claim(limit: 1, leaseSeconds: 60, skipping: []).first)
+        #expect(during.secrets == ["whsec_new", "whsec_t"])
+        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = NULL")
+        try fixture.admin.query("UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second'")
+        let after = try #require(try queue.claim(limit: 1, leaseSeconds: 60, skipping: []).first)
+        #expect(after.secrets == ["whsec_new"])
+        #expect(
+            try fixture.queries.webhookEndpoint(id: endpoint, workspaceID: fixture.workspaceID)?.previousSecretExpiresAt
+                == nil)
+    }
+
+    @Test func aTestEventGoesToItsEndpointAloneAndDeletionAbandonsWhatWaits() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 2)
+        let other = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let event = try #require(
+            try fixture.queries.sendWebhookTestEvent(endpointID: other, workspaceID: fixture.workspaceID))
+        let queue = queue(fixture)
+        let claimed = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [endpoint])
+        #expect(claimed.map(\.eventID) == [event])
+        let body = try #require(
+            JSONSerialization.jsonObject(with: Data(claimed[0].body.utf8)) as? [String: Any])
+        #expect(body["type"] as? String == WebhookTestEvent.type)
+        #expect((body["data"] as? [String: Any])?["endpoint_id"] as? String == other)
+        #expect(
+            try fixture.queries.sendWebhookTestEvent(endpointID: other, workspaceID: UUID().uuidString.lowercased())
+                == nil)
+
+        let gauges = try fixture.queries.webhookOutboxGauges()
+        #expect(gauges.first { $0.endpointID == endpoint }?.pending == 2)
+        #expect((gauges.first { $0.endpointID == endpoint }?.oldestDueSeconds ?? -1) >= 0)
+
+        #expect(try fixture.queries.deleteWebhookEndpoint(id: endpoint, workspaceID: fixture.workspaceID))
+        #expect(try !fixture.queries.deleteWebhookEndpoint(id: endpoint, workspaceID: fixture.workspaceID))
+        #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).isEmpty)
+        let abandoned = try fixture.admin.query(
+            "SELECT status, last_error FROM webhook_deliveries WHERE endpoint_id = $1::uuid", [endpoint])
+        #expect(abandoned.rows.allSatisfy { $0 == ["failed", "the endpoint was deleted"] })
+        #expect(try fixture.queries.webhookOutboxGauges().map(\.endpointID) == [other])
+    }
+}

@@ -1,0 +1,89 @@
+import SwitchboardPostgres
+import SwitchboardStore
+import SwitchboardTestSupport
+import Testing
+
+/// Migration 13's policies confine a role that is not the owner: an admin
+/// of a workspace sees and changes its endpoints, reads its events and
+/// deliveries and may retry them; nobody else sees any; no confined role
+/// writes an event itself, yet a session it changes still writes its own.
+@Suite struct WebhookRowLevelSecurityTests {
+    private func url(_ url: String, user: String) throws -> String {
+        let scheme = try #require(url.range(of: "://"))
+        let at = try #require(url[scheme.upperBound...].firstIndex(of: "@"))
+        return String(url[..<scheme.upperBound]) + user + String(url[at...])
+    }
+
+    private func act(_ db: PostgresConnection, workspace: String?, role: String?) throws {
+        try db.query("SELECT set_config('switchboard.workspace_id', $1, false)", [workspace ?? ""])
+        try db.query("SELECT set_config('switchboard.role', $1, false)", [role ?? ""])
+    }
+
+    /// What the role sees: endpoint urls, event workspaces, delivery workspaces (each sorted).
+    private func visible(_ db: PostgresConnection) throws -> [[String]] {
+        try [
+            "SELECT url FROM webhook_endpoints ORDER BY 1",
+            "SELECT DISTINCT workspace_id::text FROM webhook_events ORDER BY 1",
+            "SELECT DISTINCT workspace_id::text FROM webhook_deliveries ORDER BY 1",
+        ].map { try db.column($0).compactMap { $0 } }
+    }
+
+    @Test func policiesConfineANonOwnerRole() throws {
+        let database = try TestDatabase(migrated: true)
+        let admin = try PostgresConnection(TestDatabase.adminURL())
+        let role = "sb_wh_" + newUUID().replacingOccurrences(of: "-", with: "").prefix(12)
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        defer {
+            database.drop()
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
+        }
+        let owner = try database.connect()
+        try owner.execute(
+            """
+            GRANT SELECT, INSERT, UPDATE ON chat_sessions TO \(role);
+            GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints, webhook_events, webhook_deliveries TO \(role)
+            """)
+        let (w1, w2) = (newUUID(), newUUID())
+        try owner.query("INSERT INTO workspaces (id, name) VALUES ($1, 'one'), ($2, 'two')", [w1, w2])
+        for (workspace, name) in [(w1, "one"), (w2, "two")] {
+            try owner.query(
+                """
+                INSERT INTO webhook_endpoints (workspace_id, url, events, secret)
+                VALUES ($1::uuid, 'https://' || $2 || '.example', '{session.created,session.updated}', 'whsec_x')
+                """, [workspace, name])
+            try owner.query("INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1')", [workspace])
+        }
+        #expect(try owner.count("SELECT count(*) FROM webhook_deliveries") == 2)
+
+        let reader = try PostgresConnection(url(database.url, user: role))
+        #expect(try visible(reader) == [[], [], []], "no settings: nothing")
+        try act(reader, workspace: w1, role: "operator")
+        #expect(try visible(reader) == [[], [], []], "the API is the admins'")
+        try act(reader, workspace: w1, role: "admin")
+        #expect(try visible(reader) == [["https://one.example"], [w1], [w1]])
+
+        // Retrying is an update of the workspace's own deliveries only.
+        #expect(try reader.query("UPDATE webhook_deliveries SET next_attempt_at = now()").affectedRows == 1)
+        #expect(try reader.query("DELETE FROM webhook_deliveries").affectedRows == 0, "no policy deletes")
+        // Events are written by the outbox alone.
+        let forged = #expect(throws: PostgresError.self) {
+            try reader.query(
+                "INSERT INTO webhook_events (id, workspace_id, type, body) VALUES ('evt_x', $1::uuid, 'x', '{}')",
+                [w1])
+        }
+        #expect(forged?.sqlState == "42501")
+        // An endpoint stays in its workspace.
+        let moved = #expect(throws: PostgresError.self) {
+            try reader.query("UPDATE webhook_endpoints SET workspace_id = $1::uuid", [w2])
+        }
+        #expect(moved?.sqlState == "42501")
+
+        // A session changed through the confined role writes its event all the same.
+        try act(reader, workspace: w1, role: "operator")
+        #expect(try reader.query("UPDATE chat_sessions SET title = 'Renamed'").affectedRows == 1)
+        let renamed = try owner.count(
+            "SELECT count(*) FROM webhook_events WHERE type = 'session.updated' AND body LIKE '%Renamed%'")
+        #expect(renamed == 1)
+        #expect(try owner.count("SELECT count(*) FROM webhook_deliveries WHERE workspace_id = $1::uuid", [w1]) == 2)
+    }
+}
