@@ -14,6 +14,7 @@ import uuid
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from conftest import screenshot
 from pages import Console, WebhooksPage, wait_for
@@ -175,12 +176,16 @@ def test_a_failing_receiver_shows_the_next_retry_and_retry_delivers_once_it_is_b
     wait_for(lambda: (page.delivery(failed_id) or {}).get("status") == "succeeded", message="the third test event logged")
     team.gateway.sql(f"UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, "
                      f"last_error = 'retries ran out' WHERE event_id = '{failed_id}'")
-    page.find("[data-sb=deliveries-refresh]").click()
-    wait_for(lambda: page.delivery(failed_id)["status"] == "failed", message="the failed delivery shown")
+    # The failures alone, as an admin looks for them in a busy log.
+    Select(page.find("[data-sb=deliveries-status]")).select_by_value("failed")
+    wait_for(lambda: [(row["event_id"], row["status"]) for row in page.deliveries()] == [(failed_id, "failed")],
+             message="the failed delivery alone")
     since = page.find("[data-sb=retry-since]")
     assert since.get_attribute("value"), "a default time to retry from"
     page.find("[data-sb=retry-failed]").click()
     wait_for(lambda: "1 failed delivery is being sent again" in page.live(), message="the bulk retry said")
+    wait_for(lambda: page.find("[data-sb=deliveries-empty]").text == "No failed deliveries.", message="none failed now")
+    Select(page.find("[data-sb=deliveries-status]")).select_by_value("")
     wait_for(lambda: page.delivery(failed_id)["status"] == "succeeded", message="the failed delivery sent again")
 
 

@@ -37,6 +37,7 @@ export class DeliveryLog {
     this.alarm = alarm;
     this.rows = new Map(); // delivery id -> its row (see `row`), updated in place
     this.cursor = undefined; // undefined: nothing loaded; null: the last page is loaded
+    this.status = ''; // the deliveries shown: all, or only `failed`, `pending` or `succeeded`
     this.node = this.build(failingSince);
   }
 
@@ -45,7 +46,19 @@ export class DeliveryLog {
     const head = el('div', { class: 'wh-log-head' });
     const refresh = el('button', { type: 'button', class: 'secondary', 'data-sb': 'deliveries-refresh' }, 'Refresh');
     refresh.addEventListener('click', () => this.refresh({ announce: true }));
-    head.append(el('h4', { id: 'wh-log-title' }, 'Deliveries'), refresh);
+    // Only the failures (or what waits) of a busy endpoint, without paging through its successes.
+    const filter = el('select', { id: 'wh-log-status', 'data-sb': 'deliveries-status' });
+    for (const [value, label] of [['', 'All'], ['failed', 'Failed'], ['pending', 'Pending'], ['succeeded', 'Succeeded']]) {
+      filter.append(el('option', { value }, label));
+    }
+    filter.addEventListener('change', () => {
+      this.status = filter.value;
+      this.clear();
+      this.refresh({ announce: true });
+    });
+    const tools = el('div', { class: 'wh-log-tools' });
+    tools.append(el('label', { for: filter.id }, 'Show'), filter, refresh);
+    head.append(el('h4', { id: 'wh-log-title' }, 'Deliveries'), tools);
 
     // "Retry every failed delivery since…": for an endpoint that is back after an outage.
     const since = el('input', { type: 'datetime-local', id: 'wh-retry-since', 'data-sb': 'retry-since', required: '' });
@@ -58,8 +71,7 @@ export class DeliveryLog {
       this.retryFailedSince(since, retryAll);
     });
 
-    this.empty = el('p', { class: 'muted', 'data-sb': 'deliveries-empty', hidden: '' },
-      'No deliveries yet. Send a test event to see one.');
+    this.empty = el('p', { class: 'muted', 'data-sb': 'deliveries-empty', hidden: '' });
     this.list = el('ol', { class: 'wh-deliveries', 'aria-labelledby': 'wh-log-title' });
     this.more = el('button', { type: 'button', class: 'secondary wh-more', 'data-sb': 'deliveries-more', hidden: '' }, 'Load more');
     this.more.addEventListener('click', () => this.loadMore());
@@ -81,36 +93,39 @@ export class DeliveryLog {
    * fails says nothing: the next one tries again, and a gateway in trouble is said by the status line. */
   async refresh({ announce = false, quiet = false } = {}) {
     clearTimeout(this.timer);
+    const generation = this.generation;
     let page;
     try {
-      page = await this.api.deliveries(this.endpointID, { limit: PAGE });
+      page = await this.api.deliveries(this.endpointID, { limit: PAGE, status: this.status });
     } catch (error) {
-      if (!this.stopped && !quiet) this.alarm(`Could not load the deliveries: ${explain(error)}`);
+      if (!this.stopped && !quiet && generation === this.generation) this.alarm(`Could not load the deliveries: ${explain(error)}`);
       return this.poll();
     }
-    if (this.stopped) return;
+    if (this.stopped || generation !== this.generation) return;
     // More new deliveries than a page since the last look: the page does not reach the rows shown, and what lies
     // between would never be. The log starts again from this page (older ones are a "Load more" away).
     const reaches = !page.nextCursor || page.deliveries.some((delivery) => this.rows.has(String(delivery.id)));
-    if (!reaches) {
-      this.list.replaceChildren();
-      this.rows.clear();
-      this.cursor = undefined;
-    }
+    if (!reaches) this.clear();
+    this.dropLeavers(page);
     const fresh = page.deliveries.filter((delivery) => !this.rows.has(String(delivery.id)));
     this.list.prepend(...fresh.map((delivery) => this.row(delivery)));
     for (const delivery of page.deliveries) this.show(delivery);
     if (this.cursor === undefined) this.cursor = page.nextCursor;
     this.shown();
-    if (announce) this.say(`Deliveries updated: ${page.deliveries.length} shown.`);
+    if (announce) {
+      const count = this.rows.size;
+      this.say(`${count} ${this.status ? `${this.status} ` : ''}${count === 1 ? 'delivery' : 'deliveries'} shown.`);
+    }
     this.poll();
   }
 
   async loadMore() {
     if (!this.cursor) return;
     this.more.disabled = true;
+    const generation = this.generation;
     try {
-      const page = await this.api.deliveries(this.endpointID, { cursor: this.cursor, limit: PAGE });
+      const page = await this.api.deliveries(this.endpointID, { cursor: this.cursor, limit: PAGE, status: this.status });
+      if (generation !== this.generation) return;
       const older = page.deliveries.filter((delivery) => !this.rows.has(String(delivery.id)));
       this.list.append(...older.map((delivery) => this.row(delivery)));
       for (const delivery of page.deliveries) this.show(delivery);
@@ -126,7 +141,33 @@ export class DeliveryLog {
     }
   }
 
+  /** Under a status filter a delivery leaves the list when its status changes (a failed one retried): a row the
+   * first page should hold, but does not, is gone from it. (Unfiltered, no delivery ever leaves.) */
+  dropLeavers(page) {
+    const ids = new Set(page.deliveries.map((delivery) => String(delivery.id)));
+    const oldest = page.deliveries.reduce((least, delivery) => {
+      const id = BigInt(delivery.id);
+      return least === null || id < least ? id : least;
+    }, null);
+    for (const [id, row] of this.rows) {
+      const within = !page.nextCursor || (oldest !== null && BigInt(id) >= oldest);
+      if (within && !ids.has(id)) {
+        row.li.remove();
+        this.rows.delete(id);
+      }
+    }
+  }
+
+  /** Empties the log; answers to requests made before are dropped (another filter, a log begun again). */
+  clear() {
+    this.generation = (this.generation ?? 0) + 1;
+    this.list.replaceChildren();
+    this.rows.clear();
+    this.cursor = undefined;
+  }
+
   shown() {
+    this.empty.textContent = this.status ? `No ${this.status} deliveries.` : 'No deliveries yet. Send a test event to see one.';
     this.empty.hidden = this.rows.size > 0;
     this.more.hidden = !this.cursor;
   }

@@ -41,10 +41,12 @@ export class WebhooksAPI {
     return withSecret(await this.client.api(`${at(id)}/rotate-secret`, { method: 'POST' }));
   }
 
-  /** A page of the endpoint's deliveries, newest first: `{deliveries, nextCursor}` (null: the last page). */
-  async deliveries(id, { cursor, limit = 25 } = {}) {
+  /** A page of the endpoint's deliveries, newest first, of one `status` when given: `{deliveries, nextCursor}`
+   * (null: the last page). */
+  async deliveries(id, { cursor, limit = 25, status } = {}) {
     const query = new URLSearchParams({ limit: String(limit) });
     if (cursor) query.set('cursor', cursor);
+    if (status) query.set('status', status);
     const page = await this.client.api(`${at(id)}/deliveries?${query}`);
     return { deliveries: page.deliveries, nextCursor: page.next_cursor ?? null };
   }
