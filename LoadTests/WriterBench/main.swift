@@ -6,7 +6,11 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-//                [--notify] [--only batched|latency]
+//                [--notify] [--webhook] [--only batched|latency]
+//
+// --webhook: the measured workspace has an endpoint subscribed to
+// message.created, so every batch also writes its events and deliveries to
+// the webhook outbox (scripts/bench-writer --webhook-cost compares).
 //
 // --notify: every batch's messages are also sent with NOTIFY after its
 // commit, as a gateway with `cluster.bus = "postgres"` does, and another
@@ -37,13 +41,14 @@ struct Options {
     var seconds = 10
     var skipNaive = false
     var notify = false
+    var webhook = false
     var only: String?
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-                            [--notify] [--only batched|latency]
+                            [--notify] [--webhook] [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -72,6 +77,7 @@ struct Options {
             case "--seconds": seconds = count(argument)
             case "--skip-naive": skipNaive = true
             case "--notify": notify = true
+            case "--webhook": webhook = true
             case "--only":
                 guard let which = iterator.next(), ["batched", "latency"].contains(which) else {
                     Self.fail("--only takes batched or latency")
@@ -261,7 +267,8 @@ func startWriter(_ url: String, _ options: Options, _ tally: Tally, _ notifier: 
 /// is the event loops' frame parsing, whatever the writer does).
 func runBatched(_ url: String, _ options: Options) throws -> Double {
     let connection = try PostgresConnection(url)
-    let (_, sessions) = try makeSessions(connection, count: options.sessions)
+    let (workspace, sessions) = try makeSessions(connection, count: options.sessions)
+    if options.webhook { try subscribeToMessages(connection, workspace: workspace) }
     let commands = (0..<options.messages).map { index in
         WriteCommand(
             sessionID: sessions[index % sessions.count], clientMessageID: "batched-\(index)", senderRole: "visitor",
@@ -288,6 +295,11 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     guard check.int(0, 0) == options.messages, check.int(0, 1) == options.messages else {
         fatalError("the database holds \(check.rows) for \(options.messages) messages")
     }
+    let outbox = try outboxRows(connection, workspace: workspace)
+    let expected = options.webhook ? options.messages : 0
+    guard outbox.events == expected, outbox.deliveries == expected else {
+        fatalError("the outbox holds \(outbox) for \(options.messages) messages (webhook: \(options.webhook))")
+    }
     let rate = Double(options.messages) / seconds
     let meanBatch = Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))
     let meanCommit = Double(statistics.commitLatencyMicroseconds.sum) / Double(max(statistics.batchesCommitted, 1))
@@ -301,6 +313,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "notify": .bool(options.notify),
             "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
             "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
+            "webhook": .bool(options.webhook), "webhook_events": .int(outbox.events),
         ])
     return rate
 }
@@ -310,7 +323,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
 /// submitting late) to its result.
 func runLatency(_ url: String, _ options: Options) throws {
     let connection = try PostgresConnection(url)
-    let (_, sessions) = try makeSessions(connection, count: options.sessions)
+    let (workspace, sessions) = try makeSessions(connection, count: options.sessions)
+    if options.webhook { try subscribeToMessages(connection, workspace: workspace) }
     let warmup = options.rate  // one second, not counted
     let total = warmup + options.rate * options.seconds
     let tally = Tally(capacity: total)
@@ -349,7 +363,7 @@ func runLatency(_ url: String, _ options: Options) throws {
             "offered_per_s": .int(options.rate), "seconds": .int(options.seconds), "measured": .int(latencies.count),
             "refused": .int(refused), "p50_ms": rounded(percentile(0.5)), "p90_ms": rounded(percentile(0.9)),
             "p99_ms": rounded(percentile(0.99)), "p999_ms": rounded(percentile(0.999)),
-            "max_ms": rounded(latencies.last ?? 0), "notify": .bool(options.notify),
+            "max_ms": rounded(latencies.last ?? 0), "notify": .bool(options.notify), "webhook": .bool(options.webhook),
         ])
 }
 
@@ -378,7 +392,7 @@ report(
 /// the checkpoint every run pays the same full-page images.
 func settle(_ url: String) throws {
     let connection = try PostgresConnection(url)
-    try connection.execute("VACUUM (ANALYZE) chats, chat_sessions")
+    try connection.execute("VACUUM (ANALYZE) chats, chat_sessions, webhook_events, webhook_deliveries")
     try connection.execute("CHECKPOINT")
 }
 

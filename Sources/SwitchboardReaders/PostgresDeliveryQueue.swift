@@ -61,7 +61,7 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
                 [
                     outcome.deliveryID, outcome.succeeded ? "true" : "false", outcome.statusCode.map(String.init),
                     String(outcome.durationMilliseconds), outcome.error, outcome.responseHead,
-                    outcome.nextAttemptAt.map { String($0) }, String(disableAfterHours),
+                    outcome.nextAttemptAt.map { String($0) }, String(disableAfterHours), outcome.endpointID,
                 ], retryable: true)
         }
     }
@@ -83,7 +83,7 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     /// this one; the claimer gets the count before it.
     static let claimStatement = """
         WITH due AS (
-            SELECT d.id FROM webhook_deliveries d
+            SELECT d.endpoint_id, d.id FROM webhook_deliveries d
              WHERE d.status = 'pending' AND d.next_attempt_at <= now()
                AND (d.leased_until IS NULL OR d.leased_until < now())
                AND d.endpoint_id <> ALL ($3::uuid[])
@@ -96,13 +96,13 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
         UPDATE webhook_deliveries d
            SET leased_until = now() + $2::int * interval '1 second', attempts = d.attempts + 1, updated_at = now()
           FROM due, webhook_events ev, webhook_endpoints e
-         WHERE d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id
+         WHERE d.endpoint_id = due.endpoint_id AND d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id
         RETURNING d.id::text, d.event_id, d.endpoint_id::text, e.url, e.secret,
                   CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END,
                   ev.body, d.attempts - 1, extract(epoch FROM ev.created_at)::float8
         """
 
-    /// One attempt's outcome ($2 succeeded). Success: `succeeded`, and the
+    /// One attempt's outcome (delivery $1 of endpoint $9, $2 succeeded). Success: `succeeded`, and the
     /// endpoint's failure (if any) ends. Failure: due again at $7 (epoch
     /// seconds) or, without one, `failed`; the endpoint's failure starts,
     /// and an endpoint failing for longer than $8 hours is disabled. A late
@@ -118,7 +118,7 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
                    next_attempt_at = CASE WHEN $2::boolean THEN NULL ELSE to_timestamp($7::float8) END,
                    leased_until = NULL, last_attempt_at = now(), last_status_code = $3::int,
                    last_duration_ms = $4::int, last_error = $5, last_response_head = $6, updated_at = now()
-             WHERE d.id = $1::bigint AND (d.status <> 'succeeded' OR $2::boolean)
+             WHERE d.endpoint_id = $9::uuid AND d.id = $1::bigint AND (d.status <> 'succeeded' OR $2::boolean)
             RETURNING d.endpoint_id
         ),
         endpoint AS (

@@ -153,6 +153,7 @@ import Testing
         for key in webhooks { #expect(documented[keyPath: key] == builtIn[keyPath: key], "\(key)") }
         #expect(documented.webhooksEnabled == builtIn.webhooksEnabled)
         #expect(!builtIn.webhooksAllowPrivateTargets && !documented.webhooksAllowPrivateTargets)
+        #expect(builtIn.webhooksDisableAfterHours == 72)
     }
 
     /// `webhooks.*`: read from the file and the environment, the hours bounded.

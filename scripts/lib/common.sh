@@ -44,7 +44,7 @@ as_root() {
 # system packages
 
 # Packages the gateway needs to build, test and serve.
-SB_BASE_PACKAGES=(libssl-dev libpq-dev zlib1g-dev libvips-dev pkg-config postgresql openssl python3-venv tzdata)
+SB_BASE_PACKAGES=(libssl-dev libpq-dev zlib1g-dev libvips-dev libcurl4-openssl-dev pkg-config postgresql openssl python3-venv tzdata)
 SB_APT_UPDATED=${SB_APT_UPDATED:-0}
 
 # True when the Debian package is installed.
@@ -81,7 +81,7 @@ ensure_packages() {
 
 SB_VENV=${SB_VENV:-$SB_ROOT/.build-venv}
 # Python packages the test suite and the peer checks need.
-SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9")
+SB_VENV_PACKAGES=("websockets>=13,<16" "prometheus_client>=0.20,<1" "selenium>=4.15,<5" "pytest>=8,<9" "standardwebhooks>=1.1,<2")
 # Packages installed without their dependencies, for a file they ship: axe-core 4.x (axe.min.js),
 # which the browser tests inject through WebDriver. The package's own Playwright runner is not used.
 SB_VENV_FILE_PACKAGES=("axe-playwright-python==0.1.8")

@@ -17,10 +17,14 @@
 /// creation), so that a change made by a role confined by row-level security
 /// still writes its event, and such a role cannot write events itself.
 ///
-/// Bodies are built by string concatenation with `to_json(text)` for every
-/// string, not `json_build_object`: the keys stay in the protocol's order
-/// and the JSON stays compact, and small SQL functions of one expression are
-/// inlined into the statement that calls them.
+/// Bodies are built with `concat` (one allocation for the whole string)
+/// and `to_json(text)` for every string, not `json_build_object`: the keys
+/// stay in the protocol's order, the JSON stays compact, and it costs less
+/// (1,000 bodies: 4 ms, against 7 ms with `||` and 9 with
+/// `json_build_object`). The small SQL functions of one expression are
+/// inlined into the statement that calls them, which needs them declared
+/// STABLE like what they call (`to_json`, `concat`): declared IMMUTABLE, each
+/// would be a function call per row, twice the cost.
 extension Migration0013 {
     static let outboxFunctions =
         #"""
@@ -60,33 +64,31 @@ extension Migration0013 {
             SELECT to_char(p_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
         $$;
 
-        -- The envelope every event shares around its data (JSON text), in the protocol's order.
+        -- The envelope every event shares around its data (JSON text), in the protocol's order;
+        -- p_created_at as switchboard_webhook_time spells it.
         CREATE FUNCTION switchboard_webhook_body(
-            p_id text, p_type text, p_created_at timestamptz, p_workspace_id uuid, p_data text)
+            p_id text, p_type text, p_created_at text, p_workspace_id uuid, p_data text)
         RETURNS text
         LANGUAGE sql STABLE AS $$
-            SELECT '{"id":' || to_json(p_id)::text || ',"type":' || to_json(p_type)::text
-                   || ',"created_at":"' || switchboard_webhook_time(p_created_at) || '","workspace_id":"'
-                   || p_workspace_id::text || '","data":' || p_data || '}'
+            SELECT concat('{"id":', to_json(p_id), ',"type":', to_json(p_type), ',"created_at":"', p_created_at,
+                          '","workspace_id":"', p_workspace_id, '","data":', p_data, '}')
         $$;
 
         -- A message as the WebSocket's `message` frame carries it, but for its type: session_id,
-        -- seq, id, client_msg_id, kind, body, sender, created_at, and its attachments as stored
-        -- (without the signed URLs a frame gets, which would expire long before the last retry).
+        -- seq, id, client_msg_id, kind, body, sender, created_at (as switchboard_webhook_time
+        -- spells it), and its attachments as stored (without the signed URLs a frame gets, which
+        -- would expire long before the last retry).
         CREATE FUNCTION switchboard_webhook_message(
             p_session_id uuid, p_seq bigint, p_id uuid, p_client_msg_id text, p_kind text, p_body text,
-            p_sender_id text, p_sender_role text, p_sender_name text, p_created_at timestamptz,
-            p_attachments jsonb)
+            p_sender_id text, p_sender_role text, p_sender_name text, p_created_at text, p_attachments jsonb)
         RETURNS text
         LANGUAGE sql STABLE AS $$
-            SELECT '{"session_id":"' || p_session_id::text || '","seq":' || p_seq::text
-                   || ',"id":"' || p_id::text || '","client_msg_id":' || to_json(p_client_msg_id)::text
-                   || ',"kind":' || to_json(p_kind)::text || ',"body":' || to_json(coalesce(p_body, ''))::text
-                   || ',"sender":{"id":' || to_json(coalesce(p_sender_id, ''))::text
-                   || ',"role":' || to_json(coalesce(p_sender_role, ''))::text
-                   || ',"name":' || coalesce(to_json(p_sender_name)::text, 'null')
-                   || '},"created_at":"' || switchboard_webhook_time(p_created_at) || '"'
-                   || coalesce(',"attachments":' || p_attachments::text, '') || '}'
+            SELECT concat('{"session_id":"', p_session_id, '","seq":', p_seq, ',"id":"', p_id,
+                          '","client_msg_id":', to_json(p_client_msg_id), ',"kind":', to_json(p_kind),
+                          ',"body":', to_json(coalesce(p_body, '')), ',"sender":{"id":', to_json(coalesce(p_sender_id, '')),
+                          ',"role":', to_json(coalesce(p_sender_role, '')),
+                          ',"name":', coalesce(to_json(p_sender_name)::text, 'null'), '},"created_at":"', p_created_at, '"',
+                          ',"attachments":' || p_attachments::text, '}')
         $$;
 
         -- A session as the WebSocket's `session` object carries it (docs/protocol.md), its last
@@ -139,8 +141,8 @@ extension Migration0013 {
                 RETURN NULL;
             END IF;
             INSERT INTO webhook_events (id, workspace_id, type, body, created_at)
-            VALUES (v_id, p_workspace_id, p_type, switchboard_webhook_body(v_id, p_type, now(), p_workspace_id, p_data),
-                    now());
+            VALUES (v_id, p_workspace_id, p_type,
+                    switchboard_webhook_body(v_id, p_type, switchboard_webhook_time(now()), p_workspace_id, p_data), now());
             INSERT INTO webhook_deliveries (workspace_id, event_id, endpoint_id, next_attempt_at)
             SELECT p_workspace_id, v_id, t.id, now() FROM unnest(v_targets) AS t(id);
             PERFORM pg_notify('switchboard_webhooks', '');
@@ -149,54 +151,65 @@ extension Migration0013 {
         $$;
 
         -- The message.created and note.created events of a batch's messages (those of
-        -- p_message_ids that exist), one multi-row insert of events and one of deliveries, for
-        -- the messages whose workspace has a live, enabled endpoint asking for their type. A
-        -- note goes only to endpoints that name note.created; events (system lines) are no
-        -- message.created: the session.updated of their change reports them. Each event's
-        -- session version is the session's after the batch. Returns how many events it wrote.
-        CREATE FUNCTION switchboard_webhook_messages(p_message_ids uuid[]) RETURNS int
+        -- p_message_ids that exist; p_workspaces: their workspaces, repeats allowed), one
+        -- multi-row insert of events and one of deliveries, for the messages whose workspace has a
+        -- live, enabled endpoint asking for their type. A note goes only to endpoints that name
+        -- note.created; events (system lines) are no message.created: the session.updated of their
+        -- change reports them. Each event's session version is the session's after the batch.
+        -- Returns how many events it wrote.
+        --
+        -- Every table is reached by key, through laterals the planner cannot flatten (LIMIT,
+        -- OFFSET): the writer plans generically, and a generic plan made while `chats` was small
+        -- joined the batch's ids to a scan of every message (docs/writer.md, "Generic plans").
+        CREATE FUNCTION switchboard_webhook_messages(p_message_ids uuid[], p_workspaces uuid[]) RETURNS int
         LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
         DECLARE
             v_prefix text := switchboard_webhook_id_prefix();
+            -- The batch's messages were stored at now(): their time is the events' too.
+            v_now text := switchboard_webhook_time(now());
             v_written int;
         BEGIN
-            WITH stored AS (
+            WITH hooks AS MATERIALIZED (
+                SELECT h.* FROM (SELECT DISTINCT w.id FROM unnest(p_workspaces) AS w(id)) w
+                 CROSS JOIN LATERAL (
+                     SELECT e.id, e.workspace_id, e.events FROM webhook_endpoints e
+                      WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
+                        AND e.events && '{message.created,note.created}'::text[]
+                     OFFSET 0) h
+            ),
+            stored AS (
                 SELECT x.ord, c.*, CASE WHEN c.kind = 'note' THEN 'note.created' ELSE 'message.created' END AS type
                   FROM unnest(p_message_ids) WITH ORDINALITY AS x(id, ord)
-                 CROSS JOIN LATERAL (SELECT * FROM chats m WHERE m.id = x.id) c
+                 CROSS JOIN LATERAL (SELECT * FROM chats m WHERE m.id = x.id LIMIT 1) c
                  WHERE c.kind <> 'event'
             ),
             wanted AS (
                 SELECT s.*, v_prefix || switchboard_base32_4(s.ord) AS event_id
                   FROM stored s
-                 WHERE EXISTS (SELECT 1 FROM webhook_endpoints e
-                                WHERE e.workspace_id = s.workspace_id AND e.enabled AND e.deleted_at IS NULL
-                                  AND s.type = ANY (e.events))
+                 WHERE EXISTS (SELECT 1 FROM hooks h WHERE h.workspace_id = s.workspace_id AND s.type = ANY (h.events))
             ),
             events AS (
                 INSERT INTO webhook_events (id, workspace_id, type, body, created_at)
                 SELECT w.event_id, w.workspace_id, w.type,
                        switchboard_webhook_body(
-                           w.event_id, w.type, now(), w.workspace_id,
-                           '{"message":'
-                           || switchboard_webhook_message(
-                                  w.session_id, w.seq, w.id, w.client_msg_id, w.kind, w.content,
-                                  coalesce(w.sender_id, w.user_id::text), w.role, w.sender_name, w.created_at,
-                                  w.attachments)
-                           || ',"session":{"id":"' || w.session_id::text || '","version":' || v.version::text
-                           || '}}'),
+                           w.event_id, w.type, v_now, w.workspace_id,
+                           concat('{"message":',
+                                  switchboard_webhook_message(
+                                      w.session_id, w.seq, w.id, w.client_msg_id, w.kind, w.content,
+                                      coalesce(w.sender_id, w.user_id::text), w.role, w.sender_name,
+                                      CASE WHEN w.created_at = now() THEN v_now
+                                           ELSE switchboard_webhook_time(w.created_at) END,
+                                      w.attachments),
+                                  ',"session":{"id":"', w.session_id, '","version":', v.version, '}}')),
                        now()
                   FROM wanted w
-                 CROSS JOIN LATERAL (SELECT s.version FROM chat_sessions s WHERE s.id = w.session_id) v
+                 CROSS JOIN LATERAL (SELECT s.version FROM chat_sessions s WHERE s.id = w.session_id LIMIT 1) v
                 RETURNING webhook_events.id, webhook_events.workspace_id, webhook_events.type
             ),
             deliveries AS (
                 INSERT INTO webhook_deliveries (workspace_id, event_id, endpoint_id, next_attempt_at)
-                SELECT ev.workspace_id, ev.id, e.id, now()
-                  FROM events ev
-                  JOIN webhook_endpoints e
-                    ON e.workspace_id = ev.workspace_id AND e.enabled AND e.deleted_at IS NULL
-                   AND ev.type = ANY (e.events)
+                SELECT ev.workspace_id, ev.id, h.id, now()
+                  FROM events ev JOIN hooks h ON h.workspace_id = ev.workspace_id AND ev.type = ANY (h.events)
             )
             SELECT count(*) INTO v_written FROM events;
             RETURN v_written;

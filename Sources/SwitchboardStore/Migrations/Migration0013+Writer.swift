@@ -62,13 +62,17 @@ extension Migration0013 {
 
     /// The batch's events, when a workspace of it wants them, and the row that counts them.
     private static let webhookStep = """
+        -- A key lookup per workspace (LIMIT 1 keeps it one): nothing else reads the endpoints.
         IF v_workspaces IS NOT NULL AND EXISTS (
-               SELECT 1 FROM webhook_endpoints e
-                WHERE e.workspace_id = ANY (v_workspaces) AND e.enabled AND e.deleted_at IS NULL
-                  AND e.events && '{message.created,note.created}'::text[]) THEN
+               SELECT 1 FROM unnest(v_workspaces) AS w(id)
+                CROSS JOIN LATERAL (
+                    SELECT 1 FROM webhook_endpoints e
+                     WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
+                       AND e.events && '{message.created,note.created}'::text[]
+                     LIMIT 1) h) THEN
             v_webhook_events := switchboard_webhook_messages(ARRAY(
                 SELECT (v_prefix || lpad(to_hex(v_tail + g), 12, '0'))::uuid
-                  FROM generate_series(1, cardinality(p_session_ids)) AS g));
+                  FROM generate_series(1, cardinality(p_session_ids)) AS g), v_workspaces);
             IF v_webhook_events > 0 THEN
                 RETURN QUERY
                 SELECT 0::bigint, 'webhooks'::text, NULL::uuid, v_webhook_events::bigint, NULL::timestamptz,

@@ -67,22 +67,26 @@ enum Migration0013 {
             FOR EACH ROW EXECUTE FUNCTION update_updated_at();
 
         -- Ids are time-ordered (`evt_` and a ULID's layout), so each insert goes to the
-        -- right edge of the primary key; the primary key is the table's only index.
+        -- right edge of the primary key, the table's only index; ASCII, so compared bytewise
+        -- (COLLATE "C"), whatever the database's collation.
         CREATE TABLE webhook_events (
-            id text PRIMARY KEY,
+            id text COLLATE "C" PRIMARY KEY,
             workspace_id uuid NOT NULL,
             type text NOT NULL,
             body text NOT NULL,
             created_at timestamptz NOT NULL DEFAULT now()
         );
 
-        -- A claim changes only unindexed columns (attempts, leased_until): with room left in
-        -- each page it is a HOT update.
+        -- Keyed by endpoint first: an endpoint's delivery log, newest first, and its retries are
+        -- ranges of the primary key, and every delivery is written with two index entries (this
+        -- and the due index). A claim changes only unindexed columns (attempts, leased_until):
+        -- with room left in each page it is a HOT update. Ids come from a sequence each backend
+        -- takes 64 at a time.
         CREATE TABLE webhook_deliveries (
-            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-            workspace_id uuid NOT NULL,
-            event_id text NOT NULL,
             endpoint_id uuid NOT NULL,
+            id bigint GENERATED ALWAYS AS IDENTITY (CACHE 64),
+            workspace_id uuid NOT NULL,
+            event_id text COLLATE "C" NOT NULL,
             status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed')),
             attempts integer NOT NULL DEFAULT 0,
             next_attempt_at timestamptz,
@@ -93,12 +97,11 @@ enum Migration0013 {
             last_duration_ms integer,
             last_response_head text,
             created_at timestamptz NOT NULL DEFAULT now(),
-            updated_at timestamptz NOT NULL DEFAULT now()
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (endpoint_id, id)
         ) WITH (fillfactor = 80);
         -- Due work: what claims scan, oldest due first; it holds pending deliveries only.
         CREATE INDEX idx_webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
-        -- An endpoint's delivery log, newest first, and "retry every failed one since".
-        CREATE INDEX idx_webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id);
 
         ALTER TABLE webhook_endpoints ENABLE ROW LEVEL SECURITY;
         CREATE POLICY webhook_endpoints_admin ON webhook_endpoints FOR ALL
@@ -128,12 +131,12 @@ enum Migration0013 {
         DROP TRIGGER IF EXISTS chat_sessions_webhooks_created ON chat_sessions;
         DROP TRIGGER IF EXISTS chat_sessions_webhooks_updated ON chat_sessions;
         DROP FUNCTION IF EXISTS switchboard_webhook_session_changed();
-        DROP FUNCTION IF EXISTS switchboard_webhook_messages(uuid[]);
+        DROP FUNCTION IF EXISTS switchboard_webhook_messages(uuid[], uuid[]);
         DROP FUNCTION IF EXISTS switchboard_webhook_emit(uuid, text, text, uuid);
         DROP FUNCTION IF EXISTS switchboard_webhook_session(chat_sessions);
         DROP FUNCTION IF EXISTS switchboard_webhook_message(
-            uuid, bigint, uuid, text, text, text, text, text, text, timestamptz, jsonb);
-        DROP FUNCTION IF EXISTS switchboard_webhook_body(text, text, timestamptz, uuid, text);
+            uuid, bigint, uuid, text, text, text, text, text, text, text, jsonb);
+        DROP FUNCTION IF EXISTS switchboard_webhook_body(text, text, text, uuid, text);
         DROP FUNCTION IF EXISTS switchboard_webhook_time(timestamptz);
         DROP FUNCTION IF EXISTS switchboard_webhook_id_prefix();
         DROP FUNCTION IF EXISTS switchboard_base32_4(bigint);

@@ -1,0 +1,48 @@
+import Logging
+import SwitchboardSystem
+import SwitchboardWebhooks
+import Synchronization
+
+/// What the dispatcher's threads share: the queue, the settings, the bounds,
+/// the wake-up counter and the stop flag, and each thread's eventfd (to wake
+/// one another when a slot frees).
+final class DispatchContext: Sendable {
+    let queue: any DeliveryQueue
+    let settings: WebhookDeliverySettings
+    let metrics: any WebhookDeliveryMetrics
+    let logger: Logger
+    let bounds: Mutex<DispatchBounds>
+    /// Counts `wake()` calls: a thread that sees it change claims at once.
+    let wakeGeneration = Atomic<Int>(0)
+    let stopping = Atomic<Bool>(false)
+    /// The threads' eventfds; empty once they are closed.
+    let wakeDescriptors = Mutex<[EventFD]>([])
+
+    init(
+        queue: any DeliveryQueue, settings: WebhookDeliverySettings, metrics: any WebhookDeliveryMetrics,
+        logger: Logger
+    ) {
+        self.queue = queue
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+        bounds = Mutex(
+            DispatchBounds(maxConcurrent: settings.maxConcurrent, maxPerEndpoint: settings.maxConcurrentPerEndpoint))
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Wakes every thread from its wait (their eventfds are level-triggered in poll).
+    func wakeAll() {
+        wakeDescriptors.withLock { descriptors in
+            for descriptor in descriptors { descriptor.signal() }
+        }
+    }
+}
+
+/// Clocks as the dispatcher uses them: monotonic milliseconds for leases and
+/// waits, wall-clock seconds for what is recorded (next attempts, latency).
+enum DispatchClock {
+    static func milliseconds() -> UInt64 { MonotonicClock.nanoseconds() / 1_000_000 }
+    static func epochSeconds() -> Double { Double(UnixClock.nowMicroseconds()) / 1_000_000 }
+}

@@ -1,0 +1,94 @@
+import SwitchboardWebhooks
+
+/// An attempt's end: metrics, the endpoint's slot, and the outcome recorded,
+/// or kept to be recorded once the queue answers again.
+extension DispatchWorker {
+    func complete(_ held: HeldDelivery, result: AttemptResult, durationMilliseconds: Int) {
+        let delivery = held.delivery
+        let finishedAt = DispatchClock.epochSeconds()
+        let outcome = DeliveryOutcome(
+            of: delivery, result: result, durationMilliseconds: durationMilliseconds, finishedAt: finishedAt,
+            schedule: settings.retrySchedule)
+        context.metrics.attemptEnded(AttemptOutcomeKind(result), requestSeconds: Double(durationMilliseconds) / 1000)
+        if outcome.succeeded {
+            context.metrics.delivered(secondsSinceCommit: max(0, finishedAt - delivery.eventCreatedAt))
+        } else {
+            context.logger.debug(
+                "webhook attempt failed",
+                metadata: [
+                    "delivery": "\(delivery.id)", "endpoint": "\(delivery.endpointID)",
+                    "attempt": "\(delivery.attempt + 1)", "error": "\(outcome.error ?? "")",
+                ])
+        }
+        let someoneWaits = context.bounds.withLock { bounds in
+            bounds.finished(endpoint: delivery.endpointID, wasRunning: true)
+            return bounds.heldCount > bounds.runningCount
+        }
+        // A delivery held by another thread may be waiting for this slot.
+        if someoneWaits { context.wakeAll() }
+        unrecorded.append((outcome, held.leaseEndsAt))
+        retryUnrecorded(now: DispatchClock.milliseconds())
+    }
+
+    /// Records what the queue has not taken yet, oldest first, unless it is
+    /// being left alone after a failure. An outcome whose lease has run out is
+    /// dropped: the delivery is due again and will be sent again (at least
+    /// once), and recording it late could overwrite a newer claimer's attempt.
+    func retryUnrecorded(now: UInt64) {
+        guard !unrecorded.isEmpty, !backoff.isWaiting(at: now) else { return }
+        while let (outcome, leaseEndsAt) = unrecorded.first.map({ ($0.outcome, $0.leaseEndsAt) }) {
+            if leaseEndsAt <= now {
+                context.logger.warning(
+                    "an attempt's outcome was not recorded before its lease ended: the delivery will be sent again",
+                    metadata: ["delivery": "\(outcome.deliveryID)"])
+                unrecorded.removeFirst()
+                continue
+            }
+            do {
+                try context.queue.record(outcome)
+            } catch {
+                queueFailed(.record, error, now: now)
+                return
+            }
+            unrecorded.removeFirst()
+            queueSucceeded()
+        }
+    }
+
+    /// On the way out: one last try for each outcome, however the queue is doing.
+    func recordLeftoversBeforeExit() {
+        let now = DispatchClock.milliseconds()
+        for (outcome, leaseEndsAt) in unrecorded where leaseEndsAt > now {
+            do {
+                try context.queue.record(outcome)
+            } catch {
+                context.metrics.queueFailed(.record)
+                context.logger.warning(
+                    "stopping: an attempt's outcome could not be recorded: the delivery will be sent again",
+                    metadata: ["delivery": "\(outcome.deliveryID)", "error": "\(error)"])
+            }
+        }
+        unrecorded.removeAll()
+    }
+
+    func queueFailed(_ operation: DeliveryQueueOperation, _ error: any Error, now: UInt64) {
+        backoff.failed(at: now)
+        context.metrics.queueFailed(operation)
+        // Once when the trouble starts, then at most every ten seconds (the longest backoff).
+        if backoff.failures == 1 || backoff.delayMilliseconds == QueueBackoff.maximumDelayMilliseconds {
+            context.logger.warning(
+                "the webhook delivery queue failed",
+                metadata: [
+                    "operation": "\(operation.rawValue)", "failures": "\(backoff.failures)",
+                    "retry_ms": "\(backoff.delayMilliseconds)", "error": "\(error)",
+                ])
+        }
+    }
+
+    func queueSucceeded() {
+        if backoff.failures > 0 {
+            context.logger.info("the delivery queue answers again after \(backoff.failures) failures")
+        }
+        backoff.succeeded()
+    }
+}

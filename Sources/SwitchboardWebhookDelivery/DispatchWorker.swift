@@ -1,0 +1,171 @@
+import SwitchboardSystem
+import SwitchboardWebhooks
+
+/// A delivery this thread claimed, and when its lease ends (monotonic
+/// milliseconds, counted from before the claim: earlier than the queue's own).
+struct HeldDelivery {
+    var delivery: DueDelivery
+    var leaseEndsAt: UInt64
+}
+
+/// One dispatcher thread: claims due deliveries, sends them through its own
+/// HTTP client, records how each attempt ended, and sleeps in between on its
+/// eventfd and its requests' sockets (never a busy wait).
+///
+/// @unchecked Sendable: it is made on the thread that starts the dispatcher
+/// and handed to its own thread, the only one that uses it from then on.
+final class DispatchWorker: @unchecked Sendable {
+    let context: DispatchContext
+    let wake: EventFD
+    let client: WebhookHTTPClient
+    var settings: WebhookDeliverySettings { context.settings }
+
+    /// Claimed, waiting for a slot of their endpoint, in claim order.
+    var waiting: [HeldDelivery] = []
+    /// In flight, by request tag.
+    var running: [Int: HeldDelivery] = [:]
+    /// Outcomes the queue did not take yet, with their deliveries' lease ends.
+    var unrecorded: [(outcome: DeliveryOutcome, leaseEndsAt: UInt64)] = []
+    var backoff = QueueBackoff()
+    private var nextTag = 0
+
+    // When to claim next.
+    private var nextPollAt: UInt64 = 0
+    private var seenWakeGeneration = -1
+    /// The last claim was full, or skipped busy endpoints: more may be due as
+    /// soon as room frees.
+    private var moreMayBeDue = false
+    private var finishedGenerationAtClaim = 0
+
+    init(context: DispatchContext) throws(WebhookHTTPError) {
+        self.context = context
+        client = try WebhookHTTPClient(settings: context.settings.clientSettings)
+        do { wake = try EventFD() } catch { throw .setup("eventfd: \(error)") }
+    }
+
+    func run() {
+        while true {
+            let now = DispatchClock.milliseconds()
+            retryUnrecorded(now: now)
+            if context.isStopping {
+                releaseWaiting()
+                if running.isEmpty { break }
+            } else {
+                startWaiting(now: now)
+                if shouldClaim(now: now) {
+                    claim(now: now)
+                    startWaiting(now: now)
+                }
+            }
+            for (tag, response) in client.poll(timeoutMilliseconds: sleepMilliseconds(now: now), wake: wake) {
+                guard let held = running.removeValue(forKey: tag) else { continue }
+                complete(held, result: response.result, durationMilliseconds: response.durationMilliseconds)
+            }
+        }
+        recordLeftoversBeforeExit()
+    }
+
+    private var room: Int { settings.perThreadCapacity - waiting.count - running.count }
+
+    private func shouldClaim(now: UInt64) -> Bool {
+        guard room > 0, !backoff.isWaiting(at: now) else { return false }
+        if context.wakeGeneration.load(ordering: .acquiring) != seenWakeGeneration || now >= nextPollAt { return true }
+        // More may be due: claim once a request has ended and this thread has
+        // started all it held, so that a busy endpoint is claimed for in
+        // batches rather than one query per request.
+        guard moreMayBeDue, waiting.isEmpty else { return false }
+        return context.bounds.withLock { $0.finishedGeneration } != finishedGenerationAtClaim
+    }
+
+    /// Until the next claim is due (not before the backoff ends), or until
+    /// unrecorded outcomes may be tried again; the poll interval at most, so
+    /// that waiting deliveries' leases are looked at that often. Requests
+    /// ending and `wake()` cut the sleep short.
+    private func sleepMilliseconds(now: UInt64) -> Int {
+        let interval = UInt64(settings.pollIntervalMilliseconds)
+        if context.isStopping { return 100 }
+        var until = room > 0 ? max(nextPollAt, backoff.resumeAt) : now + interval
+        if !unrecorded.isEmpty { until = min(until, max(backoff.resumeAt, now)) }
+        return Int(min(until > now ? until - now : 0, interval))
+    }
+
+    private func claim(now: UInt64) {
+        let wakeGeneration = context.wakeGeneration.load(ordering: .acquiring)
+        nextPollAt = now + UInt64(settings.pollIntervalMilliseconds)
+        let reservation = context.bounds.withLock { bounds in
+            bounds.reserveClaim(wanted: room).map { ($0.limit, $0.busy, bounds.finishedGeneration) }
+        }
+        // No room left in all: the other threads hold it; try again at the next poll.
+        guard let (limit, busy, finishedGeneration) = reservation else { return }
+        var claimed: [DueDelivery]
+        do {
+            claimed = try context.queue.claim(limit: limit, leaseSeconds: settings.leaseSeconds, skipping: busy)
+        } catch {
+            context.bounds.withLock { $0.claimed(endpoints: [], reserved: limit) }
+            queueFailed(.claim, error, now: now)
+            return
+        }
+        if claimed.count > limit {
+            // A queue that breaks its contract: the extra ones' leases run out and they come back.
+            context.logger.error("the delivery queue gave \(claimed.count) deliveries for a claim of \(limit)")
+            claimed.removeLast(claimed.count - limit)
+        }
+        context.bounds.withLock { $0.claimed(endpoints: claimed.map(\.endpointID), reserved: limit) }
+        queueSucceeded()
+        let leaseEndsAt = now + UInt64(settings.leaseSeconds) * 1000
+        waiting += claimed.map { HeldDelivery(delivery: $0, leaseEndsAt: leaseEndsAt) }
+        seenWakeGeneration = wakeGeneration
+        moreMayBeDue = claimed.count == limit || !busy.isEmpty
+        finishedGenerationAtClaim = finishedGeneration
+    }
+
+    /// Starts what its endpoint has a slot for; lets go of what could no
+    /// longer finish within its lease (it comes back when the lease ends).
+    private func startWaiting(now: UInt64) {
+        guard !waiting.isEmpty else { return }
+        let latestStart = UInt64(settings.timeoutSeconds + WebhookDeliverySettings.recordMarginSeconds) * 1000
+        var stillWaiting: [HeldDelivery] = []
+        for held in waiting {
+            if held.leaseEndsAt < now + latestStart {
+                context.bounds.withLock { $0.finished(endpoint: held.delivery.endpointID, wasRunning: false) }
+                context.logger.debug(
+                    "a delivery waited too long for a slot of its endpoint: left for its lease to run out",
+                    metadata: ["delivery": "\(held.delivery.id)", "endpoint": "\(held.delivery.endpointID)"])
+            } else if context.bounds.withLock({ $0.tryStart(endpoint: held.delivery.endpointID) }) {
+                send(held)
+            } else {
+                stillWaiting.append(held)
+            }
+        }
+        waiting = stillWaiting
+    }
+
+    private func send(_ held: HeldDelivery) {
+        let delivery = held.delivery
+        let headers: [WebhookHeader]
+        do throws(WebhookURLError) {
+            _ = try WebhookURL(parsing: delivery.url)
+        } catch {
+            complete(held, result: .noAnswer(.invalidEndpoint, message: error.description), durationMilliseconds: 0)
+            return
+        }
+        do throws(WebhookSecretError) {
+            headers = try WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds())
+        } catch {
+            complete(held, result: .noAnswer(.invalidEndpoint, message: error.description), durationMilliseconds: 0)
+            return
+        }
+        nextTag &+= 1
+        running[nextTag] = held
+        client.start(WebhookHTTPRequest(url: delivery.url, headers: headers, body: delivery.body), tag: nextTag)
+    }
+
+    /// Stopping: what has not started is left for its lease to run out.
+    private func releaseWaiting() {
+        guard !waiting.isEmpty else { return }
+        context.bounds.withLock { bounds in
+            for held in waiting { bounds.finished(endpoint: held.delivery.endpointID, wasRunning: false) }
+        }
+        waiting.removeAll()
+    }
+}

@@ -1,0 +1,46 @@
+import SwitchboardWebhooks
+
+/// The dispatcher's settings, each the value of a configuration key (the
+/// server's configuration fills them; docs/webhooks.md lists them).
+public struct WebhookDeliverySettings: Sendable, Equatable {
+    /// `webhooks.threads`: dispatcher threads, each with its own HTTP client.
+    public var threads = 2
+    /// `webhooks.max_concurrent`: requests in flight at once, over all threads.
+    public var maxConcurrent = 16
+    /// `webhooks.max_concurrent_per_endpoint`: requests in flight to one endpoint.
+    public var maxConcurrentPerEndpoint = 4
+    /// `webhooks.connect_timeout_s`
+    public var connectTimeoutSeconds = 5
+    /// `webhooks.timeout_s`: a whole request, connecting included; no 2xx by then is a failed attempt.
+    public var timeoutSeconds = 10
+    /// `webhooks.poll_interval_ms`: how often an idle thread asks the queue
+    /// for due deliveries (retries come due without anyone calling `wake`).
+    public var pollIntervalMilliseconds = 1000
+    /// `webhooks.allow_private_targets`: lets deliveries reach loopback,
+    /// private and link-local addresses (development and tests).
+    public var allowPrivateTargets = false
+    /// 1 / `webhooks.retry_divisor`, for tests only: multiplies the retry delays.
+    public var retryScale = 1.0
+
+    public init() {}
+
+    /// Seconds left to record an outcome after the request's timeout.
+    static let recordMarginSeconds = 5
+
+    /// The lease each claim takes: a delivery may wait up to one timeout for a
+    /// slot of its endpoint, then its request takes at most another, and the
+    /// margin records the outcome. Past it, another claimer may take it.
+    public var leaseSeconds: Int { 2 * timeoutSeconds + Self.recordMarginSeconds }
+
+    /// Deliveries one thread holds at most: an even share of `maxConcurrent`,
+    /// so that one thread's claim does not leave the others idle.
+    var perThreadCapacity: Int { (maxConcurrent + threads - 1) / threads }
+
+    var clientSettings: WebhookHTTPClient.Settings {
+        WebhookHTTPClient.Settings(
+            connectTimeoutMilliseconds: connectTimeoutSeconds * 1000, timeoutMilliseconds: timeoutSeconds * 1000,
+            allowPrivateTargets: allowPrivateTargets, maximumIdleConnections: max(64, 4 * maxConcurrent))
+    }
+
+    var retrySchedule: RetrySchedule { RetrySchedule(scale: retryScale) }
+}

@@ -1,0 +1,105 @@
+import SwitchboardSystem
+import SwitchboardWebhooks
+import Synchronization
+
+/// The outbox's deliveries in memory, with the contract's leases: a claimed
+/// delivery is nobody else's until its lease ends, a failed one is due again
+/// at its `nextAttemptAt`. `failing` makes every call throw (the database down).
+final class FakeDeliveryQueue: DeliveryQueue {
+    struct QueueDown: Error {}
+
+    struct Claim: Sendable {
+        var limit: Int
+        var leaseSeconds: Int
+        var busy: Set<String>
+        var returned: Int
+    }
+
+    private struct Entry {
+        var delivery: DueDelivery
+        var dueAt: Double
+        var leasedUntil: Double = 0
+        var finished = false
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var outcomes: [DeliveryOutcome] = []
+        var claims: [Claim] = []
+        var failing = false
+        var recordsToFail = 0
+        var failedCalls = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// A delivery due now (or at `dueAt`, seconds since the epoch).
+    func add(_ delivery: DueDelivery, dueAt: Double? = nil) {
+        state.withLock { $0.entries.append(Entry(delivery: delivery, dueAt: dueAt ?? Self.now())) }
+    }
+
+    var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
+
+    /// The next `count` records throw (the claims still work).
+    func failRecords(_ count: Int) { state.withLock { $0.recordsToFail = count } }
+
+    var outcomes: [DeliveryOutcome] { state.withLock { $0.outcomes } }
+    var claims: [Claim] { state.withLock { $0.claims } }
+    var failedCalls: Int { state.withLock { $0.failedCalls } }
+
+    /// Waits until `count` outcomes are recorded, at most `seconds`.
+    func waitForOutcomes(_ count: Int, seconds: Double = 10) -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+        while outcomes.count < count {
+            if MonotonicClock.nanoseconds() > deadline { return false }
+            ThisProcess.sleep(milliseconds: 2)
+        }
+        return true
+    }
+
+    func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
+        try state.withLock { state in
+            guard !state.failing else {
+                state.failedCalls += 1
+                throw QueueDown()
+            }
+            let now = Self.now()
+            var claimed: [DueDelivery] = []
+            for index in state.entries.indices.sorted(by: { state.entries[$0].dueAt < state.entries[$1].dueAt }) {
+                guard claimed.count < limit else { break }
+                let entry = state.entries[index]
+                guard !entry.finished, entry.dueAt <= now, entry.leasedUntil <= now,
+                    !busy.contains(entry.delivery.endpointID)
+                else { continue }
+                state.entries[index].leasedUntil = now + Double(leaseSeconds)
+                claimed.append(entry.delivery)
+            }
+            state.claims.append(Claim(limit: limit, leaseSeconds: leaseSeconds, busy: busy, returned: claimed.count))
+            return claimed
+        }
+    }
+
+    func record(_ outcome: DeliveryOutcome) throws {
+        try state.withLock { state in
+            guard !state.failing, state.recordsToFail == 0 else {
+                state.recordsToFail = max(0, state.recordsToFail - 1)
+                state.failedCalls += 1
+                throw QueueDown()
+            }
+            state.outcomes.append(outcome)
+            guard let index = state.entries.firstIndex(where: { $0.delivery.id == outcome.deliveryID }) else { return }
+            state.entries[index].leasedUntil = 0
+            state.entries[index].delivery.attempt += 1
+            if let next = outcome.nextAttemptAt {
+                state.entries[index].dueAt = next
+            } else {
+                state.entries[index].finished = true
+            }
+        }
+    }
+
+    static func now() -> Double { Double(UnixClock.nowMicroseconds()) / 1_000_000 }
+}

@@ -1,0 +1,127 @@
+import SwitchboardSystem
+import SwitchboardWebhookDelivery
+import SwitchboardWebhooks
+import Testing
+
+/// How the dispatcher paces itself: bounds, wake-ups, a queue that fails, stopping.
+@Suite(.serialized) struct WebhookDispatcherFlowTests {
+    static let slow: @Sendable (TestReceiver.Request, Int) -> TestReceiver.Reply = { _, _ in
+        TestReceiver.Reply(body: "ok", delayMilliseconds: 150)
+    }
+
+    @Test func neverSendsMoreToOneEndpointThanItsBound() throws {
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings { $0.maxConcurrentPerEndpoint = 3 }, reply: Self.slow)
+        defer { fixture.stop() }
+        for n in 1...15 { fixture.queue.add(fixture.delivery(n, endpoint: "ep_busy", path: "/busy")) }
+        for n in 16...17 { fixture.queue.add(fixture.delivery(n, endpoint: "ep_other", path: "/other")) }
+        try fixture.start()
+        #expect(fixture.queue.waitForOutcomes(17))
+        #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
+        #expect(fixture.receiver.maxInProgress(path: "/busy") == 3)
+        // The busy endpoint did not hold the other one up: it went out while /busy was at its bound.
+        #expect(fixture.receiver.maxInProgress >= 4)
+        // Claims skipped the endpoint at its bound.
+        #expect(fixture.queue.claims.contains { $0.busy == ["ep_busy"] })
+    }
+
+    @Test func neverSendsMoreInAllThanTheGlobalBound() throws {
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.maxConcurrent = 5
+                $0.maxConcurrentPerEndpoint = 4
+            }, reply: Self.slow)
+        defer { fixture.stop() }
+        for n in 1...24 {
+            let endpoint = n % 4
+            fixture.queue.add(fixture.delivery(n, endpoint: "ep_\(endpoint)", path: "/\(endpoint)"))
+        }
+        try fixture.start()
+        #expect(fixture.queue.waitForOutcomes(24))
+        #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
+        #expect(fixture.receiver.maxInProgress == 5)
+        #expect((0..<4).allSatisfy { fixture.receiver.maxInProgress(path: "/\($0)") <= 4 })
+        #expect(fixture.queue.claims.allSatisfy { $0.limit <= 5 && $0.leaseSeconds == 15 })
+    }
+
+    @Test func wakeSendsAtOnceInsteadOfAtTheNextPoll() throws {
+        let fixture = try DispatcherFixture(settings: DispatcherFixture.settings { $0.pollIntervalMilliseconds = 5000 })
+        defer { fixture.stop() }
+        try fixture.start()
+        // The first claim comes at start, with nothing due; the next one would be in 5 s.
+        #expect(waitUntil { fixture.queue.claims.count >= 2 })
+        fixture.queue.add(fixture.delivery(1))
+        ThisProcess.sleep(milliseconds: 300)
+        #expect(fixture.receiver.requests.isEmpty)
+        let woken = MonotonicClock.nanoseconds()
+        fixture.dispatcher.wake()
+        #expect(fixture.receiver.waitForRequests(1, seconds: 2))
+        let elapsed = millisecondsSince(woken)
+        #expect(elapsed < 500, "sent \(elapsed) ms after wake()")
+    }
+
+    @Test func aQueueThatFailsIsAskedAgainWithBackoffAndNothingIsLost() throws {
+        let fixture = try DispatcherFixture()
+        defer { fixture.stop() }
+        for n in 1...5 { fixture.queue.add(fixture.delivery(n)) }
+        fixture.queue.failing = true
+        try fixture.start()
+        ThisProcess.sleep(milliseconds: 700)
+        // Two threads backing off from 100 ms: a handful of calls, not one per poll (50 ms) or a busy loop.
+        let failedCalls = fixture.queue.failedCalls
+        #expect(failedCalls >= 2 && failedCalls <= 10, "\(failedCalls) calls")
+        #expect(fixture.receiver.requests.isEmpty)
+        fixture.queue.failing = false
+        #expect(fixture.queue.waitForOutcomes(5, seconds: 15))
+        #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
+        #expect(fixture.receiver.requests.count == 5)
+        #expect(fixture.metrics.queueFailures.allSatisfy { $0 == .claim })
+    }
+
+    @Test func anOutcomeTheQueueRefusedIsRecordedLaterAndNotSentTwice() throws {
+        let fixture = try DispatcherFixture()
+        defer { fixture.stop() }
+        fixture.queue.failRecords(3)
+        fixture.queue.add(fixture.delivery(1))
+        try fixture.start()
+        #expect(fixture.queue.waitForOutcomes(1, seconds: 5))
+        ThisProcess.sleep(milliseconds: 200)
+        #expect(fixture.queue.outcomes.count == 1)
+        #expect(fixture.queue.outcomes[0].succeeded)
+        #expect(fixture.receiver.requests.count == 1)
+        #expect(fixture.metrics.queueFailures == [.record, .record, .record])
+    }
+
+    @Test func stopLetsRequestsInFlightEndRecordsThemAndJoins() throws {
+        let fixture = try DispatcherFixture(settings: DispatcherFixture.settings { $0.maxConcurrentPerEndpoint = 1 }) {
+            _, _ in TestReceiver.Reply(body: "done", delayMilliseconds: 600)
+        }
+        defer { fixture.receiver.stop() }
+        for n in 1...3 { fixture.queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        #expect(fixture.receiver.waitForRequests(1))
+        let stopping = MonotonicClock.nanoseconds()
+        fixture.dispatcher.stop()
+        let elapsed = millisecondsSince(stopping)
+        // The request in flight ended and was recorded; the two waiting were not started.
+        #expect(fixture.queue.outcomes.map(\.deliveryID) == ["dlv_1"])
+        #expect(fixture.queue.outcomes[0].succeeded && fixture.queue.outcomes[0].responseHead == "done")
+        #expect(elapsed >= 100 && elapsed < 3000, "stop took \(elapsed) ms")
+        let claims = fixture.queue.claims.count
+        ThisProcess.sleep(milliseconds: 200)
+        #expect(fixture.queue.claims.count == claims)
+        #expect(fixture.receiver.requests.count == 1)
+        fixture.dispatcher.stop()  // again: nothing left to do
+        fixture.dispatcher.wake()  // after stop: harmless
+    }
+}
+
+/// Polls `condition` every 2 ms for at most `seconds`.
+func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
+    while !condition() {
+        if MonotonicClock.nanoseconds() > deadline { return false }
+        ThisProcess.sleep(milliseconds: 2)
+    }
+    return true
+}

@@ -1,0 +1,169 @@
+import SwitchboardSystem
+import SwitchboardWebhookDelivery
+import SwitchboardWebhooks
+import Testing
+
+/// The libcurl wrapper against a real receiver on 127.0.0.1.
+@Suite struct WebhookHTTPClientTests {
+    static let local = WebhookHTTPClient.Settings(
+        connectTimeoutMilliseconds: 2000, timeoutMilliseconds: 5000, allowPrivateTargets: true)
+
+    func post(_ url: String, body: String = #"{"n":1}"#) -> WebhookHTTPRequest {
+        WebhookHTTPRequest(
+            url: url,
+            headers: [WebhookHeader("content-type", "application/json"), WebhookHeader("webhook-id", "evt_1")],
+            body: body)
+    }
+
+    @Test func postsTheBodyAndHeadersExactly() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let body = #"{"text":"héllo \"world\"","big":""# + String(repeating: "x", count: 5000) + #""}"#
+        let response = client.send(post(receiver.url + "/hooks/in?token=abc", body: body))
+        #expect(response.statusCode == 200)
+        #expect(response.error == nil)
+        #expect(response.responseHead == "ok")
+        let request = try #require(receiver.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/hooks/in?token=abc")
+        #expect(request.body == body)
+        #expect(request.headers["content-type"] == "application/json")
+        #expect(request.headers["webhook-id"] == "evt_1")
+        // A body over 1 KiB without "Expect: 100-continue" (which would cost a second with many receivers).
+        #expect(request.headers["expect"] == nil)
+    }
+
+    @Test func keepsTheConnectionForTheNextRequest() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let responses = (0..<5).map { _ in client.send(post(receiver.url + "/a")) }
+        #expect(responses.map(\.statusCode) == Array(repeating: 200, count: 5))
+        #expect(responses.map(\.newConnections) == [1, 0, 0, 0, 0])
+        #expect(receiver.acceptedConnections == 1)
+        #expect(Set(receiver.requests.map(\.connection)) == [0])
+    }
+
+    @Test func doesNotFollowRedirects() throws {
+        let receiver = try TestReceiver { request, _ in
+            request.path == "/from" ? TestReceiver.Reply(status: 302, headers: [("location", "/to")]) : .ok
+        }
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let response = client.send(post(receiver.url + "/from"))
+        #expect(response.statusCode == 302)
+        #expect(response.result == .answered(statusCode: 302, responseHead: ""))
+        ThisProcess.sleep(milliseconds: 50)
+        #expect(receiver.requests.map(\.path) == ["/from"])
+    }
+
+    @Test func stopsReadingAHugeBodyAfter64KiBAndKeepsTheStatus() throws {
+        let receiver = try TestReceiver { _, _ in TestReceiver.Reply(fillerBytes: 10 * 1024 * 1024) }
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let response = client.send(post(receiver.url + "/huge"))
+        #expect(response.statusCode == 200)
+        #expect(response.error == nil)
+        #expect(response.bodyCut)
+        #expect(response.bodyBytesRead <= WebhookHTTPClient.maximumResponseBytes)
+        #expect(response.responseHead == String(repeating: "x", count: 1024))
+        #expect(response.result == .answered(statusCode: 200, responseHead: String(repeating: "x", count: 1024)))
+    }
+
+    @Test func readsABodyOfExactlyTheLimit() throws {
+        let receiver = try TestReceiver { _, _ in
+            TestReceiver.Reply(fillerBytes: WebhookHTTPClient.maximumResponseBytes)
+        }
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let responses = (0..<2).map { _ in client.send(post(receiver.url)) }
+        #expect(responses.map(\.bodyCut) == [false, false])
+        #expect(responses.map(\.bodyBytesRead) == [65536, 65536])
+        // Read to its end, the body leaves the connection fit for the next request.
+        #expect(receiver.acceptedConnections == 1)
+    }
+
+    @Test func timesOutAtTheTimeout() throws {
+        let receiver = try TestReceiver { _, _ in TestReceiver.Reply(body: "late", delayMilliseconds: 5000) }
+        defer { receiver.stop() }
+        var settings = Self.local
+        settings.timeoutMilliseconds = 400
+        let client = try WebhookHTTPClient(settings: settings)
+        let started = MonotonicClock.nanoseconds()
+        let response = client.send(post(receiver.url))
+        let elapsed = Double(MonotonicClock.nanoseconds() - started) / 1e6
+        #expect(response.statusCode == nil)
+        guard case .timeout = response.error else {
+            Issue.record("expected a timeout, got \(String(describing: response.error))")
+            return
+        }
+        #expect(response.result.failure == .timeout)
+        #expect(elapsed >= 390 && elapsed < 1500, "took \(elapsed) ms")
+    }
+
+    @Test func refusesPrivateTargetsUnlessAllowed() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        var strict = Self.local
+        strict.allowPrivateTargets = false
+        let refused = try WebhookHTTPClient(settings: strict).send(post(receiver.url))
+        #expect(refused.error == .refusedTarget(TargetAddress(parsing: "127.0.0.1")!))
+        #expect(refused.error?.description == "target resolves to a loopback address (127.0.0.1)")
+        #expect(refused.result.failure == .refusedTarget)
+        // By name too: the address is checked when the socket opens, whatever the URL says.
+        let byName = try WebhookHTTPClient(settings: strict).send(post("http://localhost:\(receiver.port)/"))
+        #expect(byName.result.failure == .refusedTarget)
+        #expect(receiver.acceptedConnections == 0)
+        let allowed = try WebhookHTTPClient(settings: Self.local).send(post(receiver.url))
+        #expect(allowed.statusCode == 200)
+        #expect(receiver.acceptedConnections == 1)
+    }
+
+    @Test func reportsAClosedPortAsAConnectError() throws {
+        let port = try closedPort()
+        let response = try WebhookHTTPClient(settings: Self.local).send(post("http://127.0.0.1:\(port)/"))
+        #expect(response.statusCode == nil)
+        #expect(response.result.failure == .connectError)
+    }
+
+    @Test func refusesOtherProtocols() throws {
+        let client = try WebhookHTTPClient(settings: Self.local)
+        for url in ["file:///etc/passwd", "ftp://127.0.0.1/", "gopher://127.0.0.1/"] {
+            #expect(client.send(post(url)).result.failure == .invalidEndpoint, "\(url)")
+        }
+    }
+
+    @Test func runsRequestsSideBySide() throws {
+        let receiver = try TestReceiver { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 300) }
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let started = MonotonicClock.nanoseconds()
+        for tag in 0..<6 { client.start(post(receiver.url + "/\(tag)"), tag: tag) }
+        var ended: [Int: WebhookHTTPResponse] = [:]
+        while ended.count < 6 {
+            for (tag, response) in client.poll(timeoutMilliseconds: 1000) { ended[tag] = response }
+        }
+        let elapsed = Double(MonotonicClock.nanoseconds() - started) / 1e6
+        #expect(ended.values.allSatisfy { $0.statusCode == 200 })
+        #expect(receiver.maxInProgress == 6)
+        #expect(elapsed < 1200, "six 300 ms answers took \(elapsed) ms")
+        #expect(client.inFlight == 0)
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (bound, then closed).
+    private func closedPort() throws -> UInt16 {
+        let fd = try Socket.listen(
+            on: SocketAddress(host: "127.0.0.1", port: 0, family: .inet), reusePort: false, backlog: 1)
+        let port = Socket.localPort(fd)!
+        Posix.close(fd)
+        return port
+    }
+}
+
+extension AttemptResult {
+    var failure: AttemptFailure? {
+        if case .noAnswer(let failure, _) = self { return failure }
+        return nil
+    }
+}

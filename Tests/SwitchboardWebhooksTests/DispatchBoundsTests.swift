@@ -1,0 +1,60 @@
+import SwitchboardWebhooks
+import Testing
+
+@Suite struct DispatchBoundsTests {
+    @Test func claimsNeverAskForMoreThanTheGlobalRoom() {
+        var bounds = DispatchBounds(maxConcurrent: 5, maxPerEndpoint: 2)
+        let first = bounds.reserveClaim(wanted: 3)
+        #expect(first?.limit == 3)
+        // A second claimer while the first is out: only what is left.
+        let second = bounds.reserveClaim(wanted: 3)
+        #expect(second?.limit == 2)
+        let third = bounds.reserveClaim(wanted: 1)
+        #expect(third == nil)
+        bounds.claimed(endpoints: ["a"], reserved: 3)
+        bounds.claimed(endpoints: [], reserved: 2)
+        #expect(bounds.heldCount == 1)
+        let fourth = bounds.reserveClaim(wanted: 10)
+        #expect(fourth?.limit == 4)
+    }
+
+    @Test func skipsEndpointsHoldingTwiceTheirBound() {
+        var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2)
+        let claim = bounds.reserveClaim(wanted: 7)
+        bounds.claimed(endpoints: ["a", "a", "a", "b", "b", "b", "b"], reserved: claim?.limit ?? 0)
+        // "a" has one free place to wait in, "b" none.
+        let next = bounds.reserveClaim(wanted: 1)
+        #expect(next?.busy == ["b"])
+    }
+
+    @Test func startsNoMoreThanTheEndpointsBoundEvenWhenAClaimBroughtMore() {
+        var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2)
+        let claim = bounds.reserveClaim(wanted: 10)
+        bounds.claimed(endpoints: ["a", "a", "a", "b"], reserved: claim?.limit ?? 0)
+        let starts = ["a", "a", "a", "b"].map { bounds.tryStart(endpoint: $0) }
+        #expect(starts == [true, true, false, true])
+        #expect(bounds.runningCount == 3)
+        let generation = bounds.finishedGeneration
+        bounds.finished(endpoint: "a", wasRunning: true)
+        #expect(bounds.finishedGeneration != generation)
+        #expect(bounds.running(endpoint: "a") == 1)
+        let restart = bounds.tryStart(endpoint: "a")
+        #expect(restart)
+        #expect(bounds.heldCount == 3)
+    }
+
+    @Test func lettingAWaitingDeliveryGoFreesItsRoom() {
+        var bounds = DispatchBounds(maxConcurrent: 2, maxPerEndpoint: 1)
+        let claim = bounds.reserveClaim(wanted: 2)
+        bounds.claimed(endpoints: ["a", "a"], reserved: claim?.limit ?? 0)
+        let full = bounds.reserveClaim(wanted: 1)
+        #expect(full == nil)
+        let started = bounds.tryStart(endpoint: "a")
+        #expect(started)
+        bounds.finished(endpoint: "a", wasRunning: false)
+        #expect(bounds.heldCount == 1)
+        #expect(bounds.runningCount == 1)
+        let next = bounds.reserveClaim(wanted: 5)
+        #expect(next?.limit == 1)
+    }
+}
