@@ -144,6 +144,7 @@ let package = Package(
                 "SwitchboardReaders", "SwitchboardWriter", "SwitchboardStore", "SwitchboardMetrics", "SwitchboardWeb",
                 "SwitchboardCluster", "SwitchboardNATS", "SwitchboardAdmission", "SwitchboardRouting",
                 "SwitchboardAttachments", "SwitchboardAttachmentStore", "SwitchboardThumbnails", "SwitchboardWebhooks",
+                "SwitchboardWebhookDelivery",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -202,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardWebhookDeliveryTests",
             dependencies: [
-                "SwitchboardWebhookDelivery", "SwitchboardWebhooks", "SwitchboardSystem",
+                "SwitchboardWebhookDelivery", "SwitchboardWebhooks", "SwitchboardSystem", "SwitchboardTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -103,6 +103,37 @@ public final class GatewayMetrics: Sendable {
     /// (received and not yet stored, `attachments.max_in_flight_bytes` at most); a pull gauge.
     public let attachmentInFlightBytes: GaugeHandle
 
+    // Webhooks (docs/webhooks.md).
+    /// `switchboard_webhook_events_total`: events the writer's batches put in the outbox.
+    public let webhookEventsWritten: CounterHandle
+    /// `switchboard_webhook_delivery_latency_seconds`: from an event's commit to its endpoint's 2xx.
+    public let webhookDeliveryLatency: HistogramHandle
+    /// `switchboard_webhook_request_seconds`: one attempt's request, whatever its outcome.
+    public let webhookRequestSeconds: HistogramHandle
+    /// `switchboard_webhook_queue_errors_total{operation="claim"|"record"}`: the outbox's database failed the dispatcher.
+    public let webhookQueueErrors: [String: CounterHandle]
+    /// `switchboard_webhook_delivery_latency_seconds` bucket upper bounds (plus `+Inf`): retries reach hours.
+    public static let webhookLatencyBuckets: [Double] = [
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000,
+    ]
+    public static let webhookRequestBuckets: [Double] = [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+    static let webhookAttemptsName = "switchboard_webhook_attempts_total"
+    static let webhookAttemptsHelp =
+        "Webhook delivery attempts, by outcome: success (2xx), http_error (another status), or why no answer came."
+    static let webhookPendingName = "switchboard_webhook_outbox_pending"
+    static let webhookPendingHelp = "Deliveries not yet succeeded or failed, per endpoint (sampled every few seconds)."
+    static let webhookOldestName = "switchboard_webhook_outbox_oldest_due_seconds"
+    static let webhookOldestHelp = "How long the endpoint's oldest due delivery has waited, in seconds (sampled)."
+    /// Labeled handles made on first use: outcomes and endpoints are not known up front here.
+    private let labeled = Mutex<[String: GaugeOrCounter]>([:])
+
+    private enum GaugeOrCounter: Sendable {
+        case counter(CounterHandle)
+        case gauge(GaugeHandle)
+    }
+
     private struct PullSource: Sendable {
         let gauge: GaugeHandle
         let read: @Sendable () -> Double
@@ -224,7 +255,59 @@ public final class GatewayMetrics: Sendable {
                     "switchboard_attachment_in_flight_bytes", "gauge",
                     "Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.")))
 
+        webhookEventsWritten = counter(
+            "switchboard_webhook_events_total", "Webhook events the writer's batches wrote to the outbox.")
+        webhookDeliveryLatency = histogram(
+            "switchboard_webhook_delivery_latency_seconds",
+            "From a webhook event's commit to its endpoint's 2xx, in seconds (retries included).",
+            buckets: Self.webhookLatencyBuckets)
+        webhookRequestSeconds = histogram(
+            "switchboard_webhook_request_seconds", "One webhook delivery attempt's request, in seconds.",
+            buckets: Self.webhookRequestBuckets)
+        let queueErrors = counters(
+            "switchboard_webhook_queue_errors_total",
+            "Claims and records of webhook deliveries the database failed (the dispatcher backs off and retries).",
+            label: "operation", values: ["claim", "record"])
+        webhookQueueErrors = ["claim": queueErrors[0], "record": queueErrors[1]]
+        _ = declare(Self.webhookAttemptsName, "counter", Self.webhookAttemptsHelp)
+        _ = declare(Self.webhookPendingName, "gauge", Self.webhookPendingHelp)
+        _ = declare(Self.webhookOldestName, "gauge", Self.webhookOldestHelp)
+
         self.families = Mutex(families)
+    }
+
+    /// `switchboard_webhook_attempts_total{outcome=...}`; made on first use (off the loops: dispatcher threads).
+    public func webhookAttempts(outcome: String) -> CounterHandle {
+        let key = "attempts:" + outcome
+        return labeled.withLock { handles in
+            if case .counter(let handle) = handles[key] { return handle }
+            let handle = CounterHandle(
+                registry.makeCounter(
+                    descriptor: MetricNameDescriptor(
+                        metricName: Self.webhookAttemptsName, unitName: "", helpText: Self.webhookAttemptsHelp),
+                    labels: [("outcome", outcome)]))
+            handles[key] = .counter(handle)
+            return handle
+        }
+    }
+
+    /// Sets the outbox's gauges of one endpoint (`switchboard_webhook_outbox_pending` and
+    /// `..._oldest_due_seconds`); made on first use.
+    public func setWebhookOutbox(endpoint: String, pending: Int, oldestDueSeconds: Double) {
+        func gauge(_ name: String, _ help: String) -> GaugeHandle {
+            let key = name + ":" + endpoint
+            return labeled.withLock { handles in
+                if case .gauge(let handle) = handles[key] { return handle }
+                let handle = GaugeHandle(
+                    registry.makeGauge(
+                        descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help),
+                        labels: [("endpoint", endpoint)]))
+                handles[key] = .gauge(handle)
+                return handle
+            }
+        }
+        gauge(Self.webhookPendingName, Self.webhookPendingHelp).set(Double(pending))
+        gauge(Self.webhookOldestName, Self.webhookOldestHelp).set(oldestDueSeconds)
     }
 
     /// Names this node in the exposition (`switchboard_node_info{node_id=...,bus=...} 1`); call once at start-up.

@@ -106,7 +106,10 @@ final class ChatService: Sendable {
             cores.everyCore(fromDatabaseThread: { $0.committed(batch, stored) })
             if clustered { cluster.publish(stored) }
             routing.committed(batch)
-            if batch.webhookEvents > 0 { webhooks.outboxHasWork() }
+            if batch.webhookEvents > 0 {
+                metrics.webhookEventsWritten.increment(by: batch.webhookEvents)
+                webhooks.outboxHasWork()
+            }
         }
     }
 

@@ -50,6 +50,9 @@ final class ServerContext: Sendable {
 
     /// The attachment workers, when this context made them (`start`/`stop` are the server's).
     let attachmentStore: AttachmentStore?
+    /// The webhook dispatcher and its gauges (`start`/`stop` are the server's); nil
+    /// without a database or with `webhooks.enabled = false`.
+    let webhookRuntime: WebhookRuntime?
 
     /// `attachmentBackend`: where attachments are stored; nil, the attachment
     /// workers on the database (`attachments.storage`), whose images
@@ -110,6 +113,15 @@ final class ServerContext: Sendable {
         } else {
             attachmentStore = nil
             attachments = nil
+        }
+        if let chat {
+            WebhookRuntime.installTargetCheck(on: chat.webhooks)
+        }
+        if configuration.webhooksEnabled, let chat {
+            webhookRuntime = WebhookRuntime(
+                configuration: configuration, hooks: chat.webhooks, metrics: metrics, logger: logger)
+        } else {
+            webhookRuntime = nil
         }
         let router = router
         let maxBytes = configuration.attachmentsMaxBytes

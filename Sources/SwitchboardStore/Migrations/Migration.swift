@@ -40,6 +40,7 @@ public enum Migrations {
         Migration0011.migration,
         Migration0012.migration,
         Migration0013.migration,
+        Migration0014.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
