@@ -191,7 +191,7 @@ def start_conversation(base, browsers, operator_name, first):
 
 
 class WebhooksPage:
-    """The console's webhooks page (admins), by its DOM hooks (docs/clients.md, "Webhooks in the console")."""
+    """The console's webhooks page (admins), by its DOM hooks (docs/protocol.md, "Browser clients")."""
 
     def __init__(self, console):
         self.console = console

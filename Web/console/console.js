@@ -326,7 +326,7 @@ class Console {
     if (location.hash.startsWith('#/webhooks')) page.show(route);
   }
 
-  /** Back to the list from the team or the analytics. */
+  /** Back to the list from the team, the analytics or the webhooks. */
   showList() {
     this.showPane('placeholder');
   }

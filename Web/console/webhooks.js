@@ -1,7 +1,7 @@
 // The console's webhooks page, for admins: the workspace's endpoints (#/webhooks), a new one
 // (#/webhooks/new) and one endpoint with its delivery log (#/webhooks/<id>). Loaded by console.js the
 // first time an admin opens it, with its own style sheet, so the console's first load carries none of it.
-// Docs: docs/clients.md, "Webhooks in the console"; the API: docs/protocol.md, "Webhooks".
+// Docs: docs/clients.md, "The operator console" (Webhooks); the API: docs/webhooks.md and docs/protocol.md.
 import { el } from '/console/dom.js';
 import { confirmAction } from '/console/confirm.js';
 import { DeliveryLog } from '/console/webhook-deliveries.js';
@@ -26,7 +26,7 @@ export class WebhooksPage {
     // that a result said while the view changes is still read.
     this.live = el('p', { class: 'sr', role: 'status', 'data-sb': 'webhooks-live' });
     this.body.before(this.live);
-    this.revealed = null; // {id, secret, overlapUntil?}: a secret to show once, on the endpoint's view
+    this.revealed = null; // {id, secret}: a new endpoint's secret, to show once on the endpoint's view
   }
 
   say(text) {
