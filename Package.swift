@@ -203,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardWebhookDeliveryTests",
             dependencies: [
-                "SwitchboardWebhookDelivery", "SwitchboardWebhooks", "SwitchboardSystem",
+                "SwitchboardWebhookDelivery", "SwitchboardWebhooks", "SwitchboardSystem", "SwitchboardTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -116,7 +116,9 @@ public final class GatewayMetrics: Sendable {
     public static let webhookLatencyBuckets: [Double] = [
         0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000,
     ]
-    public static let webhookRequestBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    public static let webhookRequestBuckets: [Double] = [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
     static let webhookAttemptsName = "switchboard_webhook_attempts_total"
     static let webhookAttemptsHelp =
         "Webhook delivery attempts, by outcome: success (2xx), http_error (another status), or why no answer came."

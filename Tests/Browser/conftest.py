@@ -48,7 +48,7 @@ def psql_value(url, sql):
 class Gateway:
     """One `switchboard serve` on a free port, restartable on the same port and database."""
 
-    def __init__(self, binary, database_url, work, routing_mode="manual"):
+    def __init__(self, binary, database_url, work, routing_mode="manual", extra_config=""):
         # A copy, run from elsewhere than the repository: the clients it serves are in the binary.
         self.work = work
         self.binary = os.path.join(work, "switchboard")
@@ -76,7 +76,7 @@ dev_tokens = true
 mode = "{routing_mode}"
 [log]
 level = "warning"
-""")
+{extra_config}""")
         self.process = None
 
     @property
@@ -146,7 +146,7 @@ level = "warning"
         return text.split("\n") if text else []
 
 
-def run_gateway(tmp_path_factory, routing_mode, log_name):
+def run_gateway(tmp_path_factory, routing_mode, log_name, extra_config=""):
     """A gateway on a database of its own, for the whole run; its log kept in .build-test/browser/."""
     binary = os.environ.get("SWITCHBOARD_BIN")
     admin = os.environ.get("SWITCHBOARD_DATABASE_URL")
@@ -157,7 +157,7 @@ def run_gateway(tmp_path_factory, routing_mode, log_name):
     url = admin.rsplit("/", 1)[0] + "/" + name
     subprocess.run([binary, "migrate", "up", "--database-url", url], check=True, stdout=subprocess.DEVNULL)
     os.makedirs(OUT, exist_ok=True)
-    gw = Gateway(binary, url, str(tmp_path_factory.mktemp("gateway")), routing_mode)
+    gw = Gateway(binary, url, str(tmp_path_factory.mktemp("gateway")), routing_mode, extra_config)
     gw.start()
     yield gw
     gw.stop()
@@ -178,6 +178,19 @@ def routing_gateway(tmp_path_factory):
     """A gateway with automatic assignment (`least_busy`, the default), for Tests/Browser/test_routing.py,
     whose tests each take a workspace of their own."""
     yield from run_gateway(tmp_path_factory, "least_busy", "gateway-routing.log")
+
+
+@pytest.fixture(scope="session")
+def webhook_gateway(tmp_path_factory):
+    """A gateway whose webhooks may call the tests' own receivers on 127.0.0.1 (allow_private_targets) and retry
+    ten times sooner (after 0.5 s, then 30 s, ...), for Tests/Browser/test_webhooks.py. The shared gateway keeps
+    the defaults: it refuses such targets, as a production gateway does."""
+    yield from run_gateway(tmp_path_factory, "manual", "gateway-webhooks.log", """
+[webhooks]
+allow_private_targets = true
+retry_divisor = 10
+poll_interval_ms = 200
+""")
 
 
 class HostPages:

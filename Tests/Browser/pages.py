@@ -188,3 +188,73 @@ def start_conversation(base, browsers, operator_name, first):
     operator.open_session(session_id)
     wait_for(lambda: bodies(operator.messages()) == [first], message="the first message in the console")
     return operator, widget, session_id
+
+
+class WebhooksPage:
+    """The console's webhooks page (admins), by its DOM hooks (docs/protocol.md, "Browser clients")."""
+
+    def __init__(self, console):
+        self.console = console
+        self.driver = console.driver
+        self.find = console.find
+        self.find_all = console.find_all
+
+    def open(self):
+        """From the sidebar, as an admin gets there; waits for the list of endpoints."""
+        self.find("[data-sb=webhooks-open]").click()
+        wait_for(lambda: self.find("[data-sb=webhook-add]").is_displayed(), message="the webhooks page")
+
+    def visit(self, route=""):
+        """#/webhooks, #/webhooks/new or #/webhooks/<id>, typed into the address bar's fragment."""
+        self.driver.execute_script("location.hash = arguments[0]", f"#/webhooks{'/' + route if route else ''}")
+
+    def open_endpoint(self, endpoint_id):
+        self.visit(endpoint_id)
+        wait_for(lambda: self.find("[data-sb=webhook-title]").is_displayed(), message=f"endpoint {endpoint_id}")
+
+    def add(self, url, events, description=""):
+        """The form filled in by keyboard, from "Add endpoint" to Enter; the focus starts in the URL field."""
+        link = self.find("[data-sb=webhook-add]")
+        link.send_keys(Keys.ENTER)
+        form = wait_for(lambda: self.find("[data-sb=webhook-form]"), message="the endpoint form")
+        field = self.driver.switch_to.active_element
+        assert field.get_attribute("name") == "url", "the form opens with the focus in its URL field"
+        field.send_keys(url)
+        for event in events:
+            form.find_element(By.CSS_SELECTOR, f"input[name=events][value='{event}']").send_keys(Keys.SPACE)
+        description_field = form.find_element(By.NAME, "description")
+        description_field.send_keys(description)
+        description_field.send_keys(Keys.ENTER)
+
+    def live(self):
+        """What the page's polite live region says last."""
+        return self.find("[data-sb=webhooks-live]").get_attribute("textContent")
+
+    def secret(self):
+        """The secret shown once, waited for."""
+        return wait_for(lambda: self.find("[data-sb=webhook-secret-value]").get_property("value"), message="the secret")
+
+    def endpoint_id(self):
+        """The endpoint shown, from the address."""
+        return self.driver.execute_script("return location.hash.split('/')[2]")
+
+    def deliveries(self):
+        """Every delivery row shown, newest first, as the admin reads it (the response's text even when folded)."""
+        return self.driver.execute_script("""
+            const text = (row, hook) => row.querySelector(`[data-sb=${hook}]`)?.textContent ?? null;
+            return [...document.querySelectorAll('[data-sb=delivery]')].map((row) => ({
+              id: row.dataset.deliveryId, status: row.dataset.status, type: text(row, 'delivery-event-type'),
+              event_id: text(row, 'delivery-event-id'), code: text(row, 'delivery-status-code'),
+              attempts: text(row, 'delivery-attempts'), duration: text(row, 'delivery-duration'),
+              next_retry: row.querySelector('[data-sb=delivery-next-retry]').parentElement.hidden ? null
+                : text(row, 'delivery-next-retry'),
+              error: text(row, 'delivery-error'), response: text(row, 'response-head'),
+              response_elements: row.querySelector('[data-sb=response-head]').children.length,
+            }));""")
+
+    def delivery(self, event_id):
+        """The row of one event's delivery, or None."""
+        return next((row for row in self.deliveries() if row["event_id"] == event_id), None)
+
+    def row(self, event_id):
+        return self.find(f"[data-sb=delivery][data-delivery-id='{self.delivery(event_id)['id']}']")

@@ -71,6 +71,64 @@ private let attachmentExposition = """
     switchboard_attachment_in_flight_bytes 0.0
     """
 
+/// The webhook families of a fresh registry: attempts and the outbox's gauges have
+/// labeled series made on first use, so only their HELP and TYPE show.
+let webhookExposition = """
+    # HELP switchboard_webhook_events_total Webhook events the writer's batches wrote to the outbox.
+    # TYPE switchboard_webhook_events_total counter
+    switchboard_webhook_events_total 0
+    # HELP switchboard_webhook_delivery_latency_seconds From a webhook event's commit to its endpoint's 2xx, in seconds (retries included).
+    # TYPE switchboard_webhook_delivery_latency_seconds histogram
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.005"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.01"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.025"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.05"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.1"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.25"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="0.5"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="1.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="2.5"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="5.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="10.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="30.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="60.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="300.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="1800.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="7200.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="36000.0"} 0
+    switchboard_webhook_delivery_latency_seconds_bucket{le="+Inf"} 0
+    switchboard_webhook_delivery_latency_seconds_sum 0.0
+    switchboard_webhook_delivery_latency_seconds_count 0
+    # HELP switchboard_webhook_request_seconds One webhook delivery attempt's request, in seconds.
+    # TYPE switchboard_webhook_request_seconds histogram
+    switchboard_webhook_request_seconds_bucket{le="0.001"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.0025"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.005"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.01"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.025"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.05"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.1"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.25"} 0
+    switchboard_webhook_request_seconds_bucket{le="0.5"} 0
+    switchboard_webhook_request_seconds_bucket{le="1.0"} 0
+    switchboard_webhook_request_seconds_bucket{le="2.5"} 0
+    switchboard_webhook_request_seconds_bucket{le="5.0"} 0
+    switchboard_webhook_request_seconds_bucket{le="10.0"} 0
+    switchboard_webhook_request_seconds_bucket{le="+Inf"} 0
+    switchboard_webhook_request_seconds_sum 0.0
+    switchboard_webhook_request_seconds_count 0
+    # HELP switchboard_webhook_queue_errors_total Claims and records of webhook deliveries the database failed (the dispatcher backs off and retries).
+    # TYPE switchboard_webhook_queue_errors_total counter
+    switchboard_webhook_queue_errors_total{operation="claim"} 0
+    switchboard_webhook_queue_errors_total{operation="record"} 0
+    # HELP switchboard_webhook_attempts_total Webhook delivery attempts, by outcome: success (2xx), http_error (another status), or why no answer came.
+    # TYPE switchboard_webhook_attempts_total counter
+    # HELP switchboard_webhook_outbox_pending Deliveries not yet succeeded or failed, per endpoint (sampled every few seconds).
+    # TYPE switchboard_webhook_outbox_pending gauge
+    # HELP switchboard_webhook_outbox_oldest_due_seconds How long the endpoint's oldest due delivery has waited, in seconds (sampled).
+    # TYPE switchboard_webhook_outbox_oldest_due_seconds gauge
+    """
+
 @Suite struct RenderingTests {
     @Test func renderingIsExactForAKnownState() {
         let metrics = GatewayMetrics()
@@ -239,6 +297,7 @@ private let attachmentExposition = """
             switchboard_node_info{node_id="node-a",bus="postgres"} 1.0
             \(routingExposition)
             \(attachmentExposition)
+            \(webhookExposition)
 
             """
         let rendered = metrics.renderString()
@@ -269,6 +328,7 @@ private let attachmentExposition = """
                 # TYPE switchboard_node_info gauge
                 \(routingExposition)
                 \(attachmentExposition)
+                \(webhookExposition)
                 # HELP zz_pulled Pulled.
                 # TYPE zz_pulled gauge
                 zz_pulled 1.0
@@ -280,5 +340,22 @@ private let attachmentExposition = """
                 b_extra_total 0
 
                 """))
+    }
+}
+
+@Suite struct WebhookMetricsTests {
+    /// Outcomes and endpoints are labels made on first use; asking again gives the same series.
+    @Test func attemptsAndOutboxGaugesRenderOnceUsed() {
+        let metrics = GatewayMetrics()
+        metrics.webhookAttempts(outcome: "success").increment()
+        metrics.webhookAttempts(outcome: "success").increment()
+        metrics.webhookAttempts(outcome: "timeout").increment()
+        metrics.setWebhookOutbox(endpoint: "e1", pending: 3, oldestDueSeconds: 1.5)
+        metrics.setWebhookOutbox(endpoint: "e1", pending: 0, oldestDueSeconds: 0)
+        let text = metrics.renderString()
+        #expect(text.contains("switchboard_webhook_attempts_total{outcome=\"success\"} 2\n"))
+        #expect(text.contains("switchboard_webhook_attempts_total{outcome=\"timeout\"} 1\n"))
+        #expect(text.contains("switchboard_webhook_outbox_pending{endpoint=\"e1\"} 0.0\n"))
+        #expect(text.contains("switchboard_webhook_outbox_oldest_due_seconds{endpoint=\"e1\"} 0.0\n"))
     }
 }

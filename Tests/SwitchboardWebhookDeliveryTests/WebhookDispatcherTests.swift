@@ -1,4 +1,5 @@
 import SwitchboardSystem
+import SwitchboardTestSupport
 import SwitchboardWebhookDelivery
 import SwitchboardWebhooks
 import Testing

@@ -167,6 +167,10 @@ class Console {
     $('#earlier').addEventListener('click', () => this.loadEarlier());
     $('#analytics-open').addEventListener('click', () => this.showAnalytics());
     $('#analytics-days').addEventListener('change', () => this.showAnalytics());
+    // Webhooks are the workspace's admins' (the API answers others 403): the way in is theirs alone.
+    $('[data-sb=webhooks-open]').hidden = !this.isAdmin;
+    $('[data-sb=webhooks-open]').addEventListener('click', () => (location.hash = '#/webhooks'));
+    $('#webhooks-back').addEventListener('click', () => (location.hash = ''));
     document.addEventListener('visibilitychange', () => this.markRead());
     addEventListener('hashchange', () => this.route());
     $('#me').textContent = `Signed in as ${client.user?.name || client.user?.id}`;
@@ -285,19 +289,44 @@ class Console {
     if (session) this.showHeader(session);
   }
 
-  /** One pane at a time beside the list: a conversation, the team or the analytics (or the placeholder). */
+  /** One pane at a time beside the list: a conversation, the team, the analytics or the webhooks (or the
+   * placeholder). Leaving a pane that has an address (#/s/<id>, #/webhooks) leaves its address too. */
   showPane(name) {
-    for (const pane of ['conversation', 'team', 'analytics']) $(`[data-sb=${pane}]`).hidden = pane !== name;
+    for (const pane of ['conversation', 'team', 'analytics', 'webhooks']) $(`[data-sb=${pane}]`).hidden = pane !== name;
     $('#placeholder').hidden = name !== 'placeholder';
     $('#app').dataset.view = name === 'placeholder' ? 'list' : 'conversation';
     if (name !== 'conversation' && this.openId) {
       this.client.leave(this.openId);
       this.openId = null;
-      if (location.hash) location.hash = '';
     }
+    const own = { conversation: '#/s/', webhooks: '#/webhooks' }[name];
+    if (location.hash.startsWith('#/') && !(own && location.hash.startsWith(own))) location.hash = '';
   }
 
-  /** Back to the list from the team or the analytics. */
+  get isAdmin() {
+    return this.client.user?.role === 'admin';
+  }
+
+  /** The webhooks page (#/webhooks...), its code loaded the first time it is opened (webhooks.js). */
+  async showWebhooks(route) {
+    if (!this.isAdmin) {
+      this.flash('Webhooks are managed by the workspace’s admins.');
+      location.hash = '';
+      return;
+    }
+    this.showPane('webhooks');
+    this.webhooksPage ??= import('/console/webhooks.js').then((module) => new module.WebhooksPage(this));
+    let page;
+    try {
+      page = await this.webhooksPage;
+    } catch (error) {
+      this.webhooksPage = null; // tried again on the next visit
+      return this.flash('Could not load the webhooks page: check the connection and try again.');
+    }
+    if (location.hash.startsWith('#/webhooks')) page.show(route);
+  }
+
+  /** Back to the list from the team, the analytics or the webhooks. */
   showList() {
     this.showPane('placeholder');
   }
@@ -488,8 +517,14 @@ class Console {
 
   route() {
     const match = location.hash.match(/^#\/s\/([0-9a-f-]{36})$/i);
+    const webhooks = location.hash.match(/^#\/webhooks(?:\/([^/]+))?\/?$/);
     if (match) this.openConversation(match[1]);
+    else if (webhooks) this.showWebhooks(decodeURIComponent(webhooks[1] ?? ''));
     else if (this.openId) this.closeConversation();
+    else if (!$('[data-sb=webhooks]').hidden) {
+      this.showList();
+      $('[data-sb=webhooks-open]').focus(); // back where the admin came in
+    }
   }
 
   /** Back to the list (on a phone, the list and the conversation are two screens). */

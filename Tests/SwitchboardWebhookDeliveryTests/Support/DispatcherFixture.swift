@@ -1,5 +1,6 @@
 import Logging
 import SwitchboardSystem
+import SwitchboardTestSupport
 import SwitchboardWebhookDelivery
 import SwitchboardWebhooks
 

@@ -10,28 +10,39 @@ import Glibc
 /// headers, body, delay); the receiver records every request, the connections
 /// it accepted and how many requests were in progress at once (from the end
 /// of a request to the end of its answer), in all and per path.
-final class TestReceiver: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
+public final class TestReceiver: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
         /// Names in lower case.
-        var headers: [String: String]
-        var body: String
+        public var headers: [String: String]
+        public var body: String
         /// Which accepted connection carried it (0, 1, ...).
-        var connection: Int
-        var receivedAt: UInt64
+        public var connection: Int
+        public var receivedAt: UInt64
     }
 
-    struct Reply: Sendable {
-        var status = 200
-        var headers: [(String, String)] = []
+    public struct Reply: Sendable {
+        public var status = 200
+        public var headers: [(String, String)] = []
         /// The body, or `fillerBytes` of "x" when it is large.
-        var body = ""
-        var fillerBytes = 0
-        var delayMilliseconds = 0
+        public var body = ""
+        public var fillerBytes = 0
+        public var delayMilliseconds = 0
 
-        static let ok = Reply(body: "ok")
-        static func status(_ status: Int, body: String = "") -> Reply { Reply(status: status, body: body) }
+        public init(
+            status: Int = 200, headers: [(String, String)] = [], body: String = "", fillerBytes: Int = 0,
+            delayMilliseconds: Int = 0
+        ) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.fillerBytes = fillerBytes
+            self.delayMilliseconds = delayMilliseconds
+        }
+
+        public static let ok = Reply(body: "ok")
+        public static func status(_ status: Int, body: String = "") -> Reply { Reply(status: status, body: body) }
     }
 
     private struct State {
@@ -45,7 +56,7 @@ final class TestReceiver: Sendable {
         var threads: [NamedThread] = []
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let reply: @Sendable (Request, Int) -> Reply
     private let state = Mutex(State())
@@ -53,7 +64,7 @@ final class TestReceiver: Sendable {
     private let acceptThread = Mutex<NamedThread?>(nil)
 
     /// `reply` gets each request and its index among all requests (0, 1, ...).
-    init(reply: @escaping @Sendable (Request, Int) -> Reply = { _, _ in .ok }) throws {
+    public init(reply: @escaping @Sendable (Request, Int) -> Reply = { _, _ in .ok }) throws {
         Posix.ignoreSIGPIPE()
         listener = try Socket.listen(
             on: SocketAddress(host: "127.0.0.1", port: 0, family: .inet), reusePort: false, backlog: 64)
@@ -64,15 +75,15 @@ final class TestReceiver: Sendable {
 
     deinit { stop() }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
-    var requests: [Request] { state.withLock { $0.requests } }
-    var acceptedConnections: Int { state.withLock { $0.acceptedConnections } }
-    var maxInProgress: Int { state.withLock { $0.maxInProgress } }
-    func maxInProgress(path: String) -> Int { state.withLock { $0.maxInProgressByPath[path] ?? 0 } }
+    public var requests: [Request] { state.withLock { $0.requests } }
+    public var acceptedConnections: Int { state.withLock { $0.acceptedConnections } }
+    public var maxInProgress: Int { state.withLock { $0.maxInProgress } }
+    public func maxInProgress(path: String) -> Int { state.withLock { $0.maxInProgressByPath[path] ?? 0 } }
 
     /// Waits until `count` requests have come, at most `seconds`; false if they did not.
-    func waitForRequests(_ count: Int, seconds: Double = 10) -> Bool {
+    public func waitForRequests(_ count: Int, seconds: Double = 10) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
         while requests.count < count {
             if MonotonicClock.nanoseconds() > deadline { return false }
@@ -81,7 +92,7 @@ final class TestReceiver: Sendable {
         return true
     }
 
-    func stop() {
+    public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         acceptThread.withLock { $0 }?.join()
         Posix.close(listener)

@@ -1,0 +1,122 @@
+import Foundation
+import SwitchboardTestSupport
+import SwitchboardWebhooks
+import Testing
+
+@testable import SwitchboardServer
+
+/// Webhooks end to end (docs/webhooks.md): a live gateway on a real
+/// PostgreSQL, an endpoint made through the API, messages sent over the chat
+/// protocol, and a receiver on 127.0.0.1 that checks what arrives.
+@Suite(.serialized) struct WebhookDeliveryEndToEndTests {
+    private func gateway(_ configure: @escaping (inout Configuration) -> Void = { _ in }) throws -> ChatFixture {
+        try ChatFixture(live: true) { configuration in
+            configuration.webhooksAllowPrivateTargets = true
+            configuration.webhooksRetryDivisor = 1000
+            configuration.webhooksPollIntervalMilliseconds = 100
+            configuration.chatRatePerSecond = 100_000
+            configuration.chatRateBurst = 100_000
+            configure(&configuration)
+        }
+    }
+
+    /// Creates an endpoint for `events` at the receiver; returns its id and secret.
+    private func endpoint(
+        _ fixture: ChatFixture, _ receiver: TestReceiver, events: [String]
+    ) throws -> (id: String, secret: WebhookSecret) {
+        let admin = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "admin-1", name: "Ada")
+        let names = events.map { "\"\($0)\"" }.joined(separator: ",")
+        let reply = try HTTPTestClient.request(
+            fixture.gateway, "POST", "/api/v1/webhooks", token: admin,
+            body: #"{"url":"\#(receiver.url)/hook","events":[\#(names)]}"#)
+        guard reply.status == 201, let webhook = reply.json["webhook"] as? [String: Any],
+            let id = webhook["id"] as? String, let secret = webhook["secret"] as? String
+        else { throw TestFailure("creating the endpoint: \(reply.status) \(reply.errorMessage)") }
+        return (id, try WebhookSecret(parsing: secret))
+    }
+
+    /// Sends `count` messages as a visitor of a new session and waits for each ack; returns the session's id.
+    private func converse(_ fixture: ChatFixture, count: Int) throws -> String {
+        let visitor = try fixture.client(.visitor, "visitor-1", name: "Vera")
+        let session = try fixture.createSession(visitor)
+        for index in 0..<count {
+            visitor.send([
+                "type": "send", "session_id": session, "client_msg_id": "m\(index)", "body": "message \(index)",
+            ])
+        }
+        var acked = 0
+        while acked < count {
+            if try visitor.next()["type"] as? String == "ack" { acked += 1 }
+        }
+        return session
+    }
+
+    /// The `message.created` requests that arrived, each checked: a valid
+    /// signature over its own id, timestamp and body, the id in the header
+    /// the body's, the type right.
+    private func checked(
+        _ requests: [TestReceiver.Request], secret: WebhookSecret
+    ) throws -> [(id: String, body: [String: Any])] {
+        try requests.map { request in
+            let id = try #require(request.headers["webhook-id"])
+            let timestamp = try #require(request.headers["webhook-timestamp"].flatMap { Int64($0) })
+            let signature = try #require(request.headers["webhook-signature"])
+            #expect(
+                WebhookSignature.verify(
+                    header: signature, id: id, timestamp: timestamp, body: request.body, secret: secret,
+                    now: Int64(Date().timeIntervalSince1970)),
+                "signature of \(id)")
+            let body = try #require(
+                try JSONSerialization.jsonObject(with: Data(request.body.utf8)) as? [String: Any])
+            #expect(body["id"] as? String == id && body["type"] as? String == "message.created")
+            #expect(request.headers["content-type"] == "application/json")
+            return (id, body)
+        }
+    }
+
+    @Test func everyMessageOfAThousandArrivesOnceSignedWithAUniqueEventID() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        let fixture = try gateway()
+        defer { fixture.stop() }
+        let (_, secret) = try endpoint(fixture, receiver, events: ["message.created"])
+        let session = try converse(fixture, count: 1000)
+        #expect(receiver.waitForRequests(1000, seconds: 60), "\(receiver.requests.count) of 1000 arrived")
+        let events = try checked(receiver.requests, secret: secret)
+        #expect(Set(events.map(\.id)).count == events.count, "every event id is unique")
+        let bodies = Set(
+            events.compactMap {
+                (($0.body["data"] as? [String: Any])?["message"] as? [String: Any])?["body"] as? String
+            })
+        #expect(bodies == Set((0..<1000).map { "message \($0)" }))
+        #expect(
+            events.allSatisfy {
+                (($0.body["data"] as? [String: Any])?["session"] as? [String: Any])?["id"] as? String == session
+            })
+        // Nothing more comes: no event was delivered twice.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(receiver.requests.count == 1000)
+    }
+
+    @Test func aReceiverFailingTheFirstAttemptsGetsTheEventOnTheRetrySchedule() throws {
+        // 500 for the first two attempts of every event, then 200.
+        let receiver = try TestReceiver { _, index in index < 2 ? .status(500, body: "down") : .ok }
+        defer { receiver.stop() }
+        let fixture = try gateway()
+        defer { fixture.stop() }
+        let (id, secret) = try endpoint(fixture, receiver, events: ["message.created"])
+        _ = try converse(fixture, count: 1)
+        #expect(receiver.waitForRequests(3, seconds: 20))
+        let requests = receiver.requests
+        #expect(requests.count == 3)
+        #expect(Set(try checked(requests, secret: secret).map(\.id)).count == 1, "the same event each time")
+        // The schedule divided by 1000: 5 s -> 5 ms, then 5 min -> 300 ms.
+        let gaps = zip(requests.dropFirst(), requests).map { Double($0.receivedAt - $1.receivedAt) / 1e9 }
+        #expect(gaps.count == 2 && gaps[1] >= 0.29, "the second retry waits 300 ms: \(gaps)")
+        let admin = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "admin-1", name: "Ada")
+        let log = try HTTPTestClient.request(
+            fixture.gateway, "GET", "/api/v1/webhooks/\(id)/deliveries", token: admin)
+        let delivery = try #require((log.json["deliveries"] as? [[String: Any]])?.first)
+        #expect(delivery["status"] as? String == "succeeded" && delivery["attempts"] as? Int == 3, "\(delivery)")
+    }
+}

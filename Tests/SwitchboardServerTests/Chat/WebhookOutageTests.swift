@@ -1,0 +1,167 @@
+import Foundation
+import SwitchboardTestSupport
+import SwitchboardWebhooks
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Webhooks across what production does to a gateway (docs/webhooks.md, "At
+/// least once"): killed with work pending, and two nodes dispatching from one
+/// outbox. Gateways run as processes of their own on a real PostgreSQL.
+@Suite(.serialized) struct WebhookOutageTests {
+    static let toml = """
+        [chat]
+        rate_per_second = 1000000
+        rate_burst = 1000000
+        [webhooks]
+        allow_private_targets = true
+        poll_interval_ms = 100
+        timeout_s = 2
+        max_concurrent_per_endpoint = 2
+        retry_divisor = 1000
+        """
+
+    /// A gateway process reached by port, for `HTTPTestClient`.
+    private struct PortGateway: TestGateway {
+        let port: UInt16
+        func connect() throws -> any ClientStream { try RawClient(port: port, timeoutSeconds: 10) }
+        func stop() {}
+    }
+
+    /// What a receiver keeping an idempotent view saw: every arrival, each
+    /// event id once, and whether one id was ever being handled twice at once.
+    private final class IdempotentView: Sendable {
+        private struct State {
+            var arrivals = 0
+            var unique: Set<String> = []
+            var inFlight: Set<String> = []
+            var overlaps: [String] = []
+        }
+        private let state = Mutex(State())
+        let handlingMilliseconds: Int
+
+        init(handlingMilliseconds: Int) { self.handlingMilliseconds = handlingMilliseconds }
+
+        func reply(_ request: TestReceiver.Request) -> TestReceiver.Reply {
+            let id = request.headers["webhook-id"] ?? ""
+            state.withLock { state in
+                state.arrivals += 1
+                if !state.inFlight.insert(id).inserted { state.overlaps.append(id) }
+            }
+            usleep(UInt32(handlingMilliseconds * 1000))
+            state.withLock { state in
+                state.inFlight.remove(id)
+                state.unique.insert(id)
+            }
+            return .ok
+        }
+
+        var unique: Int { state.withLock { $0.unique.count } }
+        var arrivals: Int { state.withLock { $0.arrivals } }
+        var overlaps: [String] { state.withLock { $0.overlaps } }
+
+        func wait(forUnique count: Int, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while unique < count {
+                if Date() > deadline { return false }
+                usleep(20_000)
+            }
+            return true
+        }
+    }
+
+    private func makeEndpoint(port: UInt16, workspace: String, receiver: TestReceiver) throws -> String {
+        let admin = TestTokens.make(
+            role: .admin, workspace: workspace, sub: "admin-1", secret: String(repeating: "s", count: 32))
+        let reply = try HTTPTestClient.request(
+            PortGateway(port: port), "POST", "/api/v1/webhooks", token: admin,
+            body: #"{"url":"\#(receiver.url)/hook","events":["message.created"]}"#)
+        guard reply.status == 201, let secret = (reply.json["webhook"] as? [String: Any])?["secret"] as? String else {
+            throw TestFailure("creating the endpoint: \(reply.status) \(reply.errorMessage)")
+        }
+        return secret
+    }
+
+    /// `count` messages from one visitor of a new session, every one acked (so committed, with its event).
+    private func converse(port: UInt16, workspace: String, count: Int) throws {
+        let token = TestTokens.make(
+            role: .visitor, workspace: workspace, sub: "visitor-1", secret: String(repeating: "s", count: 32))
+        let visitor = try ChatClient(port: port, token: token, timeoutSeconds: 30)
+        let reply = try visitor.request(["type": "session.create", "title": "Broken parcel"])
+        let session = try #require((reply["session"] as? [String: Any])?["id"] as? String)
+        var acked = 0
+        for index in 0..<count {
+            visitor.send(["type": "send", "session_id": session, "client_msg_id": "m\(index)", "body": "m\(index)"])
+            // A window of 500 unacked sends, as a client would keep.
+            while index - acked >= 500 { if try visitor.next()["type"] as? String == "ack" { acked += 1 } }
+        }
+        while acked < count { if try visitor.next()["type"] as? String == "ack" { acked += 1 } }
+    }
+
+    @Test func aGatewayKilledWithTenThousandEventsPendingDeliversEveryOneAfterItsRestart() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let workspace = UUID().uuidString.lowercased()
+        let view = IdempotentView(handlingMilliseconds: 2)
+        let receiver = try TestReceiver { request, _ in view.reply(request) }
+        defer { receiver.stop() }
+        let first = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        let secretText = try makeEndpoint(port: first.port, workspace: workspace, receiver: receiver)
+        try converse(port: first.port, workspace: workspace, count: 10_000)
+        let db = try database.connect()
+        let pending = try db.query("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").int(0, 0) ?? 0
+        #expect(pending >= 5_000, "most events still pending when the gateway is killed (\(pending))")
+        first.process.stop(signal: SIGKILL)
+        let deliveredBefore = view.unique
+
+        let second = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        defer { second.stop() }
+        #expect(view.wait(forUnique: 10_000, seconds: 120), "\(view.unique) of 10,000 arrived")
+        #expect(view.unique == 10_000 && view.arrivals >= 10_000)
+        #expect(
+            try db.query("SELECT count(*) FROM webhook_deliveries WHERE status <> 'succeeded'").int(0, 0) == 0)
+        #expect(try db.query("SELECT count(*) FROM webhook_events").int(0, 0) == 10_000)
+        // Every arrival is signed with the endpoint's secret.
+        let secret = try WebhookSecret(parsing: secretText)
+        let now = Int64(Date().timeIntervalSince1970)
+        let bad = receiver.requests.filter { request in
+            !WebhookSignature.verify(
+                header: request.headers["webhook-signature"] ?? "", id: request.headers["webhook-id"] ?? "",
+                timestamp: Int64(request.headers["webhook-timestamp"] ?? "") ?? 0, body: request.body, secret: secret,
+                now: now, tolerance: 600)
+        }
+        #expect(bad.isEmpty, "\(bad.count) arrivals with a bad signature")
+        print(
+            "webhooks after SIGKILL: \(pending) pending at the kill, \(deliveredBefore) delivered before it, "
+                + "\(view.arrivals) arrivals for 10,000 events (\(view.arrivals - 10_000) again after the restart)")
+    }
+
+    @Test func twoNodesDispatchingTogetherNeverHoldOneDeliveryTwiceAtOnce() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let workspace = UUID().uuidString.lowercased()
+        let view = IdempotentView(handlingMilliseconds: 3)
+        let receiver = try TestReceiver { request, _ in view.reply(request) }
+        defer { receiver.stop() }
+        let first = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        defer { first.stop() }
+        let second = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        defer { second.stop() }
+        _ = try makeEndpoint(port: first.port, workspace: workspace, receiver: receiver)
+        try converse(port: first.port, workspace: workspace, count: 2_000)
+        #expect(view.wait(forUnique: 2_000, seconds: 60), "\(view.unique) of 2,000 arrived")
+        #expect(view.overlaps.isEmpty, "events handled twice at once: \(view.overlaps.prefix(5))")
+        #expect(view.arrivals == 2_000, "no event sent twice: \(view.arrivals) arrivals")
+        // Both nodes took part, by their own counts.
+        let successes = try [first.port, second.port].map { port in
+            let metrics = try HTTPTestClient.request(PortGateway(port: port), "GET", "/metrics")
+            let line = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix(#"switchboard_webhook_attempts_total{outcome="success"}"#) }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        #expect(successes.allSatisfy { $0 > 0 } && successes.reduce(0, +) == 2_000, "\(successes)")
+    }
+}
