@@ -13,8 +13,16 @@ public final class ChatQueries {
     /// Shown in pg_stat_activity, so operators (and tests) can tell reader backends apart.
     static let applicationName = "switchboard-reader"
 
-    public init(databaseURL: String) {
+    /// Whether this connection's commits wait for the WAL to reach the disk.
+    private let waitsForDisk: Bool
+
+    /// `waitsForDisk` false: for writes whose loss in a crash repeats work
+    /// rather than loses it (the webhook dispatcher's claims and records: a
+    /// lost one sends a delivery again, which at-least-once allows), so that
+    /// each does not wait for a flush of its own.
+    public init(databaseURL: String, waitsForDisk: Bool = true) {
         self.databaseURL = databaseURL
+        self.waitsForDisk = waitsForDisk
     }
 
     /// SELECT 1 (for readiness checks).
@@ -70,7 +78,8 @@ public final class ChatQueries {
             // A bound on every reader query: a stuck statement must not hold a reader thread
             // (and the requests queued behind it) forever.
             try fresh.execute(
-                "SET application_name = '\(Self.applicationName)'; SET statement_timeout = '\(Self.statementTimeout)'")
+                "SET application_name = '\(Self.applicationName)'; SET statement_timeout = '\(Self.statementTimeout)'"
+                    + (waitsForDisk ? "" : "; SET synchronous_commit = off"))
             connection = fresh
             return fresh
         } catch {

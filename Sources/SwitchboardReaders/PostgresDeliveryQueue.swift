@@ -71,7 +71,9 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     ) throws(QueryError)
         -> PostgresResult
     {
-        let queries = idle.withLock { $0.queries.popLast() } ?? ChatQueries(databaseURL: databaseURL)
+        // Claims and records do not wait for the disk: one lost in a crash sends its delivery again.
+        let queries =
+            idle.withLock { $0.queries.popLast() } ?? ChatQueries(databaseURL: databaseURL, waitsForDisk: false)
         defer { idle.withLock { $0.queries.append(queries) } }
         return try body(queries)
     }
