@@ -1,5 +1,4 @@
 import SwitchboardPostgres
-import SwitchboardSystem
 
 /// One attachment worker's connection, made on first use and made again on
 /// the next statement after a loss (as the readers' ChatQueries). Not
@@ -67,25 +66,23 @@ final class AttachmentDatabase {
         }
     }
 
-    /// Runs `body` between BEGIN and COMMIT, and returns once the commit is on
-    /// disk; statements in it must not be `retryable` (a retry would run
-    /// outside the transaction).
+    /// Runs `body` between BEGIN and COMMIT; statements in it must not be
+    /// `retryable` (a retry would run outside the transaction).
     ///
-    /// No commit of a worker waits for a flush of its own (`synchronous_commit
-    /// = off`, set when it connects): a commit on its own flush put one more
-    /// fsync per upload on the disk the chat's commits wait for, and 90
-    /// uploads of 100 KiB a second lengthened the chat's p99 by a quarter
-    /// (docs/benchmarks.md, "Attachments"). Instead the worker waits until
-    /// PostgreSQL's log is flushed past the commit by someone else's flush:
-    /// the chat writer's commits, or the WAL writer (`waitUntilDurable`).
-    /// The log is one sequence, so that flush also makes every chunk the
-    /// upload wrote before durable; an upload is acknowledged only then, and
-    /// a crash before it loses only bytes no acknowledged row points at.
+    /// Only these commits wait for the disk. Everything else on a worker's
+    /// connection (chunks, discards, purges) commits without waiting
+    /// (`synchronous_commit = off`, set when it connects): PostgreSQL's log is
+    /// one sequence, so the flush that this commit waits for also makes every
+    /// earlier statement of the connection durable, and a crash before it
+    /// loses only bytes no row points at, which the orphan purge removes.
+    /// An upload of 5 MiB waits for one flush instead of 21, and the chat's
+    /// commits share the disk with one flush per upload.
     func transaction<T>(_ body: () throws(AttachmentStoreError) -> T) throws(Outcome) -> T {
         let value: T
         do {
             // A connection that died while idle is replaced here, before anything ran.
             try run("BEGIN", [], retryable: true)
+            try run("SET LOCAL synchronous_commit = on", [], retryable: false)
             value = try body()
         } catch {
             rollback()
@@ -97,39 +94,7 @@ final class AttachmentDatabase {
             // A server that answered (a deferred constraint) rolled back; a lost connection says nothing.
             throw connection == nil ? .unknown(error) : .rolledBack(error)
         }
-        do {
-            try waitUntilDurable()
-        } catch {
-            // Committed, and maybe on disk: as for a COMMIT whose answer was lost.
-            throw .unknown(error)
-        }
         return value
-    }
-
-    /// How long a commit waits for another's flush before forcing its own.
-    /// Under chat load the writer's commits flush every few milliseconds; on a
-    /// quiet server the WAL writer would take up to 600 ms, which a visitor
-    /// would see, and a flush of its own competes with nobody there.
-    static let durableWaitMilliseconds = 25
-
-    /// Returns once PostgreSQL's log is on disk up to (at least) this
-    /// connection's last commit.
-    private func waitUntilDurable() throws(AttachmentStoreError) {
-        let position = try run("SELECT pg_current_wal_insert_lsn()::text", [], retryable: false).string(0, 0) ?? ""
-        let flushed = "SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn"
-        var waited = 0
-        while try run(flushed, [position], retryable: true).string(0, 0) != "t" {
-            guard waited < Self.durableWaitMilliseconds else {
-                // A quiet server: flush now, with a transaction that has something to commit.
-                try run("BEGIN", [], retryable: false)
-                try run("SET LOCAL synchronous_commit = on", [], retryable: false)
-                try run("SELECT txid_current()", [], retryable: false)
-                try run("COMMIT", [], retryable: false)
-                return
-            }
-            ThisProcess.sleep(milliseconds: 2)
-            waited += 2
-        }
     }
 
     private func rollback() {
