@@ -270,7 +270,7 @@ let package = Package(
                 "SwitchboardReaders",
                 "SwitchboardWriter", "SwitchboardMetrics", "SwitchboardDeflate", "SwitchboardCluster",
                 "SwitchboardAdmission", "SwitchboardIO", "SwitchboardEmbedded", "SwitchboardRouting",
-                "SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardAttachmentStore",
+                "SwitchboardAttachments", "SwitchboardCrypto", "SwitchboardAttachmentStore", "SwitchboardWebhooks",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
