@@ -33,23 +33,10 @@ public enum DriveClock {
 
     /// The epoch seconds of a report's `started_at` ("2026-11-23T18:11:05Z"), or nil.
     public static func parseUTC(_ text: String) -> Int64? {
+        // Exactly YYYY-MM-DDTHH:MM:SSZ; the fields are read as a webhook's created_at is.
         let bytes = Array(text.utf8)
-        guard bytes.count == 20, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58,
-            bytes[19] == 90
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var value: Int64 = 0
-            for byte in bytes[range] {
-                guard byte >= 48 && byte <= 57 else { return nil }
-                value = value * 10 + Int64(byte - 48)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        return daysFromCivil(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second
+        guard bytes.count == 20, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "Z") else { return nil }
+        return WebhookTime.microseconds(rfc3339: bytes).map { $0 / 1_000_000 }
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
