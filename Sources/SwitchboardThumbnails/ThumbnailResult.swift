@@ -37,6 +37,14 @@ public enum ThumbnailError: Error, Sendable, Equatable {
     /// libvips could not start (a broken installation).
     case unavailable(String)
 
+    /// Failures whose description is libvips' own error text.
+    var carriesLibvipsText: Bool {
+        switch self {
+        case .vips, .unsupportedFormat: true
+        case .tooManyPixels, .noPixels, .unavailable: false
+        }
+    }
+
     public var message: String {
         switch self {
         case .unsupportedFormat(let what): "not a PNG, JPEG, GIF or WebP image (\(what))"

@@ -21,6 +21,22 @@ public enum Thumbnailer {
         precondition(maxPixels > 0 && maxSide > 0 && maxSide <= Int(Int32.max), "limits must be positive")
         if let failure = VipsRuntime.started { return .failure(failure) }
         guard !bytes.isEmpty else { return .failure(.unsupportedFormat("no bytes")) }
+        let first = VipsRuntime.errorText.shared { inspectOnce(bytes, maxPixels: maxPixels, maxSide: maxSide) }
+        guard case .failure(let error) = first, error.carriesLibvipsText else { return first }
+        // The text in libvips' one buffer may be a neighbour's, or gone to a neighbour's
+        // clearing: the failure is run again with nothing beside it. Only damaged input
+        // pays for this, and its decode is bounded by `maxPixels` like the first.
+        return VipsRuntime.errorText.alone {
+            vips_error_clear()
+            return inspectOnce(bytes, maxPixels: maxPixels, maxSide: maxSide)
+        }
+    }
+
+    private static func inspectOnce(
+        _ bytes: [UInt8], maxPixels: Int, maxSide: Int
+    ) -> Result<
+        ThumbnailResult, ThumbnailError
+    > {
         defer {
             // A failure took its text already; what is left is a success's warnings, which
             // must not be blamed on the next failure.

@@ -5,11 +5,12 @@ import CVips
 enum VipsRuntime {
     static let started: ThumbnailError? = cvips_start() == 0 ? nil : .unavailable(takeError())
 
+    /// Every call runs under it; see `ErrorTextLock`.
+    static let errorText = ErrorTextLock()
+
     /// libvips' error text (with its warnings), taken and cleared in one step under
-    /// libvips' own lock. The text is process-wide: a failure that races another
-    /// thread's call may carry its neighbour's lines too, or lose its own to that
-    /// call's clearing ("unknown error"); which call failed, and at which step, is
-    /// always its own, from the return codes.
+    /// libvips' own lock. The text is process-wide: it is this call's own only when
+    /// the call ran alone under `errorText`, as failures are run again.
     static func takeError() -> String {
         guard let copy = vips_error_buffer_copy() else { return "unknown error" }
         defer { cvips_free(copy) }
