@@ -48,11 +48,20 @@ final class AttachmentDatabase {
                 // The outcome is unknown and the socket dead: the next statement connects afresh.
                 self.connection = nil
             }
-            throw .unavailable(error.description)
+            throw Self.storeError(error)
         }
     }
 
-    /// Why a transaction did not commit, as far as anyone can tell.
+    /// The refusals of `switchboard_commit_attachment` by their SQLSTATE (migration 15).
+    private static func storeError(_ error: PostgresError) -> AttachmentStoreError {
+        switch error.sqlState {
+        case "SBA01": .noSession
+        case "SBA02": .quotaExceeded
+        default: .unavailable(error.description)
+        }
+    }
+
+    /// Why a commit did not commit, as far as anyone can tell.
     enum Outcome: Error {
         /// It did not commit: whatever it would have made visible is not.
         case rolledBack(AttachmentStoreError)
@@ -66,40 +75,24 @@ final class AttachmentDatabase {
         }
     }
 
-    /// Runs `body` between BEGIN and COMMIT; statements in it must not be
-    /// `retryable` (a retry would run outside the transaction).
+    /// Runs the statement that commits an upload, which must be repeatable.
     ///
-    /// Only these commits wait for the disk. Everything else on a worker's
-    /// connection (chunks, discards, purges) commits without waiting
+    /// Only these commits wait for the disk (the statement sets
+    /// `synchronous_commit` locally). Everything else on a worker's connection
+    /// (chunks, discards, purges) commits without waiting
     /// (`synchronous_commit = off`, set when it connects): PostgreSQL's log is
     /// one sequence, so the flush that this commit waits for also makes every
     /// earlier statement of the connection durable, and a crash before it
     /// loses only bytes no row points at, which the orphan purge removes.
     /// An upload of 5 MiB waits for one flush instead of 21, and the chat's
     /// commits share the disk with one flush per upload.
-    func transaction<T>(_ body: () throws(AttachmentStoreError) -> T) throws(Outcome) -> T {
-        let value: T
+    func commit(_ sql: String, _ parameters: [PostgresParameter]) throws(Outcome) -> PostgresResult {
         do {
-            // A connection that died while idle is replaced here, before anything ran.
-            try run("BEGIN", [], retryable: true)
-            try run("SET LOCAL synchronous_commit = on", [], retryable: false)
-            value = try body()
+            return try run(sql, parameters, retryable: true)
         } catch {
-            rollback()
-            throw .rolledBack(error)
-        }
-        do {
-            try run("COMMIT", [], retryable: false)
-        } catch {
-            // A server that answered (a deferred constraint) rolled back; a lost connection says nothing.
+            // A server that answered rolled back; a lost connection says nothing.
             throw connection == nil ? .unknown(error) : .rolledBack(error)
         }
-        return value
-    }
-
-    private func rollback() {
-        guard let connection, connection.isConnected else { return }
-        _ = try? connection.query("ROLLBACK")
     }
 
     private func connected() throws(AttachmentStoreError) -> PostgresConnection {

@@ -66,7 +66,9 @@ final class FileUploadSink: UploadSink {
         }
     }
 
-    func commit(thumbnail: [UInt8]?, size: Int64, _ context: AttachmentWorkerContext) throws(AttachmentStoreError) {}
+    var commitShare: (chunks: Int32?, tail: [UInt8]?) { (nil, nil) }
+
+    func committed() -> Int { 0 }
 
     func discard(_ context: AttachmentWorkerContext) {
         file = nil

@@ -2,7 +2,9 @@ import SwitchboardPostgres
 
 /// PostgreSQL storage: `attachment_chunks` rows of `AttachmentStore.chunkBytes`
 /// (the last one shorter), each inserted in its own autocommitted statement as
-/// soon as it is whole. Without an `attachments` row they are invisible.
+/// soon as it is whole; a shorter last one is stored by the commit: an upload
+/// of less than one chunk makes no round trip for its bytes alone. Without an `attachments`
+/// row they are invisible.
 final class PostgresUploadSink: UploadSink {
     private let id: String
     private var pending: [UInt8] = []
@@ -17,13 +19,22 @@ final class PostgresUploadSink: UploadSink {
             let take = min(AttachmentStore.chunkBytes - pending.count, bytes.count - offset)
             pending.append(contentsOf: bytes[offset..<(offset + take)])
             offset += take
+            // A whole chunk goes at once: the gateway's window (one chunk) waits for it.
             if pending.count == AttachmentStore.chunkBytes { stored += try flush(context) }
         }
         return stored
     }
 
-    func seal(_ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> Int {
-        pending.isEmpty ? 0 : try flush(context)
+    func seal(_ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> Int { 0 }
+
+    var commitShare: (chunks: Int32?, tail: [UInt8]?) {
+        pending.isEmpty ? (next, nil) : (next + 1, pending)
+    }
+
+    func committed() -> Int {
+        let stored = pending.count
+        pending = []
+        return stored
     }
 
     private func flush(_ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> Int {
@@ -41,35 +52,29 @@ final class PostgresUploadSink: UploadSink {
     }
 
     func readAll(size: Int64, _ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> [UInt8] {
-        let rows = try context.database.run(
-            "SELECT data FROM attachment_chunks WHERE attachment_id = $1 AND variant = 0 ORDER BY n",
-            [.text(id)], binaryResults: true, retryable: true)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(size))
-        for row in 0..<rows.rowCount { _ = rows.withBytes(row, 0) { bytes.append(contentsOf: $0) } }
+        if next > 0 {
+            let rows = try context.database.run(
+                "SELECT data FROM attachment_chunks WHERE attachment_id = $1 AND variant = 0 ORDER BY n",
+                [.text(id)], binaryResults: true, retryable: true)
+            for row in 0..<rows.rowCount { _ = rows.withBytes(row, 0) { bytes.append(contentsOf: $0) } }
+        }
+        bytes.append(contentsOf: pending)
         return bytes
     }
 
-    func place(thumbnail: [UInt8]?, _ context: AttachmentWorkerContext) throws(AttachmentStoreError) {}
-
-    func commit(thumbnail: [UInt8]?, size: Int64, _ context: AttachmentWorkerContext) throws(AttachmentStoreError) {
-        // FOR SHARE: an orphan purge cannot delete these chunks under a row that is about to commit.
-        let stored = try context.database.run(
-            """
-            SELECT count(*), coalesce(sum(octet_length(data)), 0) FROM (
-                SELECT data FROM attachment_chunks WHERE attachment_id = $1 AND variant = 0 FOR SHARE) c
-            """, [id], retryable: false)
-        guard stored.int(0, 0) == Int(next), stored.string(0, 1).flatMap({ Int64($0) }) == size else {
-            throw .unavailable("attachment \(id): stored chunks do not add up to \(size) bytes")
-        }
+    func place(thumbnail: [UInt8]?, _ context: AttachmentWorkerContext) throws(AttachmentStoreError) {
         guard let thumbnail else { return }
         var n: Int32 = 0
         var offset = 0
         repeat {
             let end = min(offset + AttachmentStore.chunkBytes, thumbnail.count)
             try context.database.run(
-                "INSERT INTO attachment_chunks (attachment_id, variant, n, data) VALUES ($1, 1, $2::integer, $3)",
-                [.text(id), .text(String(n)), .bytes(Array(thumbnail[offset..<end]))], retryable: false)
+                """
+                INSERT INTO attachment_chunks (attachment_id, variant, n, data) VALUES ($1, 1, $2::integer, $3)
+                ON CONFLICT DO NOTHING
+                """, [.text(id), .text(String(n)), .bytes(Array(thumbnail[offset..<end]))], retryable: true)
             n += 1
             offset = end
         } while offset < thumbnail.count

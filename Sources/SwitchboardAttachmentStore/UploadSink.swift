@@ -5,18 +5,24 @@ protocol UploadSink: AnyObject {
     /// (PostgreSQL storage keeps bytes until it has a whole chunk).
     func append(_ bytes: [UInt8], _ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> Int
 
-    /// Stores what is kept and makes the original durable; returns the bytes that became stored.
+    /// Makes the original durable, or leaves its last piece to the commit
+    /// (`commitShare`); returns the bytes that became stored.
     func seal(_ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> Int
 
     /// The whole original (`size` bytes), for the image inspector.
     func readAll(size: Int64, _ context: AttachmentWorkerContext) throws(AttachmentStoreError) -> [UInt8]
 
-    /// Before the committing transaction: files are put in place.
+    /// Before the commit: files are put in place, or the thumbnail's chunks
+    /// written (invisible until the row commits).
     func place(thumbnail: [UInt8]?, _ context: AttachmentWorkerContext) throws(AttachmentStoreError)
 
-    /// Inside the committing transaction: the thumbnail's chunks, and the proof
-    /// that every chunk of the original is still there.
-    func commit(thumbnail: [UInt8]?, size: Int64, _ context: AttachmentWorkerContext) throws(AttachmentStoreError)
+    /// What the commit checks and stores: the number of chunks of the original
+    /// that must be there once it ran, and the last of them when the commit
+    /// stores it (both nil: the bytes are files).
+    var commitShare: (chunks: Int32?, tail: [UInt8]?) { get }
+
+    /// The commit stored the tail: returns its bytes, now stored.
+    func committed() -> Int
 
     /// Deletes whatever was written (best effort: what remains is the orphan purge's).
     func discard(_ context: AttachmentWorkerContext)

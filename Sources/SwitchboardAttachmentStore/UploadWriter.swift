@@ -132,41 +132,27 @@ final class UploadWriter: @unchecked Sendable {
         }
     }
 
+    /// One statement, repeatable (migration 15): a lost connection is tried again once
+    /// on a fresh one, and only a second loss leaves the outcome unknown.
     private func commit(
         type: String, size: Int64, sha256: String, facts: ImageFacts?, _ sink: UploadSink,
         _ context: AttachmentWorkerContext
     ) throws(AttachmentDatabase.Outcome) -> AttachmentRecord {
-        let new = self.new
-        let quota = self.quota
-        return try context.database.transaction { () throws(AttachmentStoreError) -> AttachmentRecord in
-            let database = context.database
-            // The session row's lock serializes the commits of one session, so two
-            // uploads cannot both fit a quota that holds only one of them.
-            let session = try database.run(
-                "SELECT deleted_at IS NULL FROM chat_sessions WHERE id = $1 AND workspace_id = $2 FOR UPDATE",
-                [new.sessionID, new.workspaceID], retryable: false)
-            guard session.rowCount == 1, session.bool(0, 0) == true else { throw .noSession }
-            let stored =
-                try database.run(
-                    "SELECT coalesce(sum(size), 0) FROM attachments WHERE session_id = $1", [new.sessionID],
-                    retryable: false
-                ).string(0, 0).flatMap { Int64($0) } ?? 0
-            guard stored + size <= quota else { throw .quotaExceeded }
-            try sink.commit(thumbnail: facts?.thumbnail, size: size, context)
-            let row = try database.run(
-                """
-                INSERT INTO attachments AS a (id, workspace_id, session_id, uploader_role, uploader_id, filename,
-                                              content_type, size, sha256, width, height, storage, thumbnail_size)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8::bigint, $9, $10::integer, $11::integer, $12, $13::bigint)
-                RETURNING \(AttachmentRows.columns(sessionDeleted: "false"))
-                """,
-                [
-                    new.id, new.workspaceID, new.sessionID, new.uploaderRole, new.uploaderID, new.filename, type,
-                    String(size), sha256, facts.map { String($0.width) }, facts.map { String($0.height) },
-                    context.storage.column, facts?.thumbnail.map { String($0.count) },
-                ], retryable: false)
-            return AttachmentRows.record(row)
-        }
+        let share = sink.commitShare
+        let text: [String?] = [
+            new.id, new.workspaceID, new.sessionID, new.uploaderRole, new.uploaderID, new.filename, type,
+            String(size), sha256, facts.map { String($0.width) }, facts.map { String($0.height) },
+            context.storage.column, facts?.thumbnail.map { String($0.count) }, String(quota),
+            share.chunks.map { String($0) },
+        ]
+        let row = try context.database.commit(
+            """
+            SELECT \(AttachmentRows.columns(sessionDeleted: "false"))
+              FROM switchboard_commit_attachment($1, $2, $3, $4, $5, $6, $7, $8::bigint, $9, $10::integer,
+                                                 $11::integer, $12, $13::bigint, $14::bigint, $15::integer, $16) a
+            """, text.map { .text($0) } + [share.tail.map { .bytes($0) } ?? .text(nil)])
+        report(sink.committed())
+        return AttachmentRows.record(row)
     }
 
     // MARK: - Accounting

@@ -45,8 +45,10 @@ struct AttachmentsBench {
         run.idleRSSKiB = ProcessFacts.residentKiB(gateway.pid) ?? 0
         var peak = run.idleRSSKiB
         let cpuBefore = ProcessCPU.seconds(gateway.pid) ?? 0
+        let sampler = CPUSampler(named: [("gateway", "switchboard serve"), ("uploader", "loadtest uploader")])
         let uploader = try startUploader(size: size, seconds: seconds, output: output)
-        run.counts = try finish(uploader, output: output, peakKiB: &peak)
+        run.counts = try sampler.measure { () throws in try finish(uploader, output: output, peakKiB: &peak) }
+        run.cores = sampler.cores()
         run.gatewayCPUSeconds = (ProcessCPU.seconds(gateway.pid) ?? cpuBefore) - cpuBefore
         run.peakRSSKiB = peak
         let counts = run.counts
@@ -57,7 +59,11 @@ struct AttachmentsBench {
                 + "p99 \(PythonFormat.fixed(counts.p99Ms, 1)) ms; refused 503 \(counts.refused503), 429 "
                 + "\(counts.refused429), other \(counts.other) \(counts.firstOther), failed \(counts.failed); "
                 + "gateway RSS \(run.idleRSSKiB / 1024) -> peak \(peak / 1024) MiB, CPU "
-                + "\(PythonFormat.fixed(run.gatewayCPUSeconds, 2)) s")
+                + "\(PythonFormat.fixed(run.gatewayCPUSeconds, 2)) s; CPU per upload: "
+                + ["gateway", "postgres", "uploader"].map {
+                    "\($0) \(PythonFormat.fixed(run.microsecondsPerUpload($0), 0)) µs"
+                }
+                .joined(separator: ", "))
         return run
     }
 

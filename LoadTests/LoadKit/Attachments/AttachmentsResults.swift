@@ -53,6 +53,14 @@ struct UploadRun {
     var gatewayCPUSeconds = 0.0
     var idleRSSKiB = 0
     var peakRSSKiB = 0
+    /// Median busy cores while the uploads ran: machine, postgres, gateway, uploader.
+    var cores: [String: Double] = [:]
+
+    /// What one upload cost `party` in CPU-microseconds: its busy cores over the uploads per second.
+    func microsecondsPerUpload(_ party: String) -> Double {
+        guard let busy = cores[party], counts.uploadsPerSecond > 0 else { return .nan }
+        return busy * 1_000_000 / counts.uploadsPerSecond
+    }
 
     /// The gateway's CPU-seconds per MB stored.
     var cpuPerMegabyte: Double {
@@ -63,7 +71,7 @@ struct UploadRun {
         [
             "label": .string(label), "size": .int(size), "counts": counts.json,
             "gateway_cpu_s": .double(PythonFormat.round(gatewayCPUSeconds, 3)), "idle_rss_kib": .int(idleRSSKiB),
-            "peak_rss_kib": .int(peakRSSKiB),
+            "peak_rss_kib": .int(peakRSSKiB), "cores": .numbers(cores),
         ]
     }
 }

@@ -18,15 +18,17 @@ enum AttachmentsSection {
                 + "(`loadtest uploader`, core 1) each upload one PDF after another, each on a new connection, for "
                 + "\(results.seconds) s.",
             "",
-            "| file | uploads/s | MB/s | upload p50 / p99 | gateway CPU-s per MB | gateway RSS idle / peak | "
-                + "refused 503 / 429 | other |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| file | uploads/s | MB/s | upload p50 / p99 | gateway CPU-s per MB | CPU µs per upload: gateway / "
+                + "PostgreSQL / uploader | gateway RSS idle / peak | refused 503 / 429 | other |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for run in results.throughput {
             let counts = run.counts
             lines.append(
                 "| \(size(run.size)) | \(fixed(counts.uploadsPerSecond)) | \(fixed(counts.megabytesPerSecond)) | "
                     + "\(fixed(counts.p50Ms)) / \(fixed(counts.p99Ms)) ms | \(fixed(run.cpuPerMegabyte, 4)) | "
+                    + ["gateway", "postgres", "uploader"].map { fixed(run.microsecondsPerUpload($0), 0) }
+                    .joined(separator: " / ") + " | "
                     + "\(run.idleRSSKiB >> 10) / \(run.peakRSSKiB >> 10) MiB | \(counts.refused503) / "
                     + "\(counts.refused429) | \(counts.other + counts.failed) |")
         }

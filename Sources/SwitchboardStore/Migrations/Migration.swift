@@ -41,6 +41,7 @@ public enum Migrations {
         Migration0012.migration,
         Migration0013.migration,
         Migration0014.migration,
+        Migration0015.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
