@@ -10,10 +10,7 @@ extension ChatCore {
     package func deliverCommitted(_ messages: [ChatMessage], sessions: [SessionInfo]) {
         var frames: [SessionFrame] = []
         for message in messages where self.sessions[message.sessionID] != nil {
-            frames.append(
-                SessionFrame(
-                    sessionID: message.sessionID, seq: message.seq, excludedConnection: nil,
-                    frame: SharedFrame(payload: encoder.message(message))))
+            frames.append(SessionFrame(message, frame: SharedFrame(payload: encoder.message(message))))
         }
         var delivered = deliver(frames)
         // Only workspaces with an inbox subscriber here need the state. A state
@@ -100,6 +97,12 @@ extension ChatCore {
             let released = subscription.released()
             for frame in released { subscription.peer.send(frame.frame) }
             return 1 + released.count
+        case .withhold:
+            // A note a visitor may not see: its seq counts as had, which may end a repair.
+            guard subscription.isRepairing else { return 0 }
+            let released = subscription.released()
+            for frame in released { subscription.peer.send(frame.frame) }
+            return released.count
         case .gap:
             requestRepair(subscription.sessionID)
             return 0

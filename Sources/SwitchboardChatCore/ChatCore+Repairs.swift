@@ -145,11 +145,7 @@ extension ChatCore {
         let sessionID = answer.request.sessionID
         var delivered = 0
         if let after = answer.request.after, let subscriptions = sessions[sessionID] {
-            let frames = answer.messages.map {
-                SessionFrame(
-                    sessionID: sessionID, seq: $0.seq, excludedConnection: nil,
-                    frame: SharedFrame(payload: encoder.message($0)))
-            }
+            let frames = answer.messages.map { SessionFrame($0, frame: SharedFrame(payload: encoder.message($0))) }
             var gapsLeft = false
             for subscription in subscriptions {
                 // Still replaying its join: the replay covers it.

@@ -49,7 +49,8 @@ extension ChatCore {
             // The newest `limit` messages after since_seq; older ones are paged over HTTP.
             let since = min(since, session.lastSeq)
             let from = max(since, session.lastSeq - Int64(limit))
-            let messages = try queries.messages(sessionID: sessionID, afterSeq: from, limit: limit)
+            let messages = try queries.messages(
+                sessionID: sessionID, afterSeq: from, limit: limit, withNotes: identity.role != .visitor)
             return .success(JoinReplay(session: session, from: from, truncated: from > since, messages: messages))
         } then: { core, client, result in
             core.finishJoin(id, client, sessionID, joinID: joinID, result.flatMap { $0 }, ref: ref)
@@ -70,7 +71,9 @@ extension ChatCore {
             fail(id, error)
         case .success(let replay):
             subscription.accessChecked = true
-            let newest = replay.messages.last?.seq ?? replay.from
+            // Every seq up to the session's last_seq read first was in the replay's
+            // reach: a visitor's ends there even when its last messages were notes.
+            let newest = max(replay.messages.last?.seq ?? replay.from, replay.session.lastSeq)
             // `joined`, up to replay_limit messages and what was held: one send, not hundreds.
             client.peer.batchWrites {
                 reply(
@@ -99,7 +102,7 @@ extension ChatCore {
         client.nextJoinID &+= 1
         let subscription = Subscription(
             connection: id, peer: client.peer, sessionID: sessionID, joinID: client.nextJoinID, state: state,
-            accessChecked: accessChecked)
+            accessChecked: accessChecked, seesNotes: client.identity.map { $0.role != .visitor } ?? false)
         client.joined[sessionID] = subscription
         if sessions[sessionID] == nil { cores.cluster?.watch(session: sessionID) }
         sessions[sessionID, default: []].append(subscription)

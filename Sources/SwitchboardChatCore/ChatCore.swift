@@ -141,6 +141,9 @@ package final class ChatCore: @unchecked Sendable {
             if kind == ChatMessage.eventKind {
                 return fail(id, ChatError(.forbidden, "kind \"event\" is the gateway's own: it stores those", ref: ref))
             }
+            if kind == ChatMessage.noteKind && identity.role == .visitor {
+                return fail(id, ChatError(.forbidden, "notes are for operators and admins", ref: ref))
+            }
             send(
                 id, sessionID, clientMessageID: clientMessageID, body: body, kind: kind, attachments: attachments,
                 ref: ref, as: identity, receivedAt: receivedAt)

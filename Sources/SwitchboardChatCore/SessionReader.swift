@@ -6,7 +6,7 @@ import SwitchboardReaders
 package protocol SessionQueries {
     func createSession(workspaceID: String, visitorID: String, title: String?) throws(QueryError) -> SessionInfo
     func session(id: String) throws(QueryError) -> SessionInfo?
-    func messages(sessionID: String, afterSeq: Int64, limit: Int) throws(QueryError) -> [ChatMessage]
+    func messages(sessionID: String, afterSeq: Int64, limit: Int, withNotes: Bool) throws(QueryError) -> [ChatMessage]
     func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64?
     func inbox(
         workspaceID: String, statuses: [SessionStatus], limit: Int, cursor: String?
@@ -57,7 +57,9 @@ extension SessionQueries {
             let session = try session(id: request.sessionID)
             var messages: [ChatMessage] = []
             if let after = request.after, session != nil {
-                messages = try self.messages(sessionID: request.sessionID, afterSeq: after, limit: limit)
+                // Shared by every subscription of the session: each decides what it may read.
+                messages = try self.messages(
+                    sessionID: request.sessionID, afterSeq: after, limit: limit, withNotes: true)
             }
             answers.append(CatchUpAnswer(request: request, session: session, messages: messages, limit: limit))
         }

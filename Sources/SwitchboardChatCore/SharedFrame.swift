@@ -30,12 +30,24 @@ package struct SessionFrame: Sendable {
     /// A participant who should not get it (typing goes to the others only).
     package let excludedConnection: UInt64?
     package let frame: SharedFrame
+    /// A private note's frame: a visitor's subscription counts its seq as had and never writes it.
+    package let staffOnly: Bool
 
     package init(sessionID: String, seq: Int64?, excludedConnection: UInt64?, frame: SharedFrame) {
         self.sessionID = sessionID
         self.seq = seq
         self.excludedConnection = excludedConnection
         self.frame = frame
+        self.staffOnly = false
+    }
+
+    /// A stored message's frame, a note's marked as such: every message frame is made here.
+    package init(_ message: ChatMessage, frame: SharedFrame) {
+        sessionID = message.sessionID
+        seq = message.seq
+        excludedConnection = nil
+        self.frame = frame
+        staffOnly = message.isNote
     }
 }
 

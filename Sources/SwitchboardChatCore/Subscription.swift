@@ -27,6 +27,9 @@ package final class Subscription {
         case gap
         /// A message this connection already has.
         case skip
+        /// A note this connection may not see (a visitor's): its seq counts as
+        /// had, nothing is written; while repairing, `released()` may follow.
+        case withhold
         /// Too much held: the connection cannot keep up (close 1008).
         case overflow
     }
@@ -46,15 +49,26 @@ package final class Subscription {
     var availabilityWorkspace: String?
     /// What its visitor was last told.
     var availability: VisitorAvailability?
+    /// An operator's or an admin's: private notes are written to it. A
+    /// visitor's never gets one, whatever path the note takes (live, held,
+    /// repaired): each is decided here.
+    let seesNotes: Bool
 
-    init(connection: UInt64, peer: ChatPeer, sessionID: String, joinID: UInt64, state: State, accessChecked: Bool) {
+    init(
+        connection: UInt64, peer: ChatPeer, sessionID: String, joinID: UInt64, state: State, accessChecked: Bool,
+        seesNotes: Bool
+    ) {
         self.connection = connection
         self.peer = peer
         self.sessionID = sessionID
         self.joinID = joinID
         self.state = state
         self.accessChecked = accessChecked
+        self.seesNotes = seesNotes
     }
+
+    /// Whether `frame` may be written to this connection.
+    func mayRead(_ frame: SessionFrame) -> Bool { seesNotes || !frame.staffOnly }
 
     /// The newest message this connection has, once its replay is out.
     var lastSeq: Int64? {
@@ -84,7 +98,7 @@ package final class Subscription {
             guard seq > lastSeq else { return .skip }
             if seq == lastSeq + 1 {
                 state = .live(lastSeq: seq)
-                return .write
+                return mayRead(frame) ? .write : .withhold
             }
             guard holdLimit > 0 else { return .overflow }
             state = .repairing(lastSeq: lastSeq, held: [frame])
@@ -95,7 +109,7 @@ package final class Subscription {
             if seq == lastSeq + 1 {
                 // The caller writes it, then what it releases (`released`).
                 state = .repairing(lastSeq: seq, held: held)
-                return .write
+                return mayRead(frame) ? .write : .withhold
             }
             guard held.count < holdLimit else { return .overflow }
             state = .live(lastSeq: 0)
@@ -118,7 +132,7 @@ package final class Subscription {
         var index = 0
         while index < held.count, let seq = held[index].seq, seq <= lastSeq + 1 {
             if seq == lastSeq + 1 {
-                release.append(held[index])
+                if mayRead(held[index]) { release.append(held[index]) }
                 lastSeq = seq
             }
             index += 1
@@ -153,6 +167,8 @@ package final class Subscription {
             switch offer(frame, holdLimit: Int.max) {
             case .write:
                 release.append(frame)
+                if isRepairing { release.append(contentsOf: released()) }
+            case .withhold:
                 if isRepairing { release.append(contentsOf: released()) }
             case .hold, .gap, .skip, .overflow: break
             }

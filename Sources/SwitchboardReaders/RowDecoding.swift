@@ -26,13 +26,14 @@ enum RowDecoding {
     static let sessionColumnCount = 19
 
     /// The join that finds a session's last message: the newest that is not
-    /// an event (a system line is no preview of what was said). Walks the
+    /// an event (a system line is no preview of what was said) nor a private
+    /// note (visitors read sessions through it too). Walks the
     /// unique index on (session_id, seq) backwards from the newest row, which
     /// is almost always the one.
     static let lastMessageJoin = """
         LEFT JOIN LATERAL (
             SELECT l.seq, l.content, l.role, l.created_at FROM chats l
-             WHERE l.session_id = s.id AND l.kind <> 'event'
+             WHERE l.session_id = s.id AND l.kind NOT IN ('event', 'note')
              ORDER BY l.seq DESC LIMIT 1) m ON true
         """
 

@@ -91,6 +91,40 @@ test('a gap on a live session holds what follows until a join from the last deli
   assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.seq), [6, 7, 8, 9]);
 });
 
+test("a visitor's stream skips the seqs of private notes: a join's replay and the history are complete", async () => {
+  // Seqs 3 and 7 are operators' notes, which the gateway never sends a visitor.
+  const visible = [1, 2, 4, 5, 6, 8];
+  globalThis.fetch = async (url) => {
+    const after = Number(new URL(url).searchParams.get('after_seq'));
+    const messages = visible.filter((seq) => seq > after && seq <= 6).map(message);
+    return new Response(JSON.stringify({ session_id: 's1', messages, next_after_seq: null }), { status: 200 });
+  };
+  const joins = [];
+  const { client, events, socket } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type !== 'join') return;
+      joins.push(frame.since_seq);
+      if (joins.length === 1) {
+        // Truncated: 1..6 are paged over HTTP, the replay brings 8 only.
+        s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 8, truncated: true });
+        s.reply(message(8));
+      } else {
+        s.reply({ type: 'joined', ref: frame.ref, session_id: 's1', last_seq: 11, truncated: false });
+        for (const seq of [10, 11]) if (seq > frame.since_seq) s.reply(message(seq));
+      }
+    },
+  });
+  clients.push(client);
+  await client.join('s1');
+  assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.seq), visible);
+  // Live, a skipped seq (9, a note) is not taken on trust: the join from 8 brings what follows.
+  socket().reply(message(10));
+  await until(() => joins.length === 2, 'the second join');
+  assert.equal(joins[1], 8);
+  await until(() => events.filter((e) => e.type === 'message').length === 8, 'eight messages');
+  assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.seq), [...visible, 10, 11]);
+});
+
 test('a truncated replay whose history cannot be paged delivers nothing past the gap, then fills it', async () => {
   let pagingWorks = false;
   globalThis.fetch = async (url) => {

@@ -178,9 +178,10 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
     /// How many times messages were read (the sweep must not read a session that is not behind).
     private(set) var messageReads = 0
 
-    func messages(sessionID: String, afterSeq: Int64, limit: Int) throws(QueryError) -> [ChatMessage] {
+    func messages(sessionID: String, afterSeq: Int64, limit: Int, withNotes: Bool) throws(QueryError) -> [ChatMessage] {
         messageReads += 1
-        return Array((messages[sessionID] ?? []).filter { $0.seq > afterSeq }.prefix(max(0, limit)))
+        let after = (messages[sessionID] ?? []).filter { $0.seq > afterSeq && (withNotes || !$0.isNote) }
+        return Array(after.prefix(max(0, limit)))
     }
 
     func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64? {

@@ -1,3 +1,5 @@
+import SwitchboardChat
+
 @testable import SwitchboardChatCore
 
 /// Subscriptions and frames for the state-machine tests, with a peer that
@@ -14,7 +16,18 @@ enum SubscriptionFixture {
         SessionFrame(sessionID: "s", seq: seq, excludedConnection: nil, frame: SharedFrame(payload: Array("{}".utf8)))
     }
 
-    static func subscription(_ state: Subscription.State) -> Subscription {
-        Subscription(connection: 1, peer: NoPeer(), sessionID: "s", joinID: 1, state: state, accessChecked: true)
+    /// A stored private note's frame at `seq`.
+    static func note(_ seq: Int64) -> SessionFrame {
+        let message = ChatMessage(
+            id: "n\(seq)", sessionID: "s", seq: seq, clientMessageID: "n\(seq)", kind: ChatMessage.noteKind,
+            body: "between us", sender: Participant(id: "op-1", role: "operator", name: nil),
+            createdAt: "2026-11-25T00:00:00.000Z")
+        return SessionFrame(message, frame: SharedFrame(payload: Array("{}".utf8)))
+    }
+
+    static func subscription(_ state: Subscription.State, seesNotes: Bool = true) -> Subscription {
+        Subscription(
+            connection: 1, peer: NoPeer(), sessionID: "s", joinID: 1, state: state, accessChecked: true,
+            seesNotes: seesNotes)
     }
 }

@@ -29,7 +29,7 @@ import Testing
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         let session = try arranged(fixture)
-        let messages = try fixture.queries.messages(sessionID: session, afterSeq: 0, limit: 10)
+        let messages = try fixture.queries.messages(sessionID: session, afterSeq: 0, limit: 10, withNotes: true)
         #expect(messages.map(\.attachments) == [[], [Self.notes, Self.photo]])
         #expect(messages.map(\.body) == ["plain", ""])
     }

@@ -147,7 +147,15 @@ class Console {
         this.reply();
       }
     });
-    composer.addEventListener('input', () => this.openId && client.typing(this.openId, composer.value !== ''));
+    composer.addEventListener('input', () => this.openId && !this.noteMode && client.typing(this.openId, composer.value !== ''));
+    $('[data-sb=note-toggle]').addEventListener('click', () => this.setNoteMode(!this.noteMode));
+    composer.addEventListener('keydown', (e) => {
+      // Alt+N, by the key's place (Option+N types a character on a Mac); Ctrl+Shift+N is the browser's.
+      if (e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyN') {
+        e.preventDefault();
+        this.setNoteMode(!this.noteMode);
+      }
+    });
     composer.addEventListener('input', () => this.count());
     this.startFiles(composer);
     $('[data-sb=assign]').addEventListener('click', () => this.assignToMe());
@@ -224,11 +232,15 @@ class Console {
   }
 
   trayChanged(focus) {
-    const composer = $('[data-sb=composer]');
-    composer.placeholder = this.tray.items.length
-      ? 'Add a caption… (Enter sends, Shift+Enter for a new line)'
-      : 'Write a reply… (Enter sends, Shift+Enter for a new line)';
-    if (focus) composer.focus();
+    this.showPlaceholder();
+    if (focus) $('[data-sb=composer]').focus();
+  }
+
+  showPlaceholder() {
+    const what = this.noteMode
+      ? 'Write a private note: only your team sees it'
+      : this.tray.items.length ? 'Add a caption' : 'Write a reply';
+    $('[data-sb=composer]').placeholder = `${what}… (Enter sends, Shift+Enter for a new line)`;
   }
 
   /** Forgets the token and the name, closes the connection, and asks who is there again. */
@@ -237,6 +249,19 @@ class Console {
     localStorage.removeItem('switchboard-console:name');
     this.client.close();
     location.replace(location.pathname);
+  }
+
+  /** Note mode: what the composer sends is a private note, which the visitor never receives. */
+  setNoteMode(on) {
+    this.noteMode = on;
+    const toggle = $('[data-sb=note-toggle]');
+    toggle.setAttribute('aria-pressed', String(on));
+    $('#composer-form').classList.toggle('note', on);
+    const composer = $('[data-sb=composer]');
+    composer.setAttribute('aria-label', on ? 'Private note' : 'Reply');
+    this.showPlaceholder();
+    if (on && this.openId) this.client.typing(this.openId, false);
+    composer.focus();
   }
 
   /** The one polite live region: the newest message, said once (the log itself is not live). */
@@ -615,12 +640,14 @@ class Console {
       return line;
     }
     const mine = message.sender.id === this.client.user?.id;
-    const item = el('li', { class: `msg${mine ? ' mine' : ''} ${message.sender.role}`, 'data-sb': 'message' });
+    // A private note: apart in colour and label; the visitor never receives it.
+    const note = message.kind === 'note';
+    const item = el('li', { class: `msg${mine ? ' mine' : ''} ${message.sender.role}${note ? ' note' : ''}`, 'data-sb': note ? 'note' : 'message' });
     item.dataset.seq = String(message.seq);
     item.dataset.state = 'sent';
-    const name = mine ? 'You' : message.sender.name || message.sender.id;
+    const name = (mine ? 'You' : message.sender.name || message.sender.id) + (note ? ' · Private note' : '');
     const meta = el('span', { class: 'meta' }, time(message.created_at));
-    if (mine) meta.append(el('span', { class: 'tick' }, message.seq <= this.visitorRead ? ' · Seen' : ''));
+    if (mine && !note) meta.append(el('span', { class: 'tick' }, message.seq <= this.visitorRead ? ' · Seen' : ''));
     item.append(el('span', { class: 'sender', 'data-sb': 'sender' }, name), linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), message.body), meta);
     if (message.attachments?.length) item.querySelector('.body').after(attachmentList(message.attachments));
     return item;
@@ -690,27 +717,29 @@ class Console {
     this.count();
     this.client.typing(this.openId, false);
     const id = newClientMessageId();
-    const item = el('li', { class: 'msg mine', 'data-sb': 'message', 'data-client-id': id });
+    const kind = this.noteMode ? 'note' : 'text';
+    const note = kind === 'note';
+    const item = el('li', { class: `msg mine${note ? ' note' : ''}`, 'data-sb': note ? 'note' : 'message', 'data-client-id': id });
     item.append(
-      el('span', { class: 'sender', 'data-sb': 'sender' }, 'You'),
+      el('span', { class: 'sender', 'data-sb': 'sender' }, note ? 'You · Private note' : 'You'),
       linked(el('p', { class: 'body', 'data-sb': 'body', dir: 'auto' }), body),
       el('span', { class: 'meta' }),
     );
     this.replies.set(id, item);
     const uploads = this.tray.take();
-    if (uploads.length) this.sendWithFiles(this.openId, id, body, item, uploads);
-    else this.transmit(this.openId, id, body, item);
+    if (uploads.length) this.sendWithFiles(this.openId, id, body, item, uploads, kind);
+    else this.transmit(this.openId, id, body, item, undefined, kind);
   }
 
   /** A reply with files: pending with their progress until they are uploaded, then sent as any reply. */
-  sendWithFiles(sessionId, id, body, item, uploads) {
+  sendWithFiles(sessionId, id, body, item, uploads, kind) {
     const meta = item.querySelector('.meta');
     this.pend(item);
     sendWhenUploaded(uploads, item, {
       send: (attachments) => {
-        if (this.replies.get(id) === item) this.transmit(sessionId, id, body, item, attachments);
+        if (this.replies.get(id) === item) this.transmit(sessionId, id, body, item, attachments, kind);
         // Another conversation is open now: the reply still goes (the SDK's outbox), shown when it is back.
-        else this.client.send(sessionId, body, { clientMsgId: id, attachments }).catch(() => {});
+        else this.client.send(sessionId, body, { kind, clientMsgId: id, attachments }).catch(() => {});
       },
       failed: (reason) => new Promise((resolve) => {
         item.dataset.state = 'failed';
@@ -742,16 +771,16 @@ class Console {
   }
 
   /** A reply goes (again): pending and last until stored; refused, a failed bubble with Retry and Delete. */
-  transmit(sessionId, id, body, item, attachments) {
+  transmit(sessionId, id, body, item, attachments, kind = 'text') {
     const meta = item.querySelector('.meta');
     this.pend(item);
-    this.client.send(sessionId, body, { clientMsgId: id, attachments }).catch((error) => {
+    this.client.send(sessionId, body, { kind, clientMsgId: id, attachments }).catch((error) => {
       if (this.replies.get(id) !== item) return;
       item.dataset.state = 'failed';
       meta.textContent = `Not sent: ${plain(error)}.`;
       const retry = el('button', { type: 'button', class: 'link', 'data-sb': 'retry' }, 'Retry');
       const drop = el('button', { type: 'button', class: 'link', 'data-sb': 'delete' }, 'Delete');
-      retry.onclick = () => this.openId === sessionId && this.transmit(sessionId, id, body, item, attachments);
+      retry.onclick = () => this.openId === sessionId && this.transmit(sessionId, id, body, item, attachments, kind);
       drop.onclick = () => {
         this.replies.delete(id);
         item.remove();

@@ -393,16 +393,17 @@ export class Switchboard extends EventTarget {
     }
     if (this.sessions.get(sessionId) !== session) return frame;
     // The replay follows `joined` on the socket and waits in the buffer while the gap is paged.
-    if (frame.truncated) await this.fillGap(sessionId, session);
+    const complete = frame.truncated ? await this.fillGap(sessionId, session) : true;
     const buffered = session.buffer ?? [];
     session.buffer = null;
     session.joined = true;
-    for (const message of buffered) if (!this.deliver(sessionId, session, message)) break;
+    // A complete replay may skip seqs (a visitor's private notes): what it brings is all there is.
+    for (const message of buffered) if (!this.deliver(sessionId, session, message, complete)) break;
     if (session.joined) this.flushOutbox(sessionId);
     return frame;
   }
 
-  // Pages history over HTTP from the last delivered seq up to what the socket replays.
+  // Pages history over HTTP from the last delivered seq up to what the socket replays; false if it gave up.
   async fillGap(sessionId, session) {
     for (let tries = 0; tries < 5; tries++) {
       try {
@@ -411,9 +412,11 @@ export class Switchboard extends EventTarget {
             `/api/v1/sessions/${sessionId}/messages?after_seq=${session.lastSeq}&limit=${HISTORY_PAGE}`,
           );
           // History rows have no session_id: they get one, so every `message` event looks alike.
-          for (const message of page.messages) this.deliver(sessionId, session, { session_id: sessionId, ...message });
+          for (const message of page.messages) {
+            this.deliver(sessionId, session, { session_id: sessionId, ...message }, true);
+          }
           const first = session.buffer?.[0]?.seq;
-          if (page.next_after_seq == null || (first != null && session.lastSeq >= first - 1)) return;
+          if (page.next_after_seq == null || (first != null && session.lastSeq >= first - 1)) return true;
         }
       } catch (error) {
         await this.pause(backoff(tries + 1, this.minDelay, this.maxDelay));
@@ -421,6 +424,7 @@ export class Switchboard extends EventTarget {
     }
     // What follows the gap is not delivered (deliver() stops at it) and the join is tried again later.
     this.emit('error', { code: 'history', message: `could not page the history of ${sessionId}` });
+    return false;
   }
 
   onMessage(frame) {
@@ -432,10 +436,12 @@ export class Switchboard extends EventTarget {
   }
 
   // Hands one message to the app, unless seen before; returns false at a gap (nothing after it is delivered).
-  deliver(sessionId, session, message) {
+  // `complete`: from a join's replay or the history, which have every message this user may read, so a
+  // skipped seq is one it may not (a private note, for a visitor) or a deleted message, not a gap.
+  deliver(sessionId, session, message, complete = false) {
     // replayed twice, or already paged
     if (message.seq <= session.lastSeq) return true;
-    if (message.seq > session.lastSeq + 1) {
+    if (message.seq > session.lastSeq + 1 && !complete) {
       // A gap: nothing after it reaches the app until the join from the last delivered seq fills it.
       if (session.joined) {
         session.joined = false;

@@ -38,4 +38,9 @@ public struct ChatMessage: Sendable, Equatable {
 
     /// The kind of the system lines only the gateway writes (`meta` says what changed).
     public static let eventKind = "event"
+    /// A private note: operators and admins send it and only they ever get it.
+    public static let noteKind = "note"
+
+    /// Whether only operators and admins may see this message.
+    public var isNote: Bool { kind == Self.noteKind }
 }

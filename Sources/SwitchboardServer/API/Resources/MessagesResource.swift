@@ -4,7 +4,7 @@ import SwitchboardReaders
 
 /// `GET /api/v1/sessions/{id}/messages`: a session's history, oldest first.
 /// Visitors may page the history of their own sessions too (the SDK does,
-/// when a join's replay was truncated).
+/// when a join's replay was truncated), without the private notes.
 enum MessagesResource {
     static let routes = [
         APIRoute(
@@ -24,7 +24,8 @@ enum MessagesResource {
                 if case .refused(let refusal) = try visibleSession(sessionID, to: identity, in: queries) {
                     return refusal
                 }
-                let messages = try queries.messages(sessionID: sessionID, afterSeq: afterSeq, limit: limit)
+                let messages = try queries.messages(
+                    sessionID: sessionID, afterSeq: afterSeq, limit: limit, withNotes: identity.role != .visitor)
                 let next = messages.count == limit ? messages.last?.seq : nil
                 var encoder = ServerFrameEncoder(attachmentLinks: links)
                 return .apiJSON(.ok, encoder.messagesPage(sessionID: sessionID, messages, nextAfterSeq: next))

@@ -1,0 +1,97 @@
+import Foundation
+import SwitchboardAuth
+import SwitchboardTestSupport
+import Testing
+
+/// Private notes over a real gateway and PostgreSQL: a visitor never
+/// receives one, whatever path it takes (live, a join's replay after a
+/// reconnect, the history API, the session's last message), and cannot send
+/// one; operators and admins get them everywhere.
+@Suite(.serialized) struct NoteConversationTests {
+    private func bodies(_ frames: [[String: Any]]) -> [String] {
+        frames.filter { $0["type"] as? String == "message" }.map { $0["body"] as? String ?? "?" }
+    }
+
+    @Test func aNoteNeverReachesAVisitorByAnyPath() throws {
+        let fixture = try ChatFixture()
+        defer { fixture.stop() }
+        let visitor = try fixture.client(.visitor, "v-1", name: "Vera")
+        let sessionID = try fixture.createSession(visitor)
+        let ken = try fixture.client(.operator, "op-ken", name: "Ken")
+        let ada = try fixture.client(.admin, "ad-ada", name: "Ada")
+        try fixture.join(ken, sessionID)
+        try fixture.join(ada, sessionID)
+        #expect(
+            try visitor.request(["type": "send", "session_id": sessionID, "client_msg_id": "v1", "body": "hi"]).seq == 1
+        )
+
+        // Refused from a visitor, and nothing stored.
+        let refused = try visitor.request([
+            "type": "send", "session_id": sessionID, "client_msg_id": "v2", "kind": "note", "body": "psst",
+        ])
+        #expect(refused.type == "error" && refused.code == "forbidden")
+
+        let note = try ken.request([
+            "type": "send", "session_id": sessionID, "client_msg_id": "k1", "kind": "note",
+            "body": "Known customer: refund without asking",
+        ])
+        #expect(note.type == "ack" && note.seq == 2)
+        let reply = try ken.request([
+            "type": "send", "session_id": sessionID, "client_msg_id": "k2", "body": "Your refund is on its way",
+        ])
+        #expect(reply.seq == 3)
+        // Live: the admin gets both, the visitor the reply alone, at its seq, and nothing else.
+        #expect(try ada.next("message")["kind"] as? String == "text")  // "hi"
+        let adaNote = try ada.next("message")
+        #expect(adaNote["kind"] as? String == "note" && adaNote.seq == 2)
+        #expect(try ada.next("message").seq == 3)
+        #expect(try visitor.next("message").seq == 1)  // its own "hi"
+        let live = try visitor.next("message")
+        #expect(live.seq == 3 && live["body"] as? String == "Your refund is on its way")
+        #expect(!bodies(visitor.takePending()).contains { $0.contains("refund without") })
+
+        // A reconnect: the join's replay from 0.
+        let again = try fixture.client(.visitor, "v-1", name: "Vera")
+        let joined = try fixture.join(again, sessionID, since: 0)
+        #expect(joined["last_seq"] as? Int == 3)
+        #expect(try again.next("message").seq == 1)
+        #expect(try again.next("message").seq == 3)
+        // The operator's replay has the note.
+        let kenAgain = try fixture.client(.operator, "op-ken", name: "Ken")
+        try fixture.join(kenAgain, sessionID, since: 0)
+        #expect(try (1...3).map { _ in try kenAgain.next("message").seq ?? 0 } == [1, 2, 3])
+
+        // The history API, by role.
+        let path = "/api/v1/sessions/\(sessionID)/messages"
+        let visitorToken = TestTokens.make(role: .visitor, workspace: fixture.workspace, sub: "v-1", name: "Vera")
+        let visitorRows =
+            try HTTPTestClient.request(fixture.gateway, "GET", path, token: visitorToken)
+            .json["messages"] as? [[String: Any]] ?? []
+        #expect(visitorRows.map { $0["seq"] as? Int ?? 0 } == [1, 3])
+        let staffRows =
+            try HTTPTestClient.request(
+                fixture.gateway, "GET", path,
+                token: TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken")
+            ).json["messages"] as? [[String: Any]] ?? []
+        #expect(staffRows.map { $0["kind"] as? String ?? "" } == ["text", "note", "text"])
+
+        // A note last: the session as the visitor is told of it previews the last public message.
+        #expect(
+            try ken.request([
+                "type": "send", "session_id": sessionID, "client_msg_id": "k3", "kind": "note", "body": "wrapped up",
+            ]).seq == 4)
+        #expect(try ken.request(["type": "session.close", "session_id": sessionID]).type == "session.updated")
+        let closed = try again.next("session.updated")["session"] as? [String: Any]
+        #expect(closed?["status"] as? String == "closed")
+        let last = closed?["last_message"] as? [String: Any]
+        #expect(last?["seq"] as? Int == 3 && last?["body"] as? String == "Your refund is on its way")
+        #expect(try again.next("message")["kind"] as? String == "event")  // "Ken closed the conversation", seq 5
+        // And the visitor's connection goes on past the note without a gap.
+        #expect(
+            try ken.request(["type": "send", "session_id": sessionID, "client_msg_id": "k4", "body": "Anything else?"])
+                .seq == 6)
+        let next = try again.next("message")
+        #expect(next.seq == 6 && next["body"] as? String == "Anything else?")
+        #expect(!bodies(again.takePending() + visitor.takePending()).contains("wrapped up"))
+    }
+}
