@@ -394,10 +394,12 @@ export class Switchboard extends EventTarget {
     if (this.sessions.get(sessionId) !== session) return frame;
     // The replay follows `joined` on the socket and waits in the buffer while the gap is paged.
     const complete = frame.truncated ? await this.fillGap(sessionId, session) : true;
+    // A complete replay may skip seqs (a visitor's private notes): what it brings, up to the joined's
+    // last_seq, is all there is. Its frames may still be on their way (a promise settles between them).
+    if (complete) session.covered = Math.max(session.covered ?? 0, frame.last_seq ?? 0);
     const buffered = session.buffer ?? [];
     session.buffer = null;
     session.joined = true;
-    // A complete replay may skip seqs (a visitor's private notes): what it brings is all there is.
     for (const message of buffered) if (!this.deliver(sessionId, session, message, complete)) break;
     if (session.joined) this.flushOutbox(sessionId);
     return frame;
@@ -436,12 +438,13 @@ export class Switchboard extends EventTarget {
   }
 
   // Hands one message to the app, unless seen before; returns false at a gap (nothing after it is delivered).
-  // `complete`: from a join's replay or the history, which have every message this user may read, so a
-  // skipped seq is one it may not (a private note, for a visitor) or a deleted message, not a gap.
+  // `complete`: from the history, or a complete join's replay (`covered`: up to its last_seq, and the message
+  // right after it), which have every message this user may read: a skipped seq is one it may not (a private
+  // note, for a visitor) or a deleted message, not a gap.
   deliver(sessionId, session, message, complete = false) {
     // replayed twice, or already paged
     if (message.seq <= session.lastSeq) return true;
-    if (message.seq > session.lastSeq + 1 && !complete) {
+    if (message.seq > session.lastSeq + 1 && !complete && message.seq > (session.covered ?? 0) + 1) {
       // A gap: nothing after it reaches the app until the join from the last delivered seq fills it.
       if (session.joined) {
         session.joined = false;

@@ -49,6 +49,11 @@ import Testing
         let live = try visitor.next("message")
         #expect(live.seq == 3 && live["body"] as? String == "Your refund is on its way")
         #expect(!bodies(visitor.takePending()).contains { $0.contains("refund without") })
+        // The same connection joins again from before the note (as the SDK does at a live jump).
+        let rejoined = try visitor.request(["type": "join", "session_id": sessionID, "since_seq": 1])
+        #expect(rejoined.type == "joined", "\(rejoined)")
+        let replayed = try visitor.next("message")
+        #expect(replayed.seq == 3, "\(replayed)")
 
         // A reconnect: the join's replay from 0.
         let again = try fixture.client(.visitor, "v-1", name: "Vera")
