@@ -64,6 +64,16 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case webhookDeliveryRetry = "webhook_delivery_retry"
     /// `POST /api/v1/webhooks/{id}/deliveries/retry`
     case webhookDeliveriesRetry = "webhook_deliveries_retry"
+    /// `GET /api/v1/canned-replies`
+    case cannedReplies = "canned_replies"
+    /// `POST /api/v1/canned-replies`
+    case cannedReplyCreate = "canned_reply_create"
+    /// `PATCH /api/v1/canned-replies/{id}`
+    case cannedReplyPatch = "canned_reply_patch"
+    /// `DELETE /api/v1/canned-replies/{id}`
+    case cannedReplyDelete = "canned_reply_delete"
+    /// `GET /api/v1/sessions/{id}/transcript`
+    case transcript
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -106,6 +116,11 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .webhookDeliveries: 28
         case .webhookDeliveryRetry: 29
         case .webhookDeliveriesRetry: 30
+        case .cannedReplies: 31
+        case .cannedReplyCreate: 32
+        case .cannedReplyPatch: 33
+        case .cannedReplyDelete: 34
+        case .transcript: 35
         }
     }
 }

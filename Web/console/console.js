@@ -7,6 +7,7 @@ import { Switchboard, charactersOver, linkRuns, newClientMessageId, utf8Bytes } 
 import { el } from '/console/dom.js';
 import { ACCEPT, Tray, attachmentList, sendWhenUploaded } from '/widget/attachments.js';
 import { Team, waited } from '/console/team.js';
+import { CannedReplies } from '/console/canned.js';
 
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 100; // inbox rows per HTTP page
@@ -141,6 +142,8 @@ class Console {
       this.reply();
     });
     const composer = $('[data-sb=composer]');
+    // "/" and a shortcut: its keys (Enter takes a reply while the list is open) come before sending.
+    this.canned = new CannedReplies({ client, composer, names: () => this.placeholderNames(), flash: (text) => this.flash(text) });
     composer.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
@@ -249,6 +252,15 @@ class Console {
     localStorage.removeItem('switchboard-console:name');
     this.client.close();
     location.replace(location.pathname);
+  }
+
+  /** What a canned reply's {{visitor.name}} and {{operator.name}} become in the open conversation. */
+  placeholderNames() {
+    const session = this.sessions.get(this.openId);
+    return {
+      visitor: this.visitorName || session?.contact?.name || 'there',
+      operator: this.client.user?.name || this.client.user?.id || '',
+    };
   }
 
   /** Note mode: what the composer sends is a private note, which the visitor never receives. */

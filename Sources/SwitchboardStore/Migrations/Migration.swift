@@ -42,6 +42,7 @@ public enum Migrations {
         Migration0013.migration,
         Migration0014.migration,
         Migration0015.migration,
+        Migration0016.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

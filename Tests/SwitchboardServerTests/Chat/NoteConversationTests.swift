@@ -5,7 +5,7 @@ import Testing
 
 /// Private notes over a real gateway and PostgreSQL: a visitor never
 /// receives one, whatever path it takes (live, a join's replay after a
-/// reconnect, the history API, the session's last message), and cannot send
+/// reconnect, the history API, the transcript, the session's last message), and cannot send
 /// one; operators and admins get them everywhere.
 @Suite(.serialized) struct NoteConversationTests {
     private func bodies(_ frames: [[String: Any]]) -> [String] {
@@ -79,6 +79,31 @@ import Testing
                 token: TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken")
             ).json["messages"] as? [[String: Any]] ?? []
         #expect(staffRows.map { $0["kind"] as? String ?? "" } == ["text", "note", "text"])
+
+        // The transcript, by role, as text and as HTML: the visitor's has no note, the team's marks it.
+        let transcript = "/api/v1/sessions/\(sessionID)/transcript"
+        let kenToken = TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken")
+        for (query, accept) in [("", "text/plain"), ("?format=html", ""), ("", "text/html,*/*;q=0.8")] {
+            let headers = accept.isEmpty ? [] : [("Accept", accept)]
+            let visitorCopy = try HTTPTestClient.request(
+                fixture.gateway, "GET", transcript + query, token: visitorToken, headers: headers)
+            let teamCopy = try HTTPTestClient.request(
+                fixture.gateway, "GET", transcript + query, token: kenToken, headers: headers)
+            let html = query.contains("html") || accept.hasPrefix("text/html")
+            #expect(visitorCopy.status == 200 && teamCopy.status == 200)
+            #expect(visitorCopy.header("Content-Type")?.hasPrefix(html ? "text/html" : "text/plain") == true)
+            let visitorText = String(decoding: visitorCopy.body, as: UTF8.self)
+            let teamText = String(decoding: teamCopy.body, as: UTF8.self)
+            #expect(visitorText.contains("Your refund is on its way") && visitorText.contains("Vera (visitor)"))
+            #expect(!visitorText.contains("refund without asking") && !visitorText.contains("rivate note"))
+            #expect(teamText.contains("refund without asking"))
+            #expect(teamText.contains(html ? "Ken (operator) · Private note" : "Ken (operator) [private note]"))
+        }
+        let otherWorkspace = TestTokens.make(
+            role: .operator, workspace: UUID().uuidString.lowercased(), sub: "op-zed", name: "Zed")
+        #expect(try HTTPTestClient.request(fixture.gateway, "GET", transcript, token: otherWorkspace).status == 403)
+        let stranger = TestTokens.make(role: .visitor, workspace: fixture.workspace, sub: "v-2", name: "Sam")
+        #expect(try HTTPTestClient.request(fixture.gateway, "GET", transcript, token: stranger).status == 403)
 
         // A note last: the session as the visitor is told of it previews the last public message.
         #expect(
