@@ -19,12 +19,18 @@ public struct Identity: Sendable, Equatable {
     public var name: String?
     /// The `exp` claim, seconds since the epoch.
     public var expiresAt: Int64
+    /// A visitor's verified contact, `{"name"?,"email"?,"attrs"?}` as JSON text, from the token's
+    /// `name`, `email` and `attrs` claims: stored on the sessions it opens as `contact.verified`.
+    public var contact: String?
 
-    public init(id: String, role: Role, workspaceID: String, name: String?, expiresAt: Int64) {
+    public init(
+        id: String, role: Role, workspaceID: String, name: String?, expiresAt: Int64, contact: String? = nil
+    ) {
         self.id = id
         self.role = role
         self.workspaceID = workspaceID
         self.name = name
         self.expiresAt = expiresAt
+        self.contact = contact
     }
 }

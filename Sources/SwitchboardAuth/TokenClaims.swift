@@ -1,3 +1,5 @@
+import SwitchboardJSON
+
 /// What `TokenMinter` writes into a token: the product's claims (docs/protocol.md,
 /// "Authentication") with the registered names of RFC 7519 4.1.
 public struct TokenClaims: Sendable, Equatable {
@@ -15,10 +17,13 @@ public struct TokenClaims: Sendable, Equatable {
     public var expiresAt: Int64
     /// `nbf`, seconds since the epoch: omitted from the token when nil.
     public var notBefore: Int64?
+    /// `email` and `attrs`: a visitor's verified contact; omitted when nil.
+    public var email: String?
+    public var attrs: JSONObject?
 
     public init(
         subject: String, role: Role, workspaceID: String, name: String? = nil, issuedAt: Int64, expiresAt: Int64,
-        notBefore: Int64? = nil
+        notBefore: Int64? = nil, email: String? = nil, attrs: JSONObject? = nil
     ) {
         self.subject = subject
         self.role = role
@@ -27,5 +32,7 @@ public struct TokenClaims: Sendable, Equatable {
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         self.notBefore = notBefore
+        self.email = email
+        self.attrs = attrs
     }
 }

@@ -28,6 +28,14 @@ public enum TokenMinter {
             writer.key("nbf")
             writer.int(notBefore)
         }
+        if let email = claims.email {
+            writer.key("email")
+            writer.string(email)
+        }
+        if let attrs = claims.attrs {
+            writer.key("attrs")
+            writer.value(.object(attrs))
+        }
         writer.endObject()
 
         // RFC 7515 7.1: the signing input is the two unpadded base64url parts joined by ".".

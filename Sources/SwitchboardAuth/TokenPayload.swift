@@ -13,6 +13,10 @@ struct TokenPayload {
     var expiresAt: Int64
     var notBefore: Int64?
     var issuedAt: Int64?
+    /// `email` and `attrs`: what the embedding application says it knows of the user (docs/protocol.md,
+    /// "The agent's desk"), signed with the rest.
+    var email: String?
+    var attrs: JSONObject?
 
     init(parsing bytes: [UInt8]) throws(TokenError) {
         let value: JSONValue
@@ -49,6 +53,8 @@ struct TokenPayload {
         self.workspaceID = workspaceID
 
         self.name = try Self.name(claims["name"])
+        self.email = try Self.email(claims["email"])
+        self.attrs = try Self.attrs(claims["attrs"])
 
         // RFC 7519 4.1.4: exp is required here; every session must end.
         guard let exp = claims["exp"] else { throw .invalidClaim("exp is missing") }
@@ -66,6 +72,53 @@ struct TokenPayload {
         }
         guard ClaimText.isPrintable(name) else { throw .invalidClaim("name contains control characters") }
         return name
+    }
+
+    /// `email`: optional, null allowed; a printable string of at most 254 bytes (an address's longest path).
+    private static func email(_ value: JSONValue?) throws(TokenError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let email = value.stringValue else { throw .invalidClaim("email is not a string") }
+        guard email.utf8.count <= 254 else { throw .invalidClaim("email is longer than 254 bytes") }
+        guard ClaimText.isPrintable(email) else { throw .invalidClaim("email contains control characters") }
+        return email
+    }
+
+    static let maxAttrsBytes = 3072
+
+    /// `attrs`: optional, null allowed; an object of whatever the application wants its operators to see
+    /// at most 3 KiB as JSON.
+    private static func attrs(_ value: JSONValue?) throws(TokenError) -> JSONObject? {
+        guard let value, !value.isNull else { return nil }
+        guard let attrs = value.objectValue else { throw .invalidClaim("attrs is not an object") }
+        // With name and email it must fit the session's contact (at most 4 KiB, migration 9).
+        var writer = JSONWriter()
+        writer.value(value)
+        guard writer.bytes.count <= maxAttrsBytes else {
+            throw .invalidClaim("attrs is longer than \(maxAttrsBytes) bytes as JSON")
+        }
+        return attrs.isEmpty ? nil : attrs
+    }
+
+    /// The verified contact a visitor's session carries (`contact.verified`): `{"name"?,"email"?,"attrs"?}`
+    /// as JSON text, nil when the token says nothing of the kind or is not a visitor's.
+    var verifiedContact: String? {
+        guard role == .visitor, name != nil || email != nil || attrs != nil else { return nil }
+        var writer = JSONWriter()
+        writer.beginObject()
+        if let name {
+            writer.key("name")
+            writer.string(name)
+        }
+        if let email {
+            writer.key("email")
+            writer.string(email)
+        }
+        if let attrs {
+            writer.key("attrs")
+            writer.value(.object(attrs))
+        }
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// RFC 7519 2 allows a non-integer NumericDate; we accept only integer literals

@@ -64,7 +64,7 @@ public struct TokenVerifier: Sendable {
         try checkTimes(claims, now: now)
         return Identity(
             id: claims.subject, role: claims.role, workspaceID: claims.workspaceID, name: claims.name,
-            expiresAt: claims.expiresAt)
+            expiresAt: claims.expiresAt, contact: claims.verifiedContact)
     }
 
     /// Whether a token that expires at `expiresAt` is no longer valid at `now`

@@ -4,7 +4,8 @@ import SwitchboardRouting
 /// canonical, strings are within their limits and hold no U+0000.
 public enum ClientFrame: Sendable, Equatable {
     case hello(token: String)
-    case sessionCreate(title: String?)
+    /// `context`: the widget's report on its page (`SessionContext`), canonical JSON text.
+    case sessionCreate(title: String?, context: String? = nil)
     case join(sessionID: String, sinceSeq: Int64?)
     case leave(sessionID: String)
     /// `attachments`: ids (canonical, lower-case UUID text) of uploads to the

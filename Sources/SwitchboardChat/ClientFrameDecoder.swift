@@ -62,7 +62,14 @@ public enum ClientFrameDecoder {
         case "session.create":
             let title = try fields.optionalString("title", maxBytes: 4 * SessionTitle.maxCharacters, allowEmpty: true)
             if let title, let problem = SessionTitle.problem(title) { throw fields.invalid(problem) }
-            return .sessionCreate(title: title)
+            var context: String?
+            if let raw = fields.member("context") {
+                switch SessionContext.parse(raw) {
+                case .success(let canonical): context = canonical
+                case .failure(let problem): throw fields.invalid("\"context\" \(problem.message)")
+                }
+            }
+            return .sessionCreate(title: title, context: context)
         case "join":
             return .join(sessionID: try fields.sessionID(), sinceSeq: try fields.optionalSeq("since_seq"))
         case "leave":

@@ -87,6 +87,14 @@ extension ServerFrameEncoder {
         writer.bool(session.queued)
         writer.key("waiting_since")
         optionalString(session.waitingSince)
+        if let readSeq = session.readSeq {
+            writer.key("read_seq")
+            writer.int(readSeq)
+        }
+        if let context = session.context {
+            writer.key("context")
+            writer.trustedJSON(context)
+        }
         if let contact = session.contact {
             writer.key("contact")
             writer.trustedJSON(contact)

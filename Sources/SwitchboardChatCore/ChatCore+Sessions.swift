@@ -7,11 +7,13 @@ import SwitchboardReaders
 extension ChatCore {
     // MARK: session.create
 
-    func createSession(_ id: UInt64, title: String?, ref: String?, as identity: Identity) {
+    func createSession(_ id: UInt64, title: String?, context: String?, ref: String?, as identity: Identity) {
         guard let client = clients[id] else { return }
         client.pendingCreates += 1
         let accepted = withDatabase(id, ref: ref) { queries throws(QueryError) in
-            try queries.createSession(workspaceID: identity.workspaceID, visitorID: identity.id, title: title)
+            try queries.createSession(
+                workspaceID: identity.workspaceID, visitorID: identity.id, title: title, context: context,
+                contact: identity.contact)
         } then: { core, client, result in
             client.pendingCreates -= 1
             switch result {

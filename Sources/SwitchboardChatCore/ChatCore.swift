@@ -119,14 +119,14 @@ package final class ChatCore: @unchecked Sendable {
             fail(id, ChatError(.badRequest, "already authenticated", ref: ref))
         case .ping:
             reply(id, encoder.pong(ref: ref))
-        case .sessionCreate(let title):
+        case .sessionCreate(let title, let context):
             if let error = Access.requireVisitor(identity, action: "session.create", ref: ref) {
                 return fail(id, error)
             }
             guard client.joined.count + client.pendingCreates < settings.maxJoinedSessions else {
                 return failJoinLimit(id, ref)
             }
-            createSession(id, title: title, ref: ref, as: identity)
+            createSession(id, title: title, context: context, ref: ref, as: identity)
         case .join(let sessionID, let sinceSeq):
             guard
                 client.joined[sessionID] != nil

@@ -4,7 +4,9 @@ import SwitchboardReaders
 /// The queries the chat core runs: `ChatQueries` (one libpq connection per
 /// reader thread) in production, an in-memory store in tests.
 package protocol SessionQueries {
-    func createSession(workspaceID: String, visitorID: String, title: String?) throws(QueryError) -> SessionInfo
+    func createSession(
+        workspaceID: String, visitorID: String, title: String?, context: String?, contact: String?
+    ) throws(QueryError) -> SessionInfo
     func session(id: String) throws(QueryError) -> SessionInfo?
     func messages(sessionID: String, afterSeq: Int64, limit: Int, withNotes: Bool) throws(QueryError) -> [ChatMessage]
     func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64?

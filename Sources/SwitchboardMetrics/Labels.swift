@@ -74,6 +74,8 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case cannedReplyDelete = "canned_reply_delete"
     /// `GET /api/v1/sessions/{id}/transcript`
     case transcript
+    /// `GET /api/v1/sessions/{id}`
+    case session
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -121,6 +123,7 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .cannedReplyPatch: 33
         case .cannedReplyDelete: 34
         case .transcript: 35
+        case .session: 36
         }
     }
 }

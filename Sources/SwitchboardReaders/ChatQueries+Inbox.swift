@@ -29,9 +29,13 @@ extension ChatQueries {
     }
 
     /// As `inbox(workspaceID:statuses:limit:cursor:)`, keeping only the sessions `assigned` selects
-    /// (`.unassigned`: no operator; `.operatorID`: that operator). Cursors are the same keyset positions.
+    /// (`.unassigned`: no operator; `.operatorID`: that operator) and, with `visitorID`, that visitor's
+    /// (its earlier conversations). With `readerID`, each session carries that reader's stored read
+    /// position (`readSeq`, 0 when it has none): the console's unread counts. Cursors are the same keyset
+    /// positions.
     public func inbox(
-        workspaceID: String, statuses: [SessionStatus], assigned: AssignedFilter, limit: Int, cursor: String?
+        workspaceID: String, statuses: [SessionStatus], assigned: AssignedFilter, visitorID: String? = nil,
+        readerID: String? = nil, limit: Int, cursor: String?
     ) throws(QueryError)
         -> InboxPage
     {
@@ -46,13 +50,17 @@ extension ChatQueries {
         let statusArray = statuses.isEmpty ? nil : "{" + statuses.map(\.rawValue).joined(separator: ",") + "}"
         let result = try run(
             """
-            SELECT \(RowDecoding.sessionColumns)
+            SELECT \(RowDecoding.sessionColumns),
+                   CASE WHEN $9::text IS NOT NULL THEN
+                       coalesce((SELECT r.seq FROM chat_read_positions r
+                                  WHERE r.session_id = s.id AND r.reader_id = $9::text), 0) END
               FROM chat_sessions s \(RowDecoding.lastMessageJoin)
              WHERE s.workspace_id = $1::uuid AND s.deleted_at IS NULL
                AND ($2::text[] IS NULL OR s.status = ANY ($2::text[]))
                AND ($6::text IS NULL
                     OR ($6::text = 'unassigned' AND s.assigned_operator_id IS NULL)
                     OR ($6::text = 'operator' AND s.assigned_operator_id = $7::text))
+               AND ($8::text IS NULL OR s.user_id = $8::text)
                AND ($3::bigint IS NULL
                     OR (s.created_at, s.id) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4::uuid))
              ORDER BY s.created_at DESC, s.id DESC
@@ -60,12 +68,19 @@ extension ChatQueries {
             """,
             [
                 workspaceID, statusArray, position.map { String($0.createdAtMicroseconds) }, position?.id,
-                String(limit < Int.max ? limit + 1 : limit), filter.mode, filter.operatorID,
+                String(limit < Int.max ? limit + 1 : limit), filter.mode, filter.operatorID, visitorID,
+                readerID,
             ], retryable: true)
         let count = min(result.rowCount, limit)
         var sessions: [SessionInfo] = []
         sessions.reserveCapacity(count)
-        for row in 0..<count { sessions.append(try RowDecoding.session(result, row)) }
+        for row in 0..<count {
+            var session = try RowDecoding.session(result, row)
+            if !result.isNull(row, RowDecoding.sessionColumnCount) {
+                session.readSeq = try RowDecoding.int64(result, row, RowDecoding.sessionColumnCount)
+            }
+            sessions.append(session)
+        }
         var nextCursor: String?
         if result.rowCount > limit, let last = sessions.last {
             let micros = try RowDecoding.int64(result, count - 1, RowDecoding.sessionCursorColumn)

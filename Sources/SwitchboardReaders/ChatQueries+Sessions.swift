@@ -12,8 +12,11 @@ extension ChatQueries {
     /// One statement: the foreign key check on chat_sessions runs at its end and
     /// sees the workspace the CTE inserted. Not retried after a lost connection:
     /// the session may already exist, and a retry would open a second one.
+    ///
+    /// `context`: the widget's report (`SessionContext`, JSON text); `contact`: the token's verified
+    /// contact (`Identity.contact`), stored as the session's `contact.verified`.
     public func createSession(
-        workspaceID: String, visitorID: String, title: String?
+        workspaceID: String, visitorID: String, title: String?, context: String? = nil, contact: String? = nil
     ) throws(QueryError)
         -> SessionInfo
     {
@@ -24,12 +27,13 @@ extension ChatQueries {
                 ON CONFLICT (id) DO NOTHING
             ),
             s AS (
-                INSERT INTO chat_sessions (workspace_id, user_id, title, status, last_seq)
-                VALUES ($1::uuid, $2, coalesce($3, 'New chat'), 'open', 0)
+                INSERT INTO chat_sessions (workspace_id, user_id, title, status, last_seq, context, contact)
+                VALUES ($1::uuid, $2, coalesce($3, 'New chat'), 'open', 0, $4::jsonb,
+                        CASE WHEN $5::jsonb IS NOT NULL THEN jsonb_build_object('verified', $5::jsonb) END)
                 RETURNING *
             )
             SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
-            """, [workspaceID, visitorID, title], retryable: false)
+            """, [workspaceID, visitorID, title, context, contact], retryable: false)
         guard result.rowCount == 1 else { throw .failed("creating a session returned \(result.rowCount) rows") }
         return try RowDecoding.session(result, 0)
     }

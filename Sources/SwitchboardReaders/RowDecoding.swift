@@ -19,11 +19,12 @@ enum RowDecoding {
         s.id::text, s.workspace_id::text, s.user_id, s.title, s.status, s.assigned_operator_id,
         s.assigned_operator_name, s.last_seq, \(timestamp("s.created_at")), \(timestamp("s.updated_at")),
         m.seq, m.content, m.role, \(timestamp("m.created_at")), s.version, s.deleted_at IS NOT NULL,
-        (extract(epoch FROM s.created_at) * 1000000)::bigint, \(timestamp("s.waiting_since")), s.contact::text
+        (extract(epoch FROM s.created_at) * 1000000)::bigint, \(timestamp("s.waiting_since")), s.contact::text,
+        s.context::text
         """
 
     /// How many columns `sessionColumns` is (what a query selects after it starts there).
-    static let sessionColumnCount = 19
+    static let sessionColumnCount = 20
 
     /// The join that finds a session's last message: the newest that is not
     /// an event (a system line is no preview of what was said) nor a private
@@ -57,7 +58,7 @@ enum RowDecoding {
             lastSeq: try int64(result, row, 7), lastMessage: lastMessage, createdAt: try required(result, row, 8),
             updatedAt: try required(result, row, 9), version: try int64(result, row, 14),
             deleted: result.bool(row, 15) == true, waitingSince: result.string(row, 17),
-            contact: result.string(row, 18))
+            contact: result.string(row, 18), context: result.string(row, 19))
     }
 
     /// A message row `c` of chats. The sender falls back to the legacy

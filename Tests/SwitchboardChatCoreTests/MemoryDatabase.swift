@@ -154,12 +154,14 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
 
     // MARK: SessionQueries
 
-    func createSession(workspaceID: String, visitorID: String, title: String?) throws(QueryError) -> SessionInfo {
+    func createSession(
+        workspaceID: String, visitorID: String, title: String?, context: String? = nil, contact: String? = nil
+    ) throws(QueryError) -> SessionInfo {
         let now = timestamp()
         let session = SessionInfo(
             id: UUID().uuidString.lowercased(), workspaceID: workspaceID, visitorID: visitorID,
             title: title ?? "New chat", status: .open, assignedOperator: nil, lastSeq: 0, lastMessage: nil,
-            createdAt: now, updatedAt: now)
+            createdAt: now, updatedAt: now, contact: contact.map { #"{"verified": \#($0)}"# }, context: context)
         sessions[session.id] = session
         return session
     }

@@ -70,7 +70,8 @@ import Testing
         #expect(result.firstWaits.count == 4 && result.firstWaits.allSatisfy { $0 >= 0 && $0 < 60 })
         #expect(result.snapshot.queue == [sessions[4]] && result.snapshot.queueLength == 1)
         #expect(result.snapshot.availableOperators == 0)
-        #expect(try fixture.queries.messages(sessionID: sessions[0], afterSeq: 1, limit: 10, withNotes: true) == [event])
+        #expect(
+            try fixture.queries.messages(sessionID: sessions[0], afterSeq: 1, limit: 10, withNotes: true) == [event])
 
         let again = try fixture.queries.routingPass(workspaceID: fixture.workspaceID, settings: Self.settings)
         #expect(again.assigned.isEmpty && again.snapshot.queueLength == 1, "nobody has room: nothing moves")

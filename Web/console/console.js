@@ -8,6 +8,8 @@ import { el } from '/console/dom.js';
 import { ACCEPT, Tray, attachmentList, sendWhenUploaded } from '/widget/attachments.js';
 import { Team, waited } from '/console/team.js';
 import { CannedReplies } from '/console/canned.js';
+import { VisitorPanel } from '/console/visitor.js';
+import { Alerts } from '/console/alerts.js';
 
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 100; // inbox rows per HTTP page
@@ -113,6 +115,8 @@ class Console {
     this.visitorRead = 0;
     this.read = JSON.parse(localStorage.getItem('switchboard-console:read') || '{}');
     this.team = new Team(this);
+    this.visitor = new VisitorPanel(client);
+    this.alerts = new Alerts(client);
     // Files for the next reply, uploaded to the open conversation (emptied when another one opens).
     this.tray = new Tray({ client, session: async () => this.openId, changed: ({ focus } = {}) => this.trayChanged(focus) });
   }
@@ -186,6 +190,7 @@ class Console {
     addEventListener('hashchange', () => this.route());
     $('#me').textContent = `Signed in as ${client.user?.name || client.user?.id}`;
     this.team.start();
+    this.alerts.start();
     client.subscribeInbox().catch((error) => this.flash(`Could not follow the inbox: ${plain(error)}.`));
     this.reload();
     this.route();
@@ -335,6 +340,7 @@ class Console {
     if (name !== 'conversation' && this.openId) {
       this.client.leave(this.openId);
       this.openId = null;
+      this.visitor.clear();
     }
     const own = { conversation: '#/s/', webhooks: '#/webhooks' }[name];
     if (location.hash.startsWith('#/') && !(own && location.hash.startsWith(own))) location.hash = '';
@@ -469,7 +475,11 @@ class Console {
       return;
     }
     if (generation !== this.generation) return;
-    for (const session of page.sessions) this.upsert(session, { append: true });
+    for (const session of page.sessions) {
+      // The gateway's read position (this operator's, from any browser) or this browser's, whichever is further.
+      if (session.read_seq > (this.read[session.id] ?? 0)) this.read[session.id] = session.read_seq;
+      this.upsert(session, { append: true });
+    }
     this.cursor = page.next_cursor ?? null;
     this.loading = false;
     this.pageFailures = 0;
@@ -487,6 +497,7 @@ class Console {
   upsert(session, { append = false } = {}) {
     const known = this.sessions.get(session.id);
     if (known && (known.version ?? 0) > (session.version ?? 0)) return;
+    if (!append && known) this.alerts.changed(known, session, { open: session.id === this.openId });
     session = { ...known, ...session };
     this.sessions.set(session.id, session);
     const me = this.client.user?.id;
@@ -540,7 +551,8 @@ class Console {
     row.replaceChildren(el('div', { class: 'row-top' }), el('div', { class: 'row-preview' }, preview), meta);
     const top = row.firstChild;
     top.append(el('span', { class: 'row-title' }, session.title), el('time', {}, time(session.updated_at)));
-    if (unread > 0 && session.id !== this.openId) top.append(el('span', { class: 'unread', 'aria-label': `${unread} unread` }, String(unread)));
+    if (unread > 0 && session.id !== this.openId) top.append(el('span', { class: 'unread', 'data-sb': 'unread', 'aria-label': `${unread} unread` }, String(unread)));
+    this.totalUnread();
     if (!row.onclick) {
       row.onclick = () => (location.hash = `#/s/${session.id}`);
       row.onkeydown = (e) => {
@@ -550,6 +562,21 @@ class Console {
       };
     }
     return row;
+  }
+
+  /** The unread total over the conversations listed (the open one excepted), in the tab's title. */
+  totalUnread() {
+    clearTimeout(this.totalTimer);
+    // Once per burst of row updates, not once per row.
+    this.totalTimer = setTimeout(() => {
+      let total = 0;
+      for (const id of this.rows.keys()) {
+        if (id === this.openId) continue;
+        const newest = this.sessions.get(id)?.last_message?.seq ?? 0;
+        total += Math.max(0, newest - (this.read[id] ?? 0));
+      }
+      this.alerts.showTotal(total);
+    }, 50);
   }
 
   route() {
@@ -576,6 +603,7 @@ class Console {
   async openConversation(id) {
     if (this.openId && this.openId !== id) this.client.leave(this.openId);
     this.openId = id;
+    this.totalUnread();
     this.messages.clear();
     this.replies.clear();
     this.tray.clear();
@@ -583,6 +611,7 @@ class Console {
     this.visitorName = null;
     $('#log').replaceChildren();
     this.showPane('conversation');
+    this.visitor.show(id, () => this.openId === id);
     $('[data-sb=typing]').hidden = true;
     for (const [rowId, row] of this.rows) row.setAttribute('aria-selected', String(rowId === id));
     let session = this.sessions.get(id);

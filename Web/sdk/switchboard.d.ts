@@ -210,7 +210,7 @@ export class Switchboard extends EventTarget {
   close(): void;
   whenOpen(): Promise<void>;
 
-  createSession(title?: string): Promise<Session>;
+  createSession(title?: string, options?: { context?: PageContext }): Promise<Session>;
   join(sessionId: string, options?: { sinceSeq?: number }): Promise<unknown>;
   leave(sessionId: string): Promise<void>;
   lastSeq(sessionId: string): number;
@@ -251,3 +251,16 @@ export class Switchboard extends EventTarget {
     options?: { afterSeq?: number; limit?: number },
   ): Promise<{ session_id: string; messages: Message[]; next_after_seq: number | null }>;
 }
+
+/** What the operators see of the visitor's page (`session.create`'s `context`; each value at most 2 KiB). */
+export interface PageContext {
+  page_url?: string;
+  page_title?: string;
+  referrer?: string;
+  locale?: string;
+  time_zone?: string;
+  user_agent?: string;
+}
+
+/** This page as a session's context, each value cut to 2 KiB. */
+export function pageContext(): PageContext;

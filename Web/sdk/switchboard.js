@@ -53,6 +53,25 @@ export function utf8Bytes(text) {
   return new TextEncoder().encode(text).length;
 }
 
+/** This page as a session's `context` (docs/protocol.md, "The agent's desk"): control characters made spaces and
+ * each value cut to 2 KiB by whole characters, as the gateway takes it. */
+export function pageContext() {
+  const cut = (text) => {
+    let value = String(text ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+    value = value.toWellFormed?.() ?? value; // a lone surrogate is no JSON the gateway takes
+    while (utf8Bytes(value) > 2048) value = [...value].slice(0, -64).join('');
+    return value || undefined;
+  };
+  return {
+    page_url: cut(location.href),
+    page_title: cut(document.title),
+    referrer: cut(document.referrer),
+    locale: cut(navigator.language),
+    time_zone: cut(Intl.DateTimeFormat().resolvedOptions().timeZone),
+    user_agent: cut(navigator.userAgent),
+  };
+}
+
 /** How many characters to take off the end of `text` for it to fit in `maxBytes` UTF-8 bytes (0: it fits). */
 export function charactersOver(text, maxBytes) {
   let over = utf8Bytes(text) - maxBytes;
@@ -354,10 +373,14 @@ export class Switchboard extends EventTarget {
 
   // MARK: sessions
 
-  /** Opens a new session (visitors); the connection is joined to it. */
-  async createSession(title) {
+  /** Opens a new session (visitors); the connection is joined to it. `context`: what the operators see of the
+   * visitor's page (`pageContext()`). */
+  async createSession(title, { context } = {}) {
     // Not repeated when unanswered: a second try could open a second session.
-    const frame = await this.retrying({ type: 'session.create', ...(title ? { title } : {}) }, { repeatUnanswered: [] });
+    const frame = await this.retrying(
+      { type: 'session.create', ...(title ? { title } : {}), ...(context ? { context } : {}) },
+      { repeatUnanswered: [] },
+    );
     this.sessions.set(frame.session.id, { lastSeq: frame.session.last_seq, joined: true, buffer: null });
     return frame.session;
   }

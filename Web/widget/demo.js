@@ -12,7 +12,8 @@ window.SwitchboardWidget = {
     const response = await fetch('/dev/token', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ role: 'visitor', sub: visitor, name: 'Demo visitor' }),
+      // attrs: what the shop vouches for, shown to operators as verified (docs/clients.md, "The visitor panel").
+      body: JSON.stringify({ role: 'visitor', sub: visitor, name: 'Demo visitor', attrs: { plan: 'Trail club' } }),
     });
     if (!response.ok) throw new Error('POST /dev/token failed: is auth.dev_tokens on? (scripts/serve turns it on)');
     return (await response.json()).token;

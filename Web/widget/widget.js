@@ -345,7 +345,7 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
         await this.client.whenOpen();
         // The first words make the conversation's title in the operators' inbox.
         const title = firstWords.length > 60 ? `${firstWords.slice(0, 57)}…` : firstWords;
-        const session = await this.client.createSession(title);
+        const session = await this.client.createSession(title, { context: this.sdk.pageContext() });
         localStorage.setItem(this.storageKey, session.id);
         this.adopt(session.id);
         this.session = session;

@@ -59,6 +59,15 @@ public struct SessionInfo: Sendable, Equatable {
     /// What the visitor said about itself (`{"email": ...}`), as JSON text
     /// written by the database; nil when it said nothing.
     public var contact: String?
+    /// What the widget reported of its page when the session was opened
+    /// (`SessionContext`), as JSON text; self-reported, and never changed.
+    /// Only where the session is read from its row (`session.create`'s
+    /// answer, the inbox, `GET /api/v1/sessions/{id}`): nil in what the
+    /// writer and the bus carry after a message.
+    public var context: String?
+    /// The asking operator's own read position (`read_seq`), in the HTTP
+    /// inbox's pages only: what its unread count starts from. Nil elsewhere.
+    public var readSeq: Int64?
 
     /// Waiting in its workspace's queue for an operator to be assigned.
     public var queued: Bool {
@@ -69,7 +78,7 @@ public struct SessionInfo: Sendable, Equatable {
         id: String, workspaceID: String, visitorID: String?, title: String, status: SessionStatus,
         assignedOperator: AssignedOperator?, lastSeq: Int64, lastMessage: LastMessage?, createdAt: String,
         updatedAt: String, version: Int64 = 1, deleted: Bool = false, waitingSince: String? = nil,
-        contact: String? = nil
+        contact: String? = nil, context: String? = nil
     ) {
         self.id = id
         self.workspaceID = workspaceID
@@ -85,5 +94,6 @@ public struct SessionInfo: Sendable, Equatable {
         self.deleted = deleted
         self.waitingSince = waitingSince
         self.contact = contact
+        self.context = context
     }
 }

@@ -10,7 +10,8 @@ import SwitchboardSystem
 /// whoever asks, so that the widget demo and the console work on a fresh
 /// checkout with nothing else set up. Routed only with `auth.dev_tokens`.
 ///
-/// Body: `{"role": "visitor"|"operator"|"admin", "name"?, "sub"?, "workspace_id"?, "ttl_s"?}`;
+/// Body: `{"role": "visitor"|"operator"|"admin", "name"?, "sub"?, "workspace_id"?, "ttl_s"?, "email"?,
+/// "attrs"?}` (`email` and `attrs`: a visitor's verified contact, as an embedding application signs it);
 /// answer: `{"token": "...", "expires_at": "RFC 3339"}`. `sub` defaults to a
 /// new random id, `workspace_id` to `auth.dev_workspace_id`, `ttl_s` (60 to
 /// 86,400, an addition for testing expiry) to `auth.dev_token_ttl_s`.
@@ -35,7 +36,7 @@ struct DevTokens {
 
     private func mint(_ request: HTTPRequest) throws(ChatError) -> HTTPResponse {
         let body = try JSONBody.object(
-            request, maxBytes: 4096, allowed: ["role", "name", "sub", "workspace_id", "ttl_s"])
+            request, maxBytes: 4096, allowed: ["role", "name", "sub", "workspace_id", "ttl_s", "email", "attrs"])
         guard let roleText = try JSONBody.string(body, "role") else {
             throw ChatError(.badRequest, "\"role\" is required: \"visitor\", \"operator\" or \"admin\"")
         }
@@ -62,10 +63,18 @@ struct DevTokens {
             }
             ttl = seconds
         }
+        let email = try JSONBody.string(body, "email")
+        if let email, email.utf8.count > 254 { throw ChatError(.badRequest, "\"email\" is over 254 bytes") }
+        var attrs: JSONObject?
+        if let raw = body["attrs"], !raw.isNull {
+            guard let object = raw.objectValue else { throw ChatError(.badRequest, "\"attrs\" must be an object") }
+            attrs = object
+        }
         let now = UnixClock.nowSeconds()
         let token = TokenMinter.mint(
             TokenClaims(
-                subject: subject, role: role, workspaceID: workspace, name: name, issuedAt: now, expiresAt: now + ttl),
+                subject: subject, role: role, workspaceID: workspace, name: name, issuedAt: now, expiresAt: now + ttl,
+                email: email, attrs: attrs),
             secret: secret)
         var writer = JSONWriter()
         writer.beginObject()

@@ -43,6 +43,7 @@ public enum Migrations {
         Migration0014.migration,
         Migration0015.migration,
         Migration0016.migration,
+        Migration0017.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -55,6 +55,11 @@ final class ChatFixture {
             stream(), token: TestTokens.make(role: role, workspace: workspace ?? self.workspace, sub: sub, name: name))
     }
 
+    /// A client that says `hello` with a token of the test's own making.
+    func client(token: String) throws -> ChatClient {
+        try ChatClient(stream(), token: token)
+    }
+
     /// A client that has upgraded and not yet said `hello`.
     func anonymousClient() throws -> ChatClient {
         try ChatClient(stream(), token: nil)

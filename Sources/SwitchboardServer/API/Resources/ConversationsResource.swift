@@ -14,12 +14,20 @@ enum ConversationsResource {
         let assigned = try query.assigned(as: request.identity.id)
         let limit = Int(try query.integer("limit", in: 1...200, default: 50))
         let cursor = query.string("cursor")
+        let visitor = query.string("visitor_id")
+        if let visitor, visitor.isEmpty || visitor.utf8.count > 128 || visitor.utf8.contains(0) {
+            throw .badRequest("\"visitor_id\" must be 1 to 128 bytes")
+        }
         let workspace = request.identity.workspaceID
+        // Each operator's own read positions: the console's unread counts.
+        let reader = request.identity.id
         return .later { queries in
             respond {
                 () throws(QueryError) in
                 let page = try queries.inbox(
-                    workspaceID: workspace, statuses: statuses, assigned: assigned, limit: limit, cursor: cursor)
+                    workspaceID: workspace, statuses: statuses, assigned: assigned, visitorID: visitor,
+                    readerID: reader, limit: limit,
+                    cursor: cursor)
                 var encoder = ServerFrameEncoder()
                 return .apiJSON(.ok, encoder.sessionsPage(page.sessions, nextCursor: page.nextCursor))
             }

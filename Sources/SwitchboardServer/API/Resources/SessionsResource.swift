@@ -4,14 +4,34 @@ import SwitchboardHTTP
 import SwitchboardMetrics
 import SwitchboardReaders
 
-/// `PATCH` and `DELETE /api/v1/sessions/{id}`: a session's title, status and
-/// assignment (each change a participant sees again stored as its event), and
-/// its soft delete. Every change reaches the consoles as `session.updated`.
+/// `GET /api/v1/sessions/{id}`: one session as stored, its `context`
+/// included (the console's visitor panel); `PATCH` and `DELETE`: a session's
+/// title, status and assignment (each change a participant sees again stored
+/// as its event), and its soft delete. Every change reaches the consoles as
+/// `session.updated`.
 enum SessionsResource {
     static let routes = [
+        APIRoute(method: .get, pattern: "/api/v1/sessions/{id}", label: .session, visitors: true, respond: show),
         APIRoute(method: .patch, pattern: "/api/v1/sessions/{id}", label: .sessionPatch, respond: change),
         APIRoute(method: .delete, pattern: "/api/v1/sessions/{id}", label: .sessionDelete, respond: delete),
     ]
+
+    /// Staff of the workspace, or the session's own visitor (as the history).
+    static func show(_ request: APIRequest) throws(ChatError) -> HTTPAnswer {
+        let sessionID = try request.sessionID()
+        let identity = request.identity
+        return .later { queries in
+            respond {
+                () throws(QueryError) in
+                switch try visibleSession(sessionID, to: identity, in: queries) {
+                case .refused(let refusal): return refusal
+                case .visible(let session):
+                    var encoder = ServerFrameEncoder()
+                    return .apiJSON(.ok, encoder.sessionBody(session))
+                }
+            }
+        }
+    }
 
     static func change(_ request: APIRequest) throws(ChatError) -> HTTPAnswer {
         let sessionID = try request.sessionID()
