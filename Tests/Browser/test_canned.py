@@ -6,27 +6,21 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from conftest import screenshot
-from pages import Console, Widget, bodies, wait_for
+from pages import Console, bodies, start_conversation, wait_for
 
 
 def test_slash_refund_expands_and_sends(gateway, browsers):
-    ken = Console(browsers(), gateway.base, name="Ken")
+    ken, widget, session_id = start_conversation(gateway.base, browsers, "Ken", "My parcel arrived broken")
     ann = Console(browsers(), gateway.base, name="Ann")
-    widget = Widget(browsers(), f"{gateway.base}/widget/demo.html")
-    widget.open()
-    widget.wait_state("open")
-    widget.send("My parcel arrived broken")
-    session_id = wait_for(widget.session_id, message="the widget's session")
-    for console in (ken, ann):
-        wait_for(lambda: session_id in console.inbox_ids(), 5, "the conversation in the inbox")
-        console.open_session(session_id)
+    wait_for(lambda: session_id in ann.inbox_ids(), 5, "the conversation in Ann's inbox")
+    ann.open_session(session_id)
 
     # Ken has none yet: "/" says so and offers the manager, where he saves one.
     composer = ken.find("[data-sb=composer]")
     composer.send_keys("/")
     listed = wait_for(lambda: ken.find("[data-sb=canned]"), message="the canned list")
     wait_for(lambda: "No canned replies saved yet" in listed.text, message="the empty list's hint")
-    assert composer.get_attribute("aria-expanded") == "true"
+    assert composer.get_attribute("aria-controls") == listed.get_attribute("id")
     listed.find_element(By.CSS_SELECTOR, ".canned-manage button").click()
     manager = wait_for(lambda: ken.find("[data-sb=canned-manager]"), message="the manager")
     wait_for(manager.is_displayed, message="the manager open")

@@ -3,7 +3,7 @@ and the visitor's widget never shows it, before or after a reload."""
 from selenium.webdriver.common.by import By
 
 from conftest import screenshot
-from pages import Console, Widget, bodies, wait_for
+from pages import Console, Widget, bodies, start_conversation, wait_for
 
 
 def sent_in_order(messages):
@@ -13,16 +13,10 @@ def sent_in_order(messages):
 
 
 def test_a_note_reaches_the_team_and_never_the_visitor(gateway, browsers):
-    ken = Console(browsers(), gateway.base, name="Ken")
+    ken, widget, session_id = start_conversation(gateway.base, browsers, "Ken", "My parcel arrived broken")
     ann = Console(browsers(), gateway.base, name="Ann")
-    widget = Widget(browsers(), f"{gateway.base}/widget/demo.html")
-    widget.open()
-    widget.wait_state("open")
-    widget.send("My parcel arrived broken")
-    session_id = wait_for(widget.session_id, message="the widget's session")
-    for console in (ken, ann):
-        wait_for(lambda: session_id in console.inbox_ids(), 5, "the conversation in the inbox")
-        console.open_session(session_id)
+    wait_for(lambda: session_id in ann.inbox_ids(), 5, "the conversation in Ann's inbox")
+    ann.open_session(session_id)
 
     toggle = ken.find("[data-sb=note-toggle]")
     assert toggle.get_attribute("aria-pressed") == "false"

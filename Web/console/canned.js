@@ -35,9 +35,10 @@ export class CannedReplies {
     this.list = el('ul', { 'data-sb': 'canned', id: 'canned-list', role: 'listbox', class: 'canned', 'aria-label': 'Canned replies' });
     this.list.hidden = true;
     composer.closest('form').before(this.list);
+    // A textarea is no combobox (aria-expanded is not its to have): it names the list it fills and, while the
+    // list is open, the option ↑/↓ chose, which screen readers announce.
     composer.setAttribute('aria-autocomplete', 'list');
     composer.setAttribute('aria-controls', 'canned-list');
-    composer.setAttribute('aria-expanded', 'false');
     composer.addEventListener('input', () => this.update());
     // Capture: runs before the composer's own Enter (send) while the list is open.
     composer.addEventListener('keydown', (e) => this.key(e), true);
@@ -92,7 +93,6 @@ export class CannedReplies {
     manage.append(button);
     this.list.replaceChildren(...options, manage);
     this.list.hidden = false;
-    this.composer.setAttribute('aria-expanded', 'true');
     this.mark();
   }
 
@@ -109,7 +109,6 @@ export class CannedReplies {
     if (this.list.hidden) return;
     this.list.hidden = true;
     this.shown = [];
-    this.composer.setAttribute('aria-expanded', 'false');
     this.composer.removeAttribute('aria-activedescendant');
   }
 
