@@ -22,6 +22,9 @@ public enum ClientFrame: Sendable, Equatable {
     case presenceSubscribe
     /// The visitor leaves an address on its session (`contact.email`; our extension, docs/protocol.md).
     case sessionContact(sessionID: String, email: String)
+    /// The visitor rates its closed session (docs/protocol.md, "The agent's desk"): 1 to 5, and a
+    /// comment of at most `CsatAnswer.maxCommentBytes`.
+    case csat(sessionID: String, rating: Int, comment: String?)
     case ping
 }
 

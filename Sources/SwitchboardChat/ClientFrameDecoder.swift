@@ -107,6 +107,12 @@ public enum ClientFrameDecoder {
             let email = try fields.requiredString("email", maxBytes: ContactEmail.maxBytes)
             if let problem = ContactEmail.problem(email) { throw fields.invalid(problem) }
             return .sessionContact(sessionID: sessionID, email: email)
+        case "csat":
+            let sessionID = try fields.sessionID()
+            guard let rating = fields.member("rating")?.int64Value, (1...5).contains(rating)
+            else { throw fields.invalid("\"rating\" must be an integer from 1 to 5") }
+            let comment = try fields.optionalString("comment", maxBytes: CsatAnswer.maxCommentBytes, allowEmpty: true)
+            return .csat(sessionID: sessionID, rating: Int(rating), comment: comment.flatMap { $0.isEmpty ? nil : $0 })
         case "ping":
             return .ping
         default:

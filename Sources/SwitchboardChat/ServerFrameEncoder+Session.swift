@@ -87,6 +87,14 @@ extension ServerFrameEncoder {
         writer.bool(session.queued)
         writer.key("waiting_since")
         optionalString(session.waitingSince)
+        if let csat = session.csat {
+            writer.key("csat")
+            writer.trustedJSON(csat)
+        }
+        if session.csatSurvey {
+            writer.key("csat_survey")
+            writer.bool(true)
+        }
         if let readSeq = session.readSeq {
             writer.key("read_seq")
             writer.int(readSeq)

@@ -177,6 +177,10 @@ package final class ChatCore: @unchecked Sendable {
             }
             guard requireJoined(client, id, sessionID, ref: ref) else { return }
             recordContact(id, sessionID, email: email, ref: ref, as: identity)
+        case .csat(let sessionID, let rating, let comment):
+            if let error = Access.requireVisitor(identity, action: "csat", ref: ref) { return fail(id, error) }
+            guard requireJoined(client, id, sessionID, ref: ref) else { return }
+            recordCsat(id, sessionID, rating: rating, comment: comment, ref: ref, as: identity)
         }
     }
 

@@ -23,6 +23,10 @@ package protocol SessionQueries {
     func catchUp(_ requests: [CatchUpRequest], limit: Int) throws(QueryError) -> [CatchUpAnswer]
     /// The visitor's address as the session's `contact.email`; nil: not its live session.
     func recordContact(sessionID: String, visitorID: String, email: String) throws(QueryError) -> SessionInfo?
+    /// A closed session's rating by its visitor, once; the session as stored, or why not.
+    func recordCsat(
+        sessionID: String, visitorID: String, rating: Int, comment: String?
+    ) throws(QueryError) -> Result<SessionInfo, CsatRefusal>
     /// Each live session's last_seq (the sweep for lost hints).
     func lastSeqs(sessionIDs: [String]) throws(QueryError) -> [String: Int64]
 }

@@ -76,6 +76,10 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case transcript
     /// `GET /api/v1/sessions/{id}`
     case session
+    /// `GET /api/v1/workspace`
+    case workspace
+    /// `PATCH /api/v1/workspace`
+    case workspacePatch = "workspace_patch"
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -124,6 +128,8 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .cannedReplyDelete: 34
         case .transcript: 35
         case .session: 36
+        case .workspace: 37
+        case .workspacePatch: 38
         }
     }
 }

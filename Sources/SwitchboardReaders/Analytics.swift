@@ -21,6 +21,8 @@ public struct Analytics: Sendable, Equatable {
     public var waitP90Seconds: Double?
     /// Sessions closed in the window where a visitor wrote and no operator ever replied.
     public var unanswered: Int
+    /// Satisfaction ratings given in the window.
+    public var csat = CsatFigures()
 
     public init(
         sessionsOpened: Int, sessionsClosed: Int, messagesByRole: [String: Int], firstResponseCount: Int,
@@ -37,5 +39,29 @@ public struct Analytics: Sendable, Equatable {
         self.waitMedianSeconds = waitMedianSeconds
         self.waitP90Seconds = waitP90Seconds
         self.unanswered = unanswered
+    }
+}
+
+/// Satisfaction ratings (`csat`) given in a window: how many of each, in all
+/// and per assigned operator (`""`: none assigned).
+public struct CsatFigures: Sendable, Equatable {
+    /// `distribution[r - 1]`: ratings of r.
+    public var distribution: [Int] = [0, 0, 0, 0, 0]
+    public var byOperator: [String: [Int]] = [:]
+
+    public init() {}
+
+    public var answered: Int { distribution.reduce(0, +) }
+
+    public static func mean(_ distribution: [Int]) -> Double? {
+        let count = distribution.reduce(0, +)
+        guard count > 0 else { return nil }
+        return Double(distribution.enumerated().reduce(0) { $0 + ($1.offset + 1) * $1.element }) / Double(count)
+    }
+
+    mutating func add(rating: Int, operatorID: String, count: Int) {
+        guard (1...5).contains(rating) else { return }
+        distribution[rating - 1] += count
+        byOperator[operatorID, default: [0, 0, 0, 0, 0]][rating - 1] += count
     }
 }

@@ -73,7 +73,7 @@ extension ChatQueries {
         for row in 1..<result.rowCount {
             messagesByRole[try RowDecoding.required(result, row, 1)] = Int(try RowDecoding.int64(result, row, 2))
         }
-        return Analytics(
+        var figures = Analytics(
             sessionsOpened: Int(try RowDecoding.int64(result, 0, 3)),
             sessionsClosed: Int(try RowDecoding.int64(result, 0, 4)), messagesByRole: messagesByRole,
             firstResponseCount: Int(try RowDecoding.int64(result, 0, 5)),
@@ -83,5 +83,28 @@ extension ChatQueries {
             waitMedianSeconds: try RowDecoding.double(result, 0, 9),
             waitP90Seconds: try RowDecoding.double(result, 0, 10), unanswered: Int(try RowDecoding.int64(result, 0, 11))
         )
+        figures.csat = try csatFigures(workspaceID: workspaceID, from: from, to: to)
+        return figures
+    }
+
+    /// The ratings given in [from, to), by rating and by the operator the session was assigned to then.
+    private func csatFigures(workspaceID: String, from: String, to: String) throws(QueryError) -> CsatFigures {
+        let result = try run(
+            """
+            SELECT (s.csat->>'rating')::int, coalesce(s.assigned_operator_id, ''), count(*)
+              FROM chat_sessions s
+             WHERE s.workspace_id = $1::uuid AND s.deleted_at IS NULL AND s.csat IS NOT NULL
+               AND (s.csat->>'created_at')::timestamptz >= $2::timestamptz
+               AND (s.csat->>'created_at')::timestamptz < $3::timestamptz
+             GROUP BY 1, 2
+            """, [workspaceID, from, to], retryable: true)
+        var figures = CsatFigures()
+        for row in 0..<result.rowCount {
+            figures.add(
+                rating: Int(try RowDecoding.int64(result, row, 0)),
+                operatorID: try RowDecoding.required(result, row, 1),
+                count: Int(try RowDecoding.int64(result, row, 2)))
+        }
+        return figures
     }
 }

@@ -20,11 +20,13 @@ enum RowDecoding {
         s.assigned_operator_name, s.last_seq, \(timestamp("s.created_at")), \(timestamp("s.updated_at")),
         m.seq, m.content, m.role, \(timestamp("m.created_at")), s.version, s.deleted_at IS NOT NULL,
         (extract(epoch FROM s.created_at) * 1000000)::bigint, \(timestamp("s.waiting_since")), s.contact::text,
-        s.context::text
+        s.context::text, s.csat::text,
+        s.status = 'closed' AND s.csat IS NULL
+            AND coalesce((SELECT w.csat_enabled FROM workspaces w WHERE w.id = s.workspace_id), true)
         """
 
     /// How many columns `sessionColumns` is (what a query selects after it starts there).
-    static let sessionColumnCount = 20
+    static let sessionColumnCount = 22
 
     /// The join that finds a session's last message: the newest that is not
     /// an event (a system line is no preview of what was said) nor a private
@@ -58,7 +60,8 @@ enum RowDecoding {
             lastSeq: try int64(result, row, 7), lastMessage: lastMessage, createdAt: try required(result, row, 8),
             updatedAt: try required(result, row, 9), version: try int64(result, row, 14),
             deleted: result.bool(row, 15) == true, waitingSince: result.string(row, 17),
-            contact: result.string(row, 18), context: result.string(row, 19))
+            contact: result.string(row, 18), context: result.string(row, 19), csat: result.string(row, 20),
+            csatSurvey: result.bool(row, 21) == true)
     }
 
     /// A message row `c` of chats. The sender falls back to the legacy

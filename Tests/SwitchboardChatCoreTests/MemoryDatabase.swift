@@ -177,6 +177,19 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         return session
     }
 
+    /// As `ChatQueries.recordCsat`: once, on the visitor's own closed session (every workspace asks).
+    func recordCsat(
+        sessionID: String, visitorID: String, rating: Int, comment: String?
+    ) throws(QueryError) -> Result<SessionInfo, CsatRefusal> {
+        guard var session = sessions[sessionID], session.visitorID == visitorID else { return .failure(.notFound) }
+        guard session.status == .closed else { return .failure(.notClosed) }
+        guard session.csat == nil else { return .failure(.alreadyRated) }
+        session.csat = #"{"rating": \#(rating)}"#
+        session.version += 1
+        sessions[sessionID] = session
+        return .success(session)
+    }
+
     /// How many times messages were read (the sweep must not read a session that is not behind).
     private(set) var messageReads = 0
 

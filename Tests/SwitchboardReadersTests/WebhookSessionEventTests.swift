@@ -92,6 +92,43 @@ import Testing
         #expect(events[0].session["last_message"] is NSNull)
     }
 
+    /// Migration 18: a note is never a session's last message in an event, a rating is a `session.updated`
+    /// that carries it, and the widget's context rides along.
+    @Test func notesStayOutRatingsAndContextGoIn() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        try Self.endpoint(fixture, [.sessionUpdated])
+        let queries = fixture.queries
+        let created = try queries.createSession(
+            workspaceID: fixture.workspaceID, visitorID: "v-1", title: "Order",
+            context: #"{"page_url":"https://shop.example/cart"}"#)
+        try fixture.append(session: created.id, body: "hello")
+        try fixture.append(
+            session: created.id, role: "operator", senderID: "op-1", kind: "note", body: "VIP: refund at once")
+        let ken = Participant(id: "op-1", role: "operator", name: "Ken")
+        _ = try #require(
+            try queries.changeSession(sessionID: created.id, SessionChangeRequest(title: "Refund"), by: ken))
+        _ = try #require(
+            try queries.changeSession(sessionID: created.id, SessionChangeRequest(status: .closed), by: ken))
+        guard
+            case .success(let rated) = try queries.recordCsat(
+                sessionID: created.id, visitorID: "v-1", rating: 5, comment: "Quick!")
+        else { throw FixtureError("the rating was refused") }
+        #expect(rated.csat?.contains("\"rating\": 5") == true && !rated.csatSurvey)
+
+        let events = try sessionEvents(fixture)
+        #expect(events.count >= 3)
+        for event in events {
+            let last = event.session["last_message"] as? [String: Any]
+            #expect(last?["body"] as? String == "hello", "\(event.session)")
+            #expect((event.session["context"] as? [String: Any])?["page_url"] as? String == "https://shop.example/cart")
+        }
+        let csat = try #require(events.last?.session["csat"] as? [String: Any])
+        #expect(csat["rating"] as? Int == 5 && csat["comment"] as? String == "Quick!")
+        #expect(events.dropLast().allSatisfy { $0.session["csat"] == nil })
+    }
+
     @Test func aRoutingPassWritesAnEventPerAssignment() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

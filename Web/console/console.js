@@ -650,6 +650,10 @@ class Console {
       (session.created_at ? ` · opened ${time(session.created_at)}` : '') +
       (session.assigned_operator ? ` · assigned to ${session.assigned_operator.name || session.assigned_operator.id}` : '');
     // The address a visitor left while nobody could answer: where to write once it has gone.
+    // The visitor's rating of a closed conversation.
+    const rated = $('[data-sb=csat-result]');
+    rated.hidden = !session.csat;
+    if (session.csat) rated.textContent = `Rated ${'★'.repeat(session.csat.rating)}${'☆'.repeat(5 - session.csat.rating)} (${session.csat.rating}/5)${session.csat.comment ? `: “${session.csat.comment}”` : ''}`;
     const contact = $('[data-sb=contact]');
     const email = session.contact?.email;
     contact.hidden = !email;
@@ -911,6 +915,11 @@ class Console {
         ['Wait for an operator, median', seconds(figures.wait_seconds.median)],
         ['Wait for an operator, 90th percentile', seconds(figures.wait_seconds.p90)],
         ['Closed without a reply', figures.unanswered],
+      ] : []),
+      // Satisfaction: the mean of the ratings given, and how many closed conversations got one.
+      ...(figures.csat ? [
+        ['Satisfaction, mean of 5', figures.csat.mean == null ? '–' : figures.csat.mean.toFixed(1)],
+        ['Rated', `${figures.csat.answered}${figures.csat.share_answered == null ? '' : ` (${Math.round(figures.csat.share_answered * 100)} %)`}`],
       ] : []),
     ];
     $('#figures').replaceChildren(

@@ -243,6 +243,8 @@ export class Switchboard extends EventTarget {
   subscribePresence(): Promise<OperatorPresence[]>;
   /** Visitors: an address to be answered at, stored on the session as `contact`. */
   leaveContact(sessionId: string, email: string): Promise<unknown>;
+  /** Visitors: rates a closed session once, 1 to 5, with an optional comment (at most 1,000 bytes). */
+  rate(sessionId: string, rating: 1 | 2 | 3 | 4 | 5, comment?: string): Promise<Session>;
   closeSession(sessionId: string): Promise<Session>;
 
   api<T = unknown>(path: string, options?: { method?: string; body?: unknown }): Promise<T>;

@@ -639,6 +639,16 @@ export class Switchboard extends EventTarget {
     return this.retrying({ type: 'session.contact', session_id: sessionId, email });
   }
 
+  /** Visitors: rates a closed session, once (1 to 5, a comment optional); resolves with the session as stored. */
+  async rate(sessionId, rating, comment) {
+    // Not repeated when unanswered: a second rating is refused, though the first was stored.
+    const frame = await this.retrying(
+      { type: 'csat', session_id: sessionId, rating, ...(comment ? { comment } : {}) },
+      { repeatUnanswered: [] },
+    );
+    return frame.session;
+  }
+
   /** Operators: assigns a session (to this operator by default). */
   async assign(sessionId, operatorId) {
     const frame = await this.retrying({ type: 'session.assign', session_id: sessionId, ...(operatorId ? { operator_id: operatorId } : {}) });

@@ -510,12 +510,23 @@ textarea,input{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 1
         this.forgetSession();
         this.note('This conversation was removed. Write to start a new one.');
       } else this.hint.hidden = session.status !== 'closed';
+      // Closed and not rated, in a workspace that asks: the survey (csat.js, loaded only then).
+      if (session.status !== 'closed' && this.surveyForm) {
+        this.surveyForm.remove();
+        this.surveyForm = null;
+        this.surveyShown = false;
+      }
+      if (session.csat_survey && !this.surveyShown) {
+        this.surveyShown = true;
+        import(new URL('/widget/csat.js', origin)).then((module) => module.survey(this, session.id), () => (this.surveyShown = false));
+      }
     }
 
     // Routing: whether someone answers soon, the visitor's place in line, and while nobody can, an email form.
     showAvailability() {
       const known = this.client?.availability;
-      this.avail.hidden = known?.operators_available == null;
+      // A closed conversation waits in no line.
+      this.avail.hidden = known?.operators_available == null || this.session?.status === 'closed';
       if (this.avail.hidden) return;
       const assigned = this.session?.status === 'assigned';
       const position = !assigned && known.queue_position;

@@ -65,6 +65,12 @@ public struct SessionInfo: Sendable, Equatable {
     /// answer, the inbox, `GET /api/v1/sessions/{id}`): nil in what the
     /// writer and the bus carry after a message.
     public var context: String?
+    /// The visitor's rating of the closed conversation, `{"rating","comment"?,"created_at"}` as JSON
+    /// text; nil until it rated. Read from the row, like `context`.
+    public var csat: String?
+    /// Closed, not rated, and its workspace's survey on: the widget asks for a rating.
+    public var csatSurvey: Bool
+
     /// The asking operator's own read position (`read_seq`), in the HTTP
     /// inbox's pages only: what its unread count starts from. Nil elsewhere.
     public var readSeq: Int64?
@@ -78,7 +84,7 @@ public struct SessionInfo: Sendable, Equatable {
         id: String, workspaceID: String, visitorID: String?, title: String, status: SessionStatus,
         assignedOperator: AssignedOperator?, lastSeq: Int64, lastMessage: LastMessage?, createdAt: String,
         updatedAt: String, version: Int64 = 1, deleted: Bool = false, waitingSince: String? = nil,
-        contact: String? = nil, context: String? = nil
+        contact: String? = nil, context: String? = nil, csat: String? = nil, csatSurvey: Bool = false
     ) {
         self.id = id
         self.workspaceID = workspaceID
@@ -95,5 +101,7 @@ public struct SessionInfo: Sendable, Equatable {
         self.waitingSince = waitingSince
         self.contact = contact
         self.context = context
+        self.csat = csat
+        self.csatSurvey = csatSurvey
     }
 }

@@ -46,7 +46,7 @@ enum APIRoutes {
         ConversationsResource.routes + MessagesResource.routes + SessionsResource.routes
         + AnalyticsResource.routes + OperatorsResource.routes + BusinessHoursResource.routes
         + WebhooksResource.routes + WebhookActionsResource.routes + WebhookDeliveriesResource.routes
-        + CannedRepliesResource.routes + TranscriptResource.routes
+        + CannedRepliesResource.routes + TranscriptResource.routes + WorkspaceResource.routes
 
     static let byLabel: [HTTPRoute: APIRoute] = Dictionary(
         uniqueKeysWithValues: all.map { ($0.label, $0) })

@@ -73,7 +73,8 @@ enum Routes {
         case .conversations, .messages, .sessionPatch, .sessionDelete, .analytics, .operators, .operatorPatch,
             .businessHours, .businessHoursPut, .webhooks, .webhookCreate, .webhook, .webhookPatch, .webhookDelete,
             .webhookTest, .webhookRotateSecret, .webhookDeliveries, .webhookDeliveryRetry, .webhookDeliveriesRetry,
-            .cannedReplies, .cannedReplyCreate, .cannedReplyPatch, .cannedReplyDelete, .transcript, .session:
+            .cannedReplies, .cannedReplyCreate, .cannedReplyPatch, .cannedReplyDelete, .transcript, .session,
+            .workspace, .workspacePatch:
             // The JSON API: its own table (API/Resources), routed only with a database.
             guard let chat = context.chat, let api = APIRoutes.byLabel[route] else { return .now(.noDatabase) }
             return APIRoutes.answer(api, request, parameters: parameters, chat: chat)

@@ -44,6 +44,7 @@ public enum Migrations {
         Migration0015.migration,
         Migration0016.migration,
         Migration0017.migration,
+        Migration0018.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -114,9 +114,15 @@ import Testing
         let gaps = zip(requests.dropFirst(), requests).map { Double($0.receivedAt - $1.receivedAt) / 1e9 }
         #expect(gaps.count == 2 && gaps[1] >= 0.29, "the second retry waits 300 ms: \(gaps)")
         let admin = TestTokens.make(role: .admin, workspace: fixture.workspace, sub: "admin-1", name: "Ada")
-        let log = try HTTPTestClient.request(
-            fixture.gateway, "GET", "/api/v1/webhooks/\(id)/deliveries", token: admin)
-        let delivery = try #require((log.json["deliveries"] as? [[String: Any]])?.first)
+        // The receiver has its answer before the gateway has stored the outcome: the log is read until it has.
+        var delivery: [String: Any] = [:]
+        for _ in 0..<50 {
+            let log = try HTTPTestClient.request(
+                fixture.gateway, "GET", "/api/v1/webhooks/\(id)/deliveries", token: admin)
+            delivery = try #require((log.json["deliveries"] as? [[String: Any]])?.first)
+            if delivery["status"] as? String != "pending" { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         #expect(delivery["status"] as? String == "succeeded" && delivery["attempts"] as? Int == 3, "\(delivery)")
     }
 }
