@@ -32,6 +32,10 @@ enum CannedReplyBody {
 
     private static func fields(_ request: HTTPRequest) throws(ChatError) -> Fields {
         let object = try JSONBody.object(request, maxBytes: maxBodyBytes, allowed: ["shortcut", "body"])
+        // Null is no value here: a reply has both, and a change names what it changes.
+        for key in ["shortcut", "body"] where object[key]?.isNull == true {
+            throw .badRequest("\"\(key)\" must be a string, not null")
+        }
         var fields = Fields()
         if let shortcut = try JSONBody.string(object, "shortcut") {
             if let problem = shortcutProblem(shortcut) { throw .badRequest("\"shortcut\" \(problem)") }
@@ -61,7 +65,8 @@ enum CannedReplyBody {
 
     static func bodyProblem(_ body: String) -> String? {
         if body.utf8.count > maxReplyBytes { return "is \(body.utf8.count) bytes; at most \(maxReplyBytes) are kept" }
-        if body.allSatisfy(\.isWhitespace) { return "must not be empty or blank" }
+        // Blank: ASCII spaces, tabs and line breaks alone (what the OpenAPI pattern says, exactly).
+        if body.utf8.allSatisfy({ (9...13).contains($0) || $0 == 32 }) { return "must not be empty or blank" }
         if body.utf8.contains(0) { return "must not contain NUL characters" }
         return nil
     }

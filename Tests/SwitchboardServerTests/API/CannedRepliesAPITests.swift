@@ -94,6 +94,7 @@ import Testing
             #"{"body":"x"}"#,
             #"{"shortcut":"refund","body":"x","title":"Refund"}"#,
             #"{"shortcut":7,"body":"x"}"#,
+            #"{"shortcut":"refund","body":null}"#,
         ] {
             let reply = try call(fixture, "POST", body: bad, token: ken)
             #expect(reply.status == 400, "\(bad): \(reply.status) \(reply.errorMessage)")
@@ -101,6 +102,11 @@ import Testing
         #expect(shortcuts(try call(fixture, "GET", token: ken)).isEmpty)
         let id = UUID().uuidString
         #expect(try call(fixture, "PATCH", "/api/v1/canned-replies/\(id)", body: "{}", token: ken).status == 400)
+        #expect(
+            try call(
+                fixture, "PATCH", "/api/v1/canned-replies/\(id)", body: #"{"body":null,"shortcut":"a"}"#, token: ken
+            )
+            .status == 400)
         #expect(
             try call(fixture, "PATCH", "/api/v1/canned-replies/\(id)", body: #"{"body":"x"}"#, token: ken).status == 404
         )

@@ -15,8 +15,8 @@ enum ConversationsResource {
         let limit = Int(try query.integer("limit", in: 1...200, default: 50))
         let cursor = query.string("cursor")
         let visitor = query.string("visitor_id")
-        if let visitor, visitor.isEmpty || visitor.utf8.count > 128 || visitor.utf8.contains(0) {
-            throw .badRequest("\"visitor_id\" must be 1 to 128 bytes")
+        if let visitor, visitor.isEmpty || visitor.unicodeScalars.count > 128 || visitor.utf8.contains(0) {
+            throw .badRequest("\"visitor_id\" must be 1 to 128 characters")
         }
         let workspace = request.identity.workspaceID
         // Each operator's own read positions: the console's unread counts.
