@@ -59,7 +59,9 @@ import Testing
         let db = try database.connect()
         let seed = try Self.createLegacy(db)
         let messagesBefore = try db.query(Self.legacySnapshotSQL).rows
-        let workspacesBefore = try db.query("SELECT * FROM workspaces ORDER BY id").rows
+        let legacyWorkspaces = try db.query("SELECT * FROM workspaces ORDER BY id")
+        let workspacesBefore = legacyWorkspaces.rows
+        let legacyColumns = (0..<legacyWorkspaces.columnCount).map { "\"\(legacyWorkspaces.columnName($0))\"" }
 
         #expect(try MigrationRunner(connection: db).up().count == latest)
 
@@ -124,7 +126,11 @@ import Testing
         }
         // Nothing dropped or changed.
         #expect(try db.query(Self.legacySnapshotSQL).rows == messagesBefore)
-        #expect(try db.query("SELECT * FROM workspaces ORDER BY id").rows == workspacesBefore)
+        // Every legacy column of every workspace as it was; migration 18's switch is on for each.
+        #expect(
+            try db.query("SELECT \(legacyColumns.joined(separator: ", ")) FROM workspaces ORDER BY id").rows
+                == workspacesBefore)
+        #expect(try db.count("SELECT count(*) FROM workspaces WHERE NOT csat_enabled") == 0)
         #expect(try db.count("SELECT count(*) FROM chat_sessions WHERE workspace_id = $1", [seed.empty]) == 0)
     }
 }
