@@ -24,8 +24,11 @@ private func check(_ frame: ClientFrame) {
     switch frame {
     case .hello(let token):
         precondition(!token.isEmpty, "empty token accepted")
-    case .sessionCreate(let title):
+    case .sessionCreate(let title, let context):
         precondition((title?.utf8.count ?? 0) <= 200, "title over 200 bytes accepted")
+        // At most six members of 2 KiB each, escaped (\uXXXX: six bytes a character), and their keys.
+        precondition((context?.utf8.count ?? 0) <= 6 * (6 * SessionContext.maxValueBytes + 16) + 2, "context unbounded")
+        precondition(!(context?.utf8.contains(0) ?? false), "NUL accepted in a context")
     case .join(let session, let since):
         precondition(isCanonicalUUID(session), "session id \(session) not canonical")
         precondition((since ?? 0) >= 0, "negative since_seq accepted")
@@ -52,6 +55,11 @@ private func check(_ frame: ClientFrame) {
     case .sessionContact(let session, let email):
         precondition(isCanonicalUUID(session), "session id \(session) not canonical")
         precondition(ContactEmail.problem(email) == nil, "an address the decoder calls invalid accepted")
+    case .csat(let session, let rating, let comment):
+        precondition(isCanonicalUUID(session), "session id \(session) not canonical")
+        precondition((1...5).contains(rating), "a rating out of 1...5 accepted")
+        precondition((comment?.utf8.count ?? 0) <= CsatAnswer.maxCommentBytes, "a comment over the limit accepted")
+        precondition(comment?.isEmpty != true && !(comment?.utf8.contains(0) ?? false), "an empty or NUL comment kept")
     case .inboxSubscribe, .presenceSubscribe, .ping, .presenceSet:
         // No fields, or one the decoder can only give as an enum case.
         break
