@@ -497,7 +497,10 @@ class Console {
   upsert(session, { append = false } = {}) {
     const known = this.sessions.get(session.id);
     if (known && (known.version ?? 0) > (session.version ?? 0)) return;
-    if (!append && known) this.alerts.changed(known, session, { open: session.id === this.openId });
+    // A session first heard of live is news too; a change this operator just made (act) is not.
+    if (!append && this.acting !== session.id) {
+      this.alerts.changed(known ?? {}, session, { open: session.id === this.openId });
+    }
     session = { ...known, ...session };
     this.sessions.set(session.id, session);
     const me = this.client.user?.id;
