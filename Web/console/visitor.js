@@ -31,6 +31,8 @@ export class VisitorPanel {
     this.panel = document.querySelector('[data-sb=context]');
     this.body = document.querySelector('#context-body');
     this.shownFor = null;
+    // On a phone the conversation needs the screen: the panel starts folded (a tap opens it), as the layout's.
+    if (matchMedia('(max-width: 760px)').matches) this.panel.open = false;
   }
 
   clear() {
