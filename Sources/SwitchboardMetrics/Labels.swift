@@ -80,6 +80,8 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
     case workspace
     /// `PATCH /api/v1/workspace`
     case workspacePatch = "workspace_patch"
+    /// `GET /api/v1/search`
+    case search
     case ws
     case echo
     /// The browser clients' files (`/`, `/sdk/`, `/widget/`, `/console/`).
@@ -130,6 +132,7 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
         case .session: 36
         case .workspace: 37
         case .workspacePatch: 38
+        case .search: 39
         }
     }
 }

@@ -39,9 +39,9 @@ extension ChatQueries {
     ) throws(QueryError)
         -> InboxPage
     {
-        var position: InboxCursor?
+        var position: KeysetCursor?
         if let cursor {
-            guard let parsed = InboxCursor(cursor) else { throw .invalidCursor }
+            guard let parsed = KeysetCursor(cursor) else { throw .invalidCursor }
             position = parsed
         }
         guard limit > 0 else { return InboxPage(sessions: [], nextCursor: nil) }
@@ -84,7 +84,7 @@ extension ChatQueries {
         var nextCursor: String?
         if result.rowCount > limit, let last = sessions.last {
             let micros = try RowDecoding.int64(result, count - 1, RowDecoding.sessionCursorColumn)
-            nextCursor = InboxCursor(createdAtMicroseconds: micros, id: last.id).text
+            nextCursor = KeysetCursor(createdAtMicroseconds: micros, id: last.id).text
         }
         return InboxPage(sessions: sessions, nextCursor: nextCursor)
     }

@@ -4,14 +4,14 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible {
     case unavailable(String)
     /// The database refused the query (a bug or a broken schema, not the client's doing).
     case failed(String)
-    /// An inbox cursor that no inbox page produced (protocol `bad_request`).
+    /// A cursor that no page (inbox, search) produced (protocol `bad_request`).
     case invalidCursor
 
     public var description: String {
         switch self {
         case .unavailable(let message): return "database unavailable: \(message)"
         case .failed(let message): return "query failed: \(message)"
-        case .invalidCursor: return "invalid inbox cursor"
+        case .invalidCursor: return "invalid cursor"
         }
     }
 }

@@ -1,10 +1,17 @@
 import SwitchboardPostgres
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Applies, inspects and rolls back this build's migrations on one database.
 ///
 /// One linear history, recorded in `schema_migrations` with a SHA-256 of each
 /// migration's SQL. Each migration runs in its own transaction together with
-/// its history row, so a database is always at a whole version. Runners on
+/// its history row, so a database is always at a whole version; the exception
+/// is a migration PostgreSQL cannot run in a transaction (`CREATE INDEX
+/// CONCURRENTLY`), whose statements run alone and which is written to be run
+/// again after a failure (`Migration.Mode`). Runners on
 /// several hosts serialize on a session-level advisory lock held for the whole
 /// run: the second waits, then finds nothing left to do.
 ///
@@ -13,6 +20,9 @@ public final class MigrationRunner {
     /// The advisory lock key every runner takes ("SWMIGRAT" in ASCII), fixed so
     /// that builds of any version exclude each other.
     public static let advisoryLockKey: Int64 = 0x5357_4D49_4752_4154
+
+    /// How long a runner waits between tries of the advisory lock.
+    static let lockPollMicroseconds: UInt32 = 100_000
 
     public let migrations: [Migration]
     private let connection: PostgresConnection
@@ -51,11 +61,19 @@ public final class MigrationRunner {
             guard divergences.isEmpty else { throw .diverged(divergences) }
             var applied: [Migration] = []
             for migration in history.pending {
-                try inTransaction(migration, .up) { () throws(PostgresError) in
-                    try connection.execute(migration.sql)
-                    try connection.query(
+                let record = { [connection] () throws(PostgresError) -> Void in
+                    _ = try connection.query(
                         "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
                         [String(migration.version), migration.name, migration.checksum])
+                }
+                switch migration.mode {
+                case .transaction:
+                    try inTransaction(migration, .up) { () throws(PostgresError) in
+                        try connection.execute(migration.sql)
+                        try record()
+                    }
+                case .eachStatementAlone(let statements, _):
+                    try alone(migration, .up, statements, then: record)
                 }
                 applied.append(migration)
                 onApplied(migration)
@@ -98,10 +116,18 @@ public final class MigrationRunner {
             var rolledBack: [Migration] = []
             for migration in migrations.reversed()
             where migration.version > target && applied.contains(migration.version) {
-                try inTransaction(migration, .down) { () throws(PostgresError) in
-                    try connection.execute(migration.down)
-                    try connection.query(
+                let forget = { [connection] () throws(PostgresError) -> Void in
+                    _ = try connection.query(
                         "DELETE FROM schema_migrations WHERE version = $1", [String(migration.version)])
+                }
+                switch migration.mode {
+                case .transaction:
+                    try inTransaction(migration, .down) { () throws(PostgresError) in
+                        try connection.execute(migration.down)
+                        try forget()
+                    }
+                case .eachStatementAlone(_, let statements):
+                    try alone(migration, .down, statements, then: forget)
                 }
                 rolledBack.append(migration)
                 onRolledBack(migration)
@@ -155,12 +181,36 @@ public final class MigrationRunner {
         }
     }
 
-    /// Holds the advisory lock around `body`. Session-level, so it also covers
+    /// Each statement in autocommit, in order, then `history` (the history
+    /// row's change); the first failure stops the run and names the migration.
+    /// What ran before it stays: `Migration.Mode.eachStatementAlone` says why
+    /// such a migration can run again.
+    private func alone(
+        _ migration: Migration, _ direction: MigrationError.Direction, _ statements: [String],
+        then history: () throws(PostgresError) -> Void
+    ) throws(MigrationError) {
+        do {
+            for statement in statements { try connection.execute(statement) }
+            try history()
+        } catch {
+            throw .failed(version: migration.version, name: migration.name, direction: direction, error: error)
+        }
+    }
+
+    /// Holds the advisory lock around `body`, waiting for another runner's to end. Session-level, so it also covers
     /// the gaps between the per-migration transactions; released even when
     /// `body` throws (and by the server if the connection dies).
     private func withLock<T>(_ body: () throws(MigrationError) -> T) throws(MigrationError) -> T {
+        // Polled rather than waited for: a runner blocked inside
+        // pg_advisory_lock is a transaction in progress, and the holder's
+        // CREATE INDEX CONCURRENTLY waits for every such transaction to end;
+        // the two would deadlock. Each try is an instant's transaction.
         do {
-            try connection.query("SELECT pg_advisory_lock($1)", [String(Self.advisoryLockKey)])
+            while try connection.query("SELECT pg_try_advisory_lock($1)", [String(Self.advisoryLockKey)])
+                .bool(0, 0) != true
+            {
+                usleep(Self.lockPollMicroseconds)
+            }
         } catch {
             throw Self.mapped(error)
         }

@@ -112,6 +112,37 @@ import Testing
         #expect(try MigrationRunner(url: database.url).up().isEmpty)
     }
 
+    /// `CREATE INDEX CONCURRENTLY` runs only outside a transaction: such a
+    /// migration's statements run alone, what ran before a failure stays,
+    /// and the migration runs again from its start once fixed.
+    @Test func aMigrationOfStatementsAloneRunsOutsideATransactionAndAgainAfterAFailure() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let build = [
+            "DROP INDEX CONCURRENTLY IF EXISTS idx_test_titles",
+            "CREATE INDEX CONCURRENTLY idx_test_titles ON chat_sessions (title)",
+        ]
+        let drop = ["DROP INDEX CONCURRENTLY IF EXISTS idx_test_titles"]
+        let failing = Migration(version: future, name: "titles", statementsAlone: build + ["SELECT 1 / 0"], down: drop)
+        let error = #expect(throws: MigrationError.self) {
+            try MigrationRunner(connection: db, migrations: Migrations.all + [failing]).up()
+        }
+        #expect(error?.description.contains("division by zero") == true)
+        #expect(try db.appliedVersions() == Array(1...latest))
+        #expect(try db.exists("idx_test_titles"))
+
+        let fixed = Migration(version: future, name: "titles", statementsAlone: build, down: drop)
+        let runner = try MigrationRunner(connection: db, migrations: Migrations.all + [fixed])
+        #expect(try runner.up().map(\.version) == [future])
+        #expect(try db.appliedVersions() == Array(1...future))
+        let valid = try db.query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'idx_test_titles'::regclass")
+        #expect(valid.bool(0, 0) == true)
+        #expect(try runner.migrateDown(to: latest).map(\.version) == [future])
+        #expect(try !db.exists("idx_test_titles"))
+        #expect(try db.appliedVersions() == Array(1...latest))
+    }
+
     @Test func concurrentRunnersApplyEachMigrationExactlyOnce() throws {
         let database = try TestDatabase()
         defer { database.drop() }

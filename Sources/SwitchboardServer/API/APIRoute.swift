@@ -47,6 +47,7 @@ enum APIRoutes {
         + AnalyticsResource.routes + OperatorsResource.routes + BusinessHoursResource.routes
         + WebhooksResource.routes + WebhookActionsResource.routes + WebhookDeliveriesResource.routes
         + CannedRepliesResource.routes + TranscriptResource.routes + WorkspaceResource.routes
+        + SearchResource.routes
 
     static let byLabel: [HTTPRoute: APIRoute] = Dictionary(
         uniqueKeysWithValues: all.map { ($0.label, $0) })

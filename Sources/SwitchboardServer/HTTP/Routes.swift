@@ -74,7 +74,7 @@ enum Routes {
             .businessHours, .businessHoursPut, .webhooks, .webhookCreate, .webhook, .webhookPatch, .webhookDelete,
             .webhookTest, .webhookRotateSecret, .webhookDeliveries, .webhookDeliveryRetry, .webhookDeliveriesRetry,
             .cannedReplies, .cannedReplyCreate, .cannedReplyPatch, .cannedReplyDelete, .transcript, .session,
-            .workspace, .workspacePatch:
+            .workspace, .workspacePatch, .search:
             // The JSON API: its own table (API/Resources), routed only with a database.
             guard let chat = context.chat, let api = APIRoutes.byLabel[route] else { return .now(.noDatabase) }
             return APIRoutes.answer(api, request, parameters: parameters, chat: chat)

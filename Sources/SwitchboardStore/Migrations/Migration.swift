@@ -7,16 +7,42 @@ import SwitchboardCrypto
 /// `down` undoes `sql` and is destructive by design: it deletes whatever the
 /// migration added, data included. Only `switchboard migrate down --yes` runs it.
 public struct Migration: Sendable {
+    /// How the runner applies a migration's SQL.
+    public enum Mode: Sendable, Equatable {
+        /// One transaction holds the SQL and its history row: all or nothing.
+        case transaction
+        /// Each statement on its own, outside any transaction, then the
+        /// history row: for what PostgreSQL refuses inside one (`CREATE INDEX
+        /// CONCURRENTLY`, which keeps a large table writable while it builds).
+        /// A failure part way leaves the statements before it applied, so
+        /// such a migration must be safe to run again from its start
+        /// (`IF EXISTS` / `IF NOT EXISTS`, an invalid index dropped first).
+        case eachStatementAlone(up: [String], down: [String])
+    }
+
     public let version: Int
     public let name: String
     public let sql: String
     public let down: String
+    public let mode: Mode
 
     public init(version: Int, name: String, sql: String, down: String) {
         self.version = version
         self.name = name
         self.sql = sql
         self.down = down
+        self.mode = .transaction
+    }
+
+    /// A migration whose statements run one by one outside a transaction
+    /// (`Mode.eachStatementAlone`); `sql` and `down` are them joined, for the
+    /// checksum and for reading.
+    public init(version: Int, name: String, statementsAlone up: [String], down: [String]) {
+        self.version = version
+        self.name = name
+        self.sql = up.joined(separator: ";\n") + ";\n"
+        self.down = down.joined(separator: ";\n") + ";\n"
+        self.mode = .eachStatementAlone(up: up, down: down)
     }
 
     /// Hex SHA-256 of `sql` (not of `down`: editing a rollback does not change
@@ -45,6 +71,7 @@ public enum Migrations {
         Migration0016.migration,
         Migration0017.migration,
         Migration0018.migration,
+        Migration0019.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -5,7 +5,7 @@ import Testing
 
 /// Private notes over a real gateway and PostgreSQL: a visitor never
 /// receives one, whatever path it takes (live, a join's replay after a
-/// reconnect, the history API, the transcript, the session's last message), and cannot send
+/// reconnect, the history API, the transcript, search, the session's last message), and cannot send
 /// one; operators and admins get them everywhere.
 @Suite(.serialized) struct NoteConversationTests {
     private func bodies(_ frames: [[String: Any]]) -> [String] {
@@ -99,8 +99,18 @@ import Testing
             #expect(teamText.contains("refund without asking"))
             #expect(teamText.contains(html ? "Ken (operator) · Private note" : "Ken (operator) [private note]"))
         }
+        // Search, by role: the visitor's token finds the reply, never the note; the team's finds both.
+        func searched(_ token: String) throws -> [Int] {
+            let reply = try HTTPTestClient.request(fixture.gateway, "GET", "/api/v1/search?q=refund", token: token)
+            #expect(reply.status == 200, "\(reply.status) \(reply.errorMessage)")
+            let results = reply.json["results"] as? [[String: Any]] ?? []
+            return results.map { ($0["message"] as? [String: Any])?["seq"] as? Int ?? 0 }
+        }
+        #expect(try searched(visitorToken) == [3])
+        #expect(try searched(kenToken) == [3, 2])
         let otherWorkspace = TestTokens.make(
             role: .operator, workspace: UUID().uuidString.lowercased(), sub: "op-zed", name: "Zed")
+        #expect(try searched(otherWorkspace).isEmpty)
         #expect(try HTTPTestClient.request(fixture.gateway, "GET", transcript, token: otherWorkspace).status == 403)
         let stranger = TestTokens.make(role: .visitor, workspace: fixture.workspace, sub: "v-2", name: "Sam")
         #expect(try HTTPTestClient.request(fixture.gateway, "GET", transcript, token: stranger).status == 403)

@@ -1,11 +1,11 @@
 import SwitchboardChat
 import SwitchboardIdentifiers
 
-/// The inbox's keyset position: the last session of a page, by
-/// (created_at, id), written as "<created_at microseconds since epoch>_<uuid>".
-/// created_at never changes, so a cursor stays valid while sessions are
-/// updated, and a page never repeats or skips a session.
-struct InboxCursor: Equatable {
+/// A keyset position: the last row of a page (an inbox's session, a search's
+/// message), by (created_at, id), written as "<created_at microseconds since
+/// epoch>_<uuid>". created_at never changes, so a cursor stays valid while
+/// rows are updated, and a page never repeats or skips a row.
+struct KeysetCursor: Equatable {
     var createdAtMicroseconds: Int64
     /// Lower-case UUID text.
     var id: String

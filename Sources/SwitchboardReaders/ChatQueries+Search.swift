@@ -1,0 +1,96 @@
+import SwitchboardChat
+import SwitchboardPostgres
+
+/// Who is searching: staff see the workspace's messages, notes included; a
+/// visitor sees the messages of its own sessions, never a note.
+public enum SearchScope: Sendable, Equatable {
+    case staff
+    case visitor(id: String)
+}
+
+extension ChatQueries {
+    /// Messages of the workspace's sessions that are not deleted, matching
+    /// `query` (PostgreSQL's `websearch_to_tsquery` with the `simple`
+    /// configuration: words, "quoted phrases", `or`, `-word`), newest first
+    /// by (created_at, id), keyset-paged like the inbox; system lines are
+    /// never found. A query of no words (punctuation only) finds nothing.
+    ///
+    /// Matching runs on the GIN index of migration 19 (the same expression);
+    /// the snippets (`ts_headline`, the costly part) are made for the page's
+    /// rows only, after its limit. `ts_headline` drops what its parser takes
+    /// for HTML tags, so `<` reaches it as a stand-in (`SnippetPart.lessThan`)
+    /// and comes back as written: a snippet shows "<b>" as the visitor typed it.
+    public func search(
+        workspaceID: String, query: String, scope: SearchScope, limit: Int, cursor: String?
+    ) throws(QueryError) -> SearchPage {
+        var position: KeysetCursor?
+        if let cursor {
+            guard let parsed = KeysetCursor(cursor) else { throw .invalidCursor }
+            position = parsed
+        }
+        guard limit > 0 else { return SearchPage(hits: [], nextCursor: nil) }
+        let visitor: String?
+        switch scope {
+        case .staff: visitor = nil
+        case .visitor(let id): visitor = id
+        }
+        let marks = "\(SnippetPart.start)\(SnippetPart.stop)\(SnippetPart.lessThan)"
+        let result = try run(
+            """
+            WITH hits AS (
+                SELECT c.id, c.session_id, c.seq, c.kind, c.content, c.sender_id, c.user_id, c.role,
+                       c.sender_name, c.created_at
+                  FROM chats c JOIN chat_sessions s ON s.id = c.session_id
+                 WHERE c.workspace_id = $1::uuid
+                   AND to_tsvector('simple'::regconfig, c.content) @@ websearch_to_tsquery('simple'::regconfig, $2)
+                   AND c.kind <> 'event'
+                   AND ($3::text IS NULL OR (c.kind <> 'note' AND s.user_id = $3::text))
+                   AND s.deleted_at IS NULL
+                   AND ($4::bigint IS NULL
+                        OR (c.created_at, c.id)
+                           < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::uuid))
+                 ORDER BY c.created_at DESC, c.id DESC
+                 LIMIT $6::bigint
+            )
+            SELECT h.id::text, h.session_id::text, h.seq, h.kind,
+                   coalesce(h.sender_id, h.user_id::text, ''), h.role, h.sender_name,
+                   \(RowDecoding.timestamp("h.created_at")),
+                   (extract(epoch FROM h.created_at) * 1000000)::bigint,
+                   ts_headline('simple'::regconfig, replace(translate(h.content, $7, ''), '<', $9),
+                               websearch_to_tsquery('simple'::regconfig, $2), $8),
+                   s.title, s.status, s.user_id
+              FROM hits h JOIN chat_sessions s ON s.id = h.session_id
+             ORDER BY h.created_at DESC, h.id DESC
+            """,
+            [
+                workspaceID, query, visitor, position.map { String($0.createdAtMicroseconds) }, position?.id,
+                String(limit < Int.max ? limit + 1 : limit), marks,
+                "StartSel=\(SnippetPart.start), StopSel=\(SnippetPart.stop), MaxWords=30, MinWords=12, ShortWord=0",
+                String(SnippetPart.lessThan),
+            ], retryable: true)
+        let count = min(result.rowCount, limit)
+        var hits: [SearchHit] = []
+        hits.reserveCapacity(count)
+        for row in 0..<count {
+            hits.append(
+                SearchHit(
+                    id: try RowDecoding.required(result, row, 0), sessionID: try RowDecoding.required(result, row, 1),
+                    seq: try RowDecoding.int64(result, row, 2), kind: try RowDecoding.required(result, row, 3),
+                    sender: Participant(
+                        id: try RowDecoding.required(result, row, 4), role: try RowDecoding.required(result, row, 5),
+                        name: result.string(row, 6)),
+                    createdAt: try RowDecoding.required(result, row, 7),
+                    snippet: SnippetPart.parts(try RowDecoding.required(result, row, 9)),
+                    sessionTitle: result.string(row, 10) ?? "",
+                    sessionStatus: try RowDecoding.required(result, row, 11),
+                    visitorID: result.string(row, 12) ?? ""))
+        }
+        var nextCursor: String?
+        if result.rowCount > limit, let last = hits.last {
+            nextCursor =
+                KeysetCursor(createdAtMicroseconds: try RowDecoding.int64(result, count - 1, 8), id: last.id)
+                .text
+        }
+        return SearchPage(hits: hits, nextCursor: nextCursor)
+    }
+}

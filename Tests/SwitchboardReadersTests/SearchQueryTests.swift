@@ -1,0 +1,125 @@
+import Foundation
+import SwitchboardChat
+import SwitchboardReaders
+import Testing
+
+/// Full-text search over a real PostgreSQL (migration 19's index): scoped to
+/// the workspace, newest first, keyset-paged, snippets marking the matched
+/// words, notes for staff only, a visitor's search inside its own sessions.
+@Suite struct SearchQueryTests {
+    @Test func findsOneWordAmongAHundredThousandMessagesAndNothingOfAnotherWorkspace() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let other = UUID().uuidString.lowercased()
+        try fixture.admin.query(
+            "INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w'), ($2::uuid, 'other')",
+            [fixture.workspaceID, other])
+        // 100 sessions of 1,000 messages each, from a vocabulary without the words searched below.
+        try fixture.admin.query(
+            """
+            WITH sessions AS (
+                INSERT INTO chat_sessions (workspace_id, user_id, title, last_seq)
+                SELECT $1::uuid, 'v-' || n, 'Session ' || n, 1000 FROM generate_series(1, 100) n
+                RETURNING id)
+            INSERT INTO chats (workspace_id, session_id, seq, client_msg_id, role, sender_id, content, created_at)
+            SELECT $1::uuid, s.id, m, 'c' || m, 'visitor', 'v', 
+                   (ARRAY['where','is','my','parcel','please','help','thanks','order','delivery','late'])[1 + m % 10]
+                   || ' ' || (ARRAY['today','box','shoes','size','return','label','again','hello'])[1 + m % 8]
+                   || ' ' || m,
+                   now() - interval '1 day' + m * interval '1 millisecond'
+              FROM sessions s, generate_series(1, 1000) m
+            """, [fixture.workspaceID])
+        #expect(try fixture.admin.query("SELECT count(*) FROM chats").int(0, 0) == 100_000)
+        let ours = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-9", title: nil)
+        let theirs = try fixture.queries.createSession(workspaceID: other, visitorID: "v-9", title: nil)
+        try fixture.append(session: ours.id, body: "The box for order #4411 arrived crushed")
+        try fixture.append(session: theirs.id, body: "order #4411 of the other shop")
+        try fixture.admin.query("ANALYZE chats")
+
+        let page = try fixture.queries.search(
+            workspaceID: fixture.workspaceID, query: "#4411 crushed", scope: .staff, limit: 20, cursor: nil)
+        #expect(page.hits.map(\.sessionID) == [ours.id] && page.nextCursor == nil)
+        let hit = try #require(page.hits.first)
+        #expect(hit.seq == 1 && hit.kind == "text" && hit.sender.id == "v-1" && hit.sessionStatus == "open")
+        #expect(hit.snippet.filter(\.matched).map(\.text) == ["4411", "crushed"])
+        #expect(hit.snippet.map(\.text).joined() == "The box for order #4411 arrived crushed")
+        let theirPage = try fixture.queries.search(
+            workspaceID: other, query: "4411", scope: .staff, limit: 20, cursor: nil)
+        #expect(theirPage.hits.map(\.sessionID) == [theirs.id])
+        // A word no message has, and a query of no words at all.
+        #expect(
+            try fixture.queries.search(
+                workspaceID: fixture.workspaceID, query: "refund", scope: .staff, limit: 20, cursor: nil
+            ).hits.isEmpty)
+        #expect(
+            try fixture.queries.search(
+                workspaceID: fixture.workspaceID, query: "!!! ???", scope: .staff, limit: 20, cursor: nil
+            ).hits.isEmpty)
+        // The index, not a scan of every message, answers.
+        let plan = try fixture.admin.query(
+            """
+            EXPLAIN SELECT 1 FROM chats c
+             WHERE to_tsvector('simple'::regconfig, c.content) @@ websearch_to_tsquery('simple'::regconfig, '4411')
+               AND c.kind <> 'event'
+            """)
+        let planText = (0..<plan.rowCount).map { plan.string($0, 0) ?? "" }.joined(separator: "\n")
+        #expect(planText.contains("idx_chats_search"), "\(planText)")
+    }
+
+    @Test func pagesNewestFirstWithoutRepeatsAndSkipsEventsAndDeletedSessions() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let first = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        let second = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-2", title: nil)
+        let gone = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-3", title: nil)
+        for index in 0..<45 {
+            try fixture.append(session: index % 2 == 0 ? first.id : second.id, body: "refund number \(index)")
+        }
+        try fixture.append(session: first.id, kind: "event", body: "Ken promised a refund")
+        try fixture.append(session: gone.id, body: "refund in a deleted conversation")
+        try fixture.admin.query("UPDATE chat_sessions SET deleted_at = now() WHERE id = $1::uuid", [gone.id])
+
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let page = try fixture.queries.search(
+                workspaceID: fixture.workspaceID, query: "refund", scope: .staff, limit: 20, cursor: cursor)
+            seen += page.hits.map { $0.snippet.map(\.text).joined() }
+            cursor = page.nextCursor
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(pages == 3)
+        #expect(seen == (0..<45).reversed().map { "refund number \($0)" })
+        #expect(throws: QueryError.invalidCursor) {
+            try fixture.queries.search(
+                workspaceID: fixture.workspaceID, query: "refund", scope: .staff, limit: 20, cursor: "nope")
+        }
+    }
+
+    @Test func aVisitorFindsItsOwnConversationsWithoutNotesStaffFindNotes() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let mine = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        let someoneElses = try fixture.queries.createSession(
+            workspaceID: fixture.workspaceID, visitorID: "v-2", title: nil)
+        try fixture.append(session: mine.id, body: "my parcel is late")
+        try fixture.append(
+            session: mine.id, role: "operator", senderID: "op-ken", kind: "note", body: "parcel lost, refund her")
+        try fixture.append(session: someoneElses.id, senderID: "v-2", body: "another parcel question")
+
+        let visitor = try fixture.queries.search(
+            workspaceID: fixture.workspaceID, query: "parcel", scope: .visitor(id: "v-1"), limit: 20, cursor: nil)
+        #expect(visitor.hits.map { $0.snippet.map(\.text).joined() } == ["my parcel is late"])
+        let staff = try fixture.queries.search(
+            workspaceID: fixture.workspaceID, query: "parcel", scope: .staff, limit: 20, cursor: nil)
+        #expect(staff.hits.map(\.kind).sorted() == ["note", "text", "text"])
+        // A snippet's marks come from the query alone: a body holding the private-use marks forges none.
+        try fixture.append(session: mine.id, body: "\u{E000}fake\u{E001} parcel <img src=x onerror=alert(1)>")
+        let marked = try fixture.queries.search(
+            workspaceID: fixture.workspaceID, query: "parcel", scope: .visitor(id: "v-1"), limit: 1, cursor: nil)
+        let parts = try #require(marked.hits.first?.snippet)
+        #expect(parts.filter(\.matched).map(\.text) == ["parcel"])
+        #expect(parts.map(\.text).joined() == "fake parcel <img src=x onerror=alert(1)>")
+    }
+}
