@@ -10,6 +10,7 @@ import { Team, waited } from '/console/team.js';
 import { CannedReplies } from '/console/canned.js';
 import { VisitorPanel } from '/console/visitor.js';
 import { Alerts } from '/console/alerts.js';
+import { Search } from '/console/search.js';
 
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 100; // inbox rows per HTTP page
@@ -117,6 +118,7 @@ class Console {
     this.team = new Team(this);
     this.visitor = new VisitorPanel(client);
     this.alerts = new Alerts(client);
+    this.search = new Search(client, { time, flash: (text) => this.flash(text) });
     // Files for the next reply, uploaded to the open conversation (emptied when another one opens).
     this.tray = new Tray({ client, session: async () => this.openId, changed: ({ focus } = {}) => this.trayChanged(focus) });
   }
@@ -191,6 +193,7 @@ class Console {
     $('#me').textContent = `Signed in as ${client.user?.name || client.user?.id}`;
     this.team.start();
     this.alerts.start();
+    this.search.start();
     client.subscribeInbox().catch((error) => this.flash(`Could not follow the inbox: ${plain(error)}.`));
     this.reload();
     this.route();
@@ -583,9 +586,10 @@ class Console {
   }
 
   route() {
-    const match = location.hash.match(/^#\/s\/([0-9a-f-]{36})$/i);
+    // #/s/<session>, or #/s/<session>/<seq>: the conversation opened at that message (a search result).
+    const match = location.hash.match(/^#\/s\/([0-9a-f-]{36})(?:\/([1-9][0-9]{0,15}))?$/i);
     const webhooks = location.hash.match(/^#\/webhooks(?:\/([^/]+))?\/?$/);
-    if (match) this.openConversation(match[1]);
+    if (match) this.openConversation(match[1], match[2] ? Number(match[2]) : null);
     else if (webhooks) this.showWebhooks(decodeURIComponent(webhooks[1] ?? ''));
     else if (this.openId) this.closeConversation();
     else if (!$('[data-sb=webhooks]').hidden) {
@@ -603,7 +607,9 @@ class Console {
 
   // MARK: conversation
 
-  async openConversation(id) {
+  async openConversation(id, atSeq = null) {
+    // Already open with the message shown: only the scroll moves.
+    if (this.openId === id && atSeq != null && this.messages.has(atSeq)) return this.reveal(atSeq);
     if (this.openId && this.openId !== id) this.client.leave(this.openId);
     this.openId = id;
     this.totalUnread();
@@ -614,7 +620,12 @@ class Console {
     this.visitorName = null;
     $('#log').replaceChildren();
     this.showPane('conversation');
-    this.visitor.show(id, () => this.openId === id);
+    // A conversation outside the list (a search result, a link): headed by the session as stored.
+    this.visitor.show(id, () => this.openId === id, (stored) => {
+      if (this.sessions.has(id)) return;
+      this.sessions.set(id, stored);
+      this.showHeader(stored);
+    });
     $('[data-sb=typing]').hidden = true;
     for (const [rowId, row] of this.rows) row.setAttribute('aria-selected', String(rowId === id));
     let session = this.sessions.get(id);
@@ -623,7 +634,8 @@ class Console {
     else this.showHeader({ id, title: 'Conversation', status: '', created_at: null });
     // History over HTTP (the newest window), then live from the last message shown. Without the
     // history the join alone fills the window (its replay, paged by the SDK when truncated).
-    let since = Math.max(0, lastSeq - 50);
+    // At a message: from a little before it; the join then brings everything after the page.
+    let since = atSeq != null ? Math.max(0, atSeq - 20) : Math.max(0, lastSeq - 50);
     try {
       const page = await this.client.history(id, { afterSeq: since, limit: 100 });
       if (this.openId !== id) return;
@@ -642,8 +654,23 @@ class Console {
     if (this.openId !== id) return;
     session = this.sessions.get(id);
     if (session) this.showHeader(session);
-    $('[data-sb=composer]').focus();
+    if (atSeq != null) this.reveal(atSeq);
+    else $('[data-sb=composer]').focus();
     this.markRead();
+  }
+
+  /** Scrolls to a message, marks it found and focuses it (a screen reader reads it); absent, says so. */
+  reveal(seq) {
+    for (const found of document.querySelectorAll('#log .found')) found.classList.remove('found');
+    const item = this.messages.get(seq);
+    if (!item) {
+      this.flash('That message is no longer in this conversation.', { tone: 'info' });
+      return;
+    }
+    item.classList.add('found');
+    item.tabIndex = -1;
+    item.scrollIntoView({ block: 'center' });
+    item.focus({ preventScroll: true });
   }
 
   showHeader(session) {

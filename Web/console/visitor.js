@@ -41,8 +41,11 @@ export class VisitorPanel {
     this.body.replaceChildren();
   }
 
-  /** Reads the session as stored (its context rides on no live frame) and the visitor's other sessions. */
-  async show(sessionId, isOpen) {
+  /**
+   * Reads the session as stored (its context rides on no live frame) and the visitor's other sessions;
+   * `stored(session)` gets the session read (the console heads a conversation outside its list with it).
+   */
+  async show(sessionId, isOpen, stored = () => {}) {
     this.clear();
     this.shownFor = sessionId;
     let session;
@@ -52,6 +55,7 @@ export class VisitorPanel {
       return; // the conversation still works; the panel stays hidden
     }
     if (this.shownFor !== sessionId || !isOpen()) return;
+    stored(session);
     const sections = [];
     const verified = session.contact?.verified;
     if (verified) {
