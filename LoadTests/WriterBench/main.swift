@@ -6,7 +6,11 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-//                [--notify] [--webhook] [--only batched|latency]
+//                [--notify] [--webhook] [--without-search-index] [--only batched|latency]
+//
+// --without-search-index: the database has no full-text index of message
+// bodies (migration 19's idx_chats_search is dropped after migrating), so
+// scripts/bench-search weighs what that index costs the writer.
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its events and deliveries to
@@ -42,13 +46,14 @@ struct Options {
     var skipNaive = false
     var notify = false
     var webhook = false
+    var searchIndex = true
     var only: String?
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-                            [--notify] [--webhook] [--only batched|latency]
+                            [--notify] [--webhook] [--without-search-index] [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -78,6 +83,7 @@ struct Options {
             case "--skip-naive": skipNaive = true
             case "--notify": notify = true
             case "--webhook": webhook = true
+            case "--without-search-index": searchIndex = false
             case "--only":
                 guard let which = iterator.next(), ["batched", "latency"].contains(which) else {
                     Self.fail("--only takes batched or latency")
@@ -113,14 +119,15 @@ func rounded(_ value: Double) -> JSONValue { .double(value.isFinite ? (value * 1
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-/// A fresh database named `writer_bench` next to the one in `url`, migrated.
-func prepareDatabase(_ url: String) throws -> String {
+/// A fresh database named `writer_bench` next to the one in `url`, migrated (without the search index, if asked).
+func prepareDatabase(_ url: String, searchIndex: Bool) throws -> String {
     let admin = try PostgresConnection(url)
     try admin.execute("DROP DATABASE IF EXISTS writer_bench")
     try admin.execute("CREATE DATABASE writer_bench")
     let benchURL = PostgresURL.replacingDatabase(in: url, with: "writer_bench")
     let connection = try PostgresConnection(benchURL)
     try MigrationRunner(connection: connection).up()
+    if !searchIndex { try connection.execute("DROP INDEX idx_chats_search") }
     return benchURL
 }
 
@@ -314,6 +321,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
             "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
             "webhook": .bool(options.webhook), "webhook_events": .int(outbox.events),
+            "search_index": .bool(options.searchIndex),
         ])
     return rate
 }
@@ -368,7 +376,7 @@ func runLatency(_ url: String, _ options: Options) throws {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let url = try prepareDatabase(options.databaseURL)
+let url = try prepareDatabase(options.databaseURL, searchIndex: options.searchIndex)
 let settings = try PostgresConnection(url).query(
     """
     SELECT current_setting('server_version'), current_setting('fsync'), current_setting('synchronous_commit'),
