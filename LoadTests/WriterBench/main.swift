@@ -8,9 +8,9 @@
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--only batched|latency]
 //
-// --without-search-index: the database has no full-text index of message
-// bodies (migration 19's idx_chats_search is dropped after migrating), so
-// scripts/bench-search weighs what that index costs the writer.
+// --without-search-index: the database has none of search's indexes
+// (migration 19's idx_chats_search and idx_chats_workspace_recent are dropped
+// after migrating), so scripts/bench-search weighs what they cost the writer.
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its events and deliveries to
@@ -127,7 +127,7 @@ func prepareDatabase(_ url: String, searchIndex: Bool) throws -> String {
     let benchURL = PostgresURL.replacingDatabase(in: url, with: "writer_bench")
     let connection = try PostgresConnection(benchURL)
     try MigrationRunner(connection: connection).up()
-    if !searchIndex { try connection.execute("DROP INDEX idx_chats_search") }
+    if !searchIndex { try connection.execute("DROP INDEX idx_chats_search; DROP INDEX idx_chats_workspace_recent") }
     return benchURL
 }
 

@@ -64,6 +64,16 @@ import Testing
             """)
         let planText = (0..<plan.rowCount).map { plan.string($0, 0) ?? "" }.joined(separator: "\n")
         #expect(planText.contains("idx_chats_search"), "\(planText)")
+        // A word in a tenth of them: the workspace's messages walked newest first until a page is full.
+        let common = try fixture.admin.query(
+            """
+            EXPLAIN SELECT c.id FROM chats c
+             WHERE c.workspace_id = $1::uuid AND c.kind <> 'event'
+               AND to_tsvector('simple'::regconfig, c.content) @@ websearch_to_tsquery('simple'::regconfig, 'parcel')
+             ORDER BY c.created_at DESC, c.id DESC LIMIT 21
+            """, [fixture.workspaceID])
+        let commonPlan = (0..<common.rowCount).map { common.string($0, 0) ?? "" }.joined(separator: "\n")
+        #expect(commonPlan.contains("idx_chats_workspace_recent"), "\(commonPlan)")
     }
 
     @Test func pagesNewestFirstWithoutRepeatsAndSkipsEventsAndDeletedSessions() throws {

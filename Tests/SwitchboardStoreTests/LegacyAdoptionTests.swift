@@ -87,7 +87,7 @@ import Testing
         }
         #expect(counts == [seed.busy: 5, seed.quiet: 3])
         // Guide query 4: the six indexes (and ours: open assignments per operator, migration 8; the
-        // routing queue, migration 9; full-text search, migration 19).
+        // routing queue, migration 9; full-text search and its newest-first walk, migration 19).
         let indexes = try db.column(
             """
             SELECT indexname FROM pg_indexes
@@ -100,7 +100,7 @@ import Testing
                 "idx_chat_sessions_active", "idx_chat_sessions_assigned", "idx_chat_sessions_created_at",
                 "idx_chat_sessions_queue", "idx_chat_sessions_user_id",
                 "idx_chat_sessions_workspace_id", "idx_chats_search", "idx_chats_session_created",
-                "idx_chats_session_id",
+                "idx_chats_session_id", "idx_chats_workspace_recent",
             ])
         // Guide query 5: four policies, one per command.
         let policies = try db.query(
