@@ -9,15 +9,27 @@ public enum SearchScope: Sendable, Equatable {
 }
 
 extension ChatQueries {
+    /// How many of the workspace's newest messages a search tests one by one
+    /// before it turns to the GIN index.
+    static let searchWalk = 1_000
+
     /// Messages of the workspace's sessions that are not deleted, matching
     /// `query` (PostgreSQL's `websearch_to_tsquery` with the `simple`
     /// configuration: words, "quoted phrases", `or`, `-word`), newest first
     /// by (created_at, id), keyset-paged like the inbox; system lines are
     /// never found. A query of no words (punctuation only) finds nothing.
     ///
-    /// Matching runs on the GIN index of migration 19 (the same expression);
-    /// the snippets (`ts_headline`, the costly part) are made for the page's
-    /// rows only, after its limit. `ts_headline` drops what its parser takes
+    /// Two ways to a page, in one statement, so that neither a common word nor
+    /// a rare one costs much (docs/database.md, "Search"): first the
+    /// workspace's `searchWalk` newest messages before the cursor are tested
+    /// one by one (migration 19's newest-first index); a word in a few percent
+    /// of messages fills the page there, and what it found is then exactly the
+    /// newest matches. Only when that falls short are all the matches read
+    /// through the GIN index (the same expression) and sorted. The planner is
+    /// not left to choose between the two: its estimate for a word it has no
+    /// statistics of is a flat 0.5% of rows, and a walk chosen for a rare word
+    /// reads the whole workspace. The snippets (`ts_headline`, the costly part)
+    /// are made for the page's rows only, after its limit. `ts_headline` drops what its parser takes
     /// for HTML tags, so `<` reaches it as a stand-in (`SnippetPart.lessThan`)
     /// and comes back as written: a snippet shows "<b>" as the visitor typed it.
     public func search(
@@ -37,11 +49,28 @@ extension ChatQueries {
         let marks = "\(SnippetPart.start)\(SnippetPart.stop)\(SnippetPart.lessThan)"
         let result = try run(
             """
-            WITH hits AS (
-                SELECT c.id, c.session_id, c.seq, c.kind, c.content, c.sender_id, c.user_id, c.role,
-                       c.sender_name, c.created_at
+            WITH walk AS MATERIALIZED (
+                SELECT w.id, w.created_at
+                  FROM (SELECT c.id, c.created_at, c.content, c.kind, c.session_id
+                          FROM chats c
+                         WHERE c.workspace_id = $1::uuid AND c.kind <> 'event'
+                           AND ($4::bigint IS NULL
+                                OR (c.created_at, c.id)
+                                   < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::uuid))
+                         ORDER BY c.created_at DESC, c.id DESC
+                         LIMIT $10::bigint) w
+                  JOIN chat_sessions s ON s.id = w.session_id
+                 WHERE to_tsvector('simple'::regconfig, w.content) @@ websearch_to_tsquery('simple'::regconfig, $2)
+                   AND ($3::text IS NULL OR (w.kind <> 'note' AND s.user_id = $3::text))
+                   AND s.deleted_at IS NULL
+                 ORDER BY w.created_at DESC, w.id DESC
+                 LIMIT $6::bigint
+            ),
+            indexed AS MATERIALIZED (
+                SELECT c.id, c.created_at
                   FROM chats c JOIN chat_sessions s ON s.id = c.session_id
-                 WHERE c.workspace_id = $1::uuid
+                 WHERE (SELECT count(*) FROM walk) < $6::bigint
+                   AND c.workspace_id = $1::uuid
                    AND to_tsvector('simple'::regconfig, c.content) @@ websearch_to_tsquery('simple'::regconfig, $2)
                    AND c.kind <> 'event'
                    AND ($3::text IS NULL OR (c.kind <> 'note' AND s.user_id = $3::text))
@@ -49,7 +78,13 @@ extension ChatQueries {
                    AND ($4::bigint IS NULL
                         OR (c.created_at, c.id)
                            < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::uuid))
-                 ORDER BY c.created_at DESC, c.id DESC
+            ),
+            hits AS (
+                SELECT c.id, c.session_id, c.seq, c.kind, c.content, c.sender_id, c.user_id, c.role,
+                       c.sender_name, c.created_at
+                  FROM (SELECT id, created_at FROM walk UNION SELECT id, created_at FROM indexed) m
+                  JOIN chats c ON c.id = m.id
+                 ORDER BY m.created_at DESC, m.id DESC
                  LIMIT $6::bigint
             )
             SELECT h.id::text, h.session_id::text, h.seq, h.kind,
@@ -66,7 +101,7 @@ extension ChatQueries {
                 workspaceID, query, visitor, position.map { String($0.createdAtMicroseconds) }, position?.id,
                 String(limit < Int.max ? limit + 1 : limit), marks,
                 "StartSel=\(SnippetPart.start), StopSel=\(SnippetPart.stop), MaxWords=30, MinWords=12, ShortWord=0",
-                String(SnippetPart.lessThan),
+                String(SnippetPart.lessThan), String(Self.searchWalk),
             ], retryable: true)
         let count = min(result.rowCount, limit)
         var hits: [SearchHit] = []

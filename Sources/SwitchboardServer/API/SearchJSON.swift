@@ -38,10 +38,9 @@ enum SearchJSON {
         writer.string(hit.sender.id)
         writer.key("role")
         writer.string(hit.sender.role)
-        if let name = hit.sender.name {
-            writer.key("name")
-            writer.string(name)
-        }
+        // As every Participant the API writes: the name always there, null when unknown.
+        writer.key("name")
+        if let name = hit.sender.name { writer.string(name) } else { writer.null() }
         writer.endObject()
         writer.key("created_at")
         writer.string(hit.createdAt)

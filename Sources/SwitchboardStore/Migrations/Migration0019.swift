@@ -13,10 +13,9 @@
 /// The GIN index finds the messages holding a rare word (an order number, a
 /// name) at once, but a common word ("order", "refund") matches a large share
 /// of a workspace, and sorting every match to show the newest twenty would
-/// read them all. `idx_chats_workspace_recent` walks a workspace's messages
-/// newest first instead, testing each until a page is full: the planner picks
-/// one way or the other from the index's statistics of how often each word
-/// occurs (docs/database.md, "Search", has both plans and their times).
+/// read them all. `idx_chats_workspace_recent` lets a search test the
+/// workspace's newest messages one by one first (`ChatQueries.search`;
+/// docs/database.md, "Search", has both ways and their times).
 ///
 /// `simple`: words as written, lower-cased, no stemming and no stop words, the
 /// same for every language a workspace's visitors write in; an order number
