@@ -1,9 +1,5 @@
 import SwitchboardPostgres
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Applies, inspects and rolls back this build's migrations on one database.
 ///
 /// One linear history, recorded in `schema_migrations` with a SHA-256 of each
@@ -21,8 +17,8 @@ public final class MigrationRunner {
     /// that builds of any version exclude each other.
     public static let advisoryLockKey: Int64 = 0x5357_4D49_4752_4154
 
-    /// How long a runner waits between tries of the advisory lock.
-    static let lockPollMicroseconds: UInt32 = 100_000
+    /// How long a runner waits between tries of the advisory lock, in seconds.
+    static let lockPollSeconds = "0.1"
 
     public let migrations: [Migration]
     private let connection: PostgresConnection
@@ -209,7 +205,9 @@ public final class MigrationRunner {
             while try connection.query("SELECT pg_try_advisory_lock($1)", [String(Self.advisoryLockKey)])
                 .bool(0, 0) != true
             {
-                usleep(Self.lockPollMicroseconds)
+                // The pause is the server's (this target wraps no C): a statement that ends on its own,
+                // so a concurrent index build waits for it a moment at most.
+                try connection.query("SELECT pg_sleep($1)", [Self.lockPollSeconds])
             }
         } catch {
             throw Self.mapped(error)
