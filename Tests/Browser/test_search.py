@@ -3,6 +3,7 @@ conversation that mentions it is found with the number marked, and the result op
 scrolled to the message, well above its end. A visitor's words containing markup show as text."""
 import uuid
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -14,7 +15,10 @@ from wire import WireClient
 LATER = 45  # messages after the one searched for: it is far above the conversation's end
 
 
-def test_a_search_finds_an_old_conversation_and_opens_it_at_the_message(gateway, browsers):
+@pytest.mark.parametrize("width", [1280, 390], ids=["desk", "phone"])
+def test_a_search_finds_an_old_conversation_and_opens_it_at_the_message(gateway, browsers, width):
+    phone = width < 600
+    suffix = "-phone" if phone else ""
     workspace = str(uuid.uuid4())
     order = str(uuid.uuid4().int % 90000 + 10000)
     visitor = WireClient(gateway, gateway.token("visitor", name="Vera", workspace_id=workspace)["token"])
@@ -29,7 +33,7 @@ def test_a_search_finds_an_old_conversation_and_opens_it_at_the_message(gateway,
     visitor.close()
 
     token = gateway.token("operator", name="Ken", workspace_id=workspace)["token"]
-    console = Console(browsers(), gateway.base, token=token)
+    console = Console(browsers(width, 844 if phone else 800), gateway.base, token=token)
     wait_for(lambda: console.inbox_ids() == [newer], message="only the open conversation in the Active list")
 
     box = console.find("[data-sb=search]")
@@ -45,7 +49,7 @@ def test_a_search_finds_an_old_conversation_and_opens_it_at_the_message(gateway,
     assert snippet == f"The box for order #{order} arrived crushed <b>again</b>", snippet
     assert result.find_elements(By.TAG_NAME, "b") == [], "a visitor's markup stays text"
     assert console.find("[data-sb=search-status]").text == f"1 message found for “#{order}”"
-    screenshot(console.driver, "console-search.png")
+    screenshot(console.driver, f"console-search{suffix}.png")
     assert not serious(axe_results(console.driver)), "the results pass axe-core (critical and serious rules)"
 
     # The keyboard reaches it (Arrow Down from the box) and Enter opens it.
@@ -70,7 +74,10 @@ def test_a_search_finds_an_old_conversation_and_opens_it_at_the_message(gateway,
                 focused: document.activeElement === item};""", target)
     assert placement == {"inside": True, "lastBelow": True, "focused": True}, placement
     assert console.driver.current_url.endswith(f"#/s/{old}/{found_seq}")
-    screenshot(console.driver, "console-search-opened.png")
+    screenshot(console.driver, f"console-search-opened{suffix}.png")
+    if phone:  # the list and the conversation are two screens: back to the results
+        console.find("[data-sb=back]").click()
+        wait_for(lambda: box.is_displayed(), message="the search box again")
 
     # A word of no message: said so. Escape clears the box and brings the conversations back.
     box.clear()
