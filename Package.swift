@@ -166,7 +166,7 @@ let package = Package(
             name: "writer-bench",
             dependencies: [
                 "SwitchboardWriter", "SwitchboardStore", "SwitchboardPostgres", "SwitchboardJSON", "SwitchboardSystem",
-                "SwitchboardCluster", "SwitchboardChat",
+                "SwitchboardCluster", "SwitchboardChat", "SwitchboardReaders",
             ],
             path: "LoadTests/WriterBench"),
         // Time and peak memory of the thumbnailer on image files (scripts/bench-thumbnails).

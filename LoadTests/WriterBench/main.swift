@@ -8,9 +8,15 @@
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--only batched|latency]
 //
-// --without-search-index: the database has none of search's indexes
-// (migration 19's idx_chats_search and idx_chats_workspace_recent are dropped
-// after migrating), so scripts/bench-search weighs what they cost the writer.
+// Search (migration 20): each batch leaves its id range in the search backlog,
+// and an indexer like the gateway's (`ChatQueries.indexSearchBacklog`, a
+// thread of its own, idle passes 200 ms apart) writes the vectors while the
+// writer runs, so its CPU is in the run. The batched line reports how long
+// after the last commit the backlog took to drain and the rate counted to
+// that moment (stored and searchable).
+// --without-search-index: no search at all (migrated up, then down to
+// migration 18, and no indexer), so scripts/bench-search weighs what search
+// costs the writer.
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its events and deliveries to
@@ -27,6 +33,7 @@ import SwitchboardChat
 import SwitchboardCluster
 import SwitchboardJSON
 import SwitchboardPostgres
+import SwitchboardReaders
 import SwitchboardStore
 import SwitchboardSystem
 import SwitchboardWriter
@@ -119,7 +126,8 @@ func rounded(_ value: Double) -> JSONValue { .double(value.isFinite ? (value * 1
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-/// A fresh database named `writer_bench` next to the one in `url`, migrated (without the search index, if asked).
+/// A fresh database named `writer_bench` next to the one in `url`, migrated (without search, if asked:
+/// down to migration 18, before any of it).
 func prepareDatabase(_ url: String, searchIndex: Bool) throws -> String {
     let admin = try PostgresConnection(url)
     try admin.execute("DROP DATABASE IF EXISTS writer_bench")
@@ -127,7 +135,7 @@ func prepareDatabase(_ url: String, searchIndex: Bool) throws -> String {
     let benchURL = PostgresURL.replacingDatabase(in: url, with: "writer_bench")
     let connection = try PostgresConnection(benchURL)
     try MigrationRunner(connection: connection).up()
-    if !searchIndex { try connection.execute("DROP INDEX idx_chats_search; DROP INDEX idx_chats_workspace_recent") }
+    if !searchIndex { try MigrationRunner(connection: connection).migrateDown(to: 18) }
     return benchURL
 }
 
@@ -283,6 +291,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     }
     let tally = Tally(capacity: 0)
     let notifier = options.notify ? try Notifier(url) : nil
+    let indexer = options.searchIndex ? SearchIndexLoop(url) : nil
     let writer = startWriter(url, options, tally, notifier)
     let started = now()
     for command in commands {
@@ -290,6 +299,10 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     }
     while tally.done < options.messages { usleep(1000) }
     let seconds = Double(tally.lastResult.load(ordering: .relaxed) - started) / 1e9
+    let searchable = try indexer.map { indexer in
+        try indexer.drain(connection)
+        return Double(now() - started) / 1e9
+    }
     let statistics = writer.statistics
     writer.stop()
     usleep(500_000)
@@ -322,8 +335,46 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
             "webhook": .bool(options.webhook), "webhook_events": .int(outbox.events),
             "search_index": .bool(options.searchIndex),
+            "searchable_after_s": searchable.map { rounded($0 - seconds) } ?? .null,
+            "searchable_per_s": searchable.map { .int(Int(Double(options.messages) / $0)) } ?? .null,
         ])
     return rate
+}
+
+/// The gateway's search indexer, as `SearchIndexer` runs it: passes back to
+/// back while they find work, 200 ms apart when idle.
+final class SearchIndexLoop: @unchecked Sendable {
+    private let stopped = Atomic<Bool>(false)
+    let indexed = Atomic<Int>(0)
+    private var thread: Thread?
+
+    init(_ url: String) {
+        let queries = Mutex(ChatQueries(databaseURL: url, waitsForDisk: false))
+        thread = Thread { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                do {
+                    let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
+                    indexed.add(pass.indexed, ordering: .relaxed)
+                    if !pass.more { usleep(200_000) }
+                } catch {
+                    fatalError("search indexing failed: \(error)")
+                }
+            }
+        }
+        thread?.start()
+    }
+
+    /// Waits until the backlog is empty and every message is indexed, then stops the loop.
+    func drain(_ connection: PostgresConnection) throws {
+        while try connection.query("SELECT count(*) FROM search_backlog").int(0, 0) != 0 { usleep(10_000) }
+        stopped.store(true, ordering: .relaxed)
+        let missing = try connection.query(
+            """
+            SELECT count(*) FROM chats c
+             WHERE c.kind <> 'event' AND NOT EXISTS (SELECT 1 FROM message_search m WHERE m.chat_id = c.id)
+            """)
+        guard missing.int(0, 0) == 0 else { fatalError("\(missing.rows) stored messages were never indexed") }
+    }
 }
 
 /// Open loop: message i is due at start + i/rate whatever happened before,

@@ -19,13 +19,17 @@ extension ChatQueries {
     /// by (created_at, id), keyset-paged like the inbox; system lines are
     /// never found. A query of no words (punctuation only) finds nothing.
     ///
+    /// Messages are found through `message_search` (migration 20), which the
+    /// `SearchIndexer` fills shortly after each commit: a message is found
+    /// once indexed, typically well under a second after it was stored.
+    ///
     /// Two ways to a page, in one statement, so that neither a common word nor
-    /// a rare one costs much (docs/database.md, "Search"): first the
-    /// workspace's `searchWalk` newest messages before the cursor are tested
-    /// one by one (migration 19's newest-first index); a word in a few percent
-    /// of messages fills the page there, and what it found is then exactly the
-    /// newest matches. Only when that falls short are all the matches read
-    /// through the GIN index (the same expression) and sorted. The planner is
+    /// a rare one costs much (docs/database.md, "Search"): first the stored
+    /// vectors of the workspace's `searchWalk` newest messages before the
+    /// cursor are tested one by one; a word in a few percent of messages fills
+    /// the page there, and what it found is then exactly the newest matches.
+    /// Only when that falls short are all the matches read through the GIN
+    /// index and sorted. The planner is
     /// not left to choose between the two: its estimate for a word it has no
     /// statistics of is a flat 0.5% of rows, and a walk chosen for a rare word
     /// reads the whole workspace. The snippets (`ts_headline`, the costly part)
@@ -50,33 +54,32 @@ extension ChatQueries {
         let result = try run(
             """
             WITH walk AS MATERIALIZED (
-                SELECT w.id, w.created_at
-                  FROM (SELECT c.id, c.created_at, c.content, c.kind, c.session_id
-                          FROM chats c
-                         WHERE c.workspace_id = $1::uuid AND c.kind <> 'event'
+                SELECT w.chat_id AS id, w.created_at
+                  FROM (SELECT m.chat_id, m.created_at, m.vector, m.kind, m.session_id
+                          FROM message_search m
+                         WHERE m.workspace_id = $1::uuid
                            AND ($4::bigint IS NULL
-                                OR (c.created_at, c.id)
+                                OR (m.created_at, m.chat_id)
                                    < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::uuid))
-                         ORDER BY c.created_at DESC, c.id DESC
+                         ORDER BY m.created_at DESC, m.chat_id DESC
                          LIMIT $10::bigint) w
                   JOIN chat_sessions s ON s.id = w.session_id
-                 WHERE to_tsvector('simple'::regconfig, w.content) @@ websearch_to_tsquery('simple'::regconfig, $2)
+                 WHERE w.vector @@ websearch_to_tsquery('simple'::regconfig, $2)
                    AND ($3::text IS NULL OR (w.kind <> 'note' AND s.user_id = $3::text))
                    AND s.deleted_at IS NULL
-                 ORDER BY w.created_at DESC, w.id DESC
+                 ORDER BY w.created_at DESC, w.chat_id DESC
                  LIMIT $6::bigint
             ),
             indexed AS MATERIALIZED (
-                SELECT c.id, c.created_at
-                  FROM chats c JOIN chat_sessions s ON s.id = c.session_id
+                SELECT m.chat_id AS id, m.created_at
+                  FROM message_search m JOIN chat_sessions s ON s.id = m.session_id
                  WHERE (SELECT count(*) FROM walk) < $6::bigint
-                   AND c.workspace_id = $1::uuid
-                   AND to_tsvector('simple'::regconfig, c.content) @@ websearch_to_tsquery('simple'::regconfig, $2)
-                   AND c.kind <> 'event'
-                   AND ($3::text IS NULL OR (c.kind <> 'note' AND s.user_id = $3::text))
+                   AND m.workspace_id = $1::uuid
+                   AND m.vector @@ websearch_to_tsquery('simple'::regconfig, $2)
+                   AND ($3::text IS NULL OR (m.kind <> 'note' AND s.user_id = $3::text))
                    AND s.deleted_at IS NULL
                    AND ($4::bigint IS NULL
-                        OR (c.created_at, c.id)
+                        OR (m.created_at, m.chat_id)
                            < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::uuid))
             ),
             hits AS (

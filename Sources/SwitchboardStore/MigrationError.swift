@@ -17,6 +17,8 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
     case failed(version: Int, name: String, direction: Direction, error: PostgresError)
     /// `down --to` named a version the database cannot go down to.
     case invalidTarget(Int, current: Int)
+    /// `migrate up --to N` past what this build knows (or below 1).
+    case unknownTarget(Int, newest: Int)
     /// `down` was asked for without `--yes`.
     case notConfirmed(target: Int, current: Int)
     /// The migration list given to the runner is not one increasing history.
@@ -45,6 +47,8 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
         case .invalidTarget(let target, let current):
             return "cannot go down to version \(target): the schema is at version \(current)"
                 + " and the target must be between 0 and \(current)"
+        case .unknownTarget(let target, let newest):
+            return "cannot migrate up to version \(target): this build knows versions 1 to \(newest)"
         case .notConfirmed(let target, let current):
             return "refusing to go down from version \(current) to \(target) without --yes: "
                 + "rolling back deletes data (sessions, read positions, message numbering), "

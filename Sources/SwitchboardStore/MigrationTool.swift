@@ -15,9 +15,15 @@ public enum MigrationTool {
     }
 
     /// `migrate up`: applies what is pending, one line per migration.
+    /// `through`: apply the pending migrations up to that version only (a
+    /// staged upgrade, or a benchmark timing one migration); nil, all.
     public static func up(
-        url: String, migrations: [Migration] = Migrations.all, output: Output
+        url: String, migrations all: [Migration] = Migrations.all, through target: Int? = nil, output: Output
     ) throws(MigrationError) {
+        let migrations = target.map { target in all.filter { $0.version <= target } } ?? all
+        if let target, target < 1 || target > (all.last?.version ?? 0) {
+            throw .unknownTarget(target, newest: all.last?.version ?? 0)
+        }
         let runner = try MigrationRunner(url: url, migrations: migrations)
         let applied = try runner.up { migration in
             output("applied \(migration.version) \(migration.name)")

@@ -23,10 +23,12 @@ struct Migrate: ParsableCommand {
     struct Up: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Apply every pending migration.")
         @OptionGroup var connection: Connection
+        @Option(name: .customLong("to"), help: "Stop after this version (default: the newest this build knows).")
+        var target: Int?
 
         func run() throws {
             try Migrate.reporting { () throws(MigrationError) in
-                try MigrationTool.up(url: connection.url(), output: Migrate.say)
+                try MigrationTool.up(url: connection.url(), through: target, output: Migrate.say)
             }
         }
     }

@@ -25,6 +25,21 @@ final class ReadersFixture {
 
     func drop() { database.drop() }
 
+    /// Runs the search indexer's passes until the backlog is empty, as the gateway's
+    /// `SearchIndexer` does after commits; returns the messages indexed.
+    @discardableResult
+    func indexSearch(chunk: Int = 2_000) throws -> Int {
+        var indexed = 0
+        var passes = 0
+        while true {
+            let pass = try queries.indexSearchBacklog(ranges: 256, chunk: chunk)
+            indexed += pass.indexed
+            passes += 1
+            guard pass.more else { return indexed }
+            guard passes < 100_000 else { throw FixtureError("the search backlog never drained") }
+        }
+    }
+
     /// Stores one message through the writer's function, as the gateway does; returns its seq.
     /// `attachments`: ids of uploads it sends, joined by commas, as the writer passes them.
     @discardableResult

@@ -3,7 +3,8 @@ import SwitchboardChat
 import SwitchboardReaders
 import Testing
 
-/// Full-text search over a real PostgreSQL (migration 19's index): scoped to
+/// Full-text search over a real PostgreSQL (migration 20's vectors, written by
+/// the indexer's passes after the commits): scoped to
 /// the workspace, newest first, keyset-paged, snippets marking the matched
 /// words, notes for staff only, a visitor's search inside its own sessions.
 @Suite struct SearchQueryTests {
@@ -30,11 +31,20 @@ import Testing
               FROM sessions s, generate_series(1, 1000) m
             """, [fixture.workspaceID])
         #expect(try fixture.admin.query("SELECT count(*) FROM chats").int(0, 0) == 100_000)
+        // Rows written around the writer, like a legacy table's: one backlog range over every id.
+        try fixture.admin.query(
+            """
+            INSERT INTO search_backlog (after_id, last_id)
+            VALUES ('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+            """)
         let ours = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-9", title: nil)
         let theirs = try fixture.queries.createSession(workspaceID: other, visitorID: "v-9", title: nil)
         try fixture.append(session: ours.id, body: "The box for order #4411 arrived crushed")
         try fixture.append(session: theirs.id, body: "order #4411 of the other shop")
-        try fixture.admin.query("ANALYZE chats")
+        // In chunks of 7,000: the range over every id is walked in 15 passes, then deleted.
+        #expect(try fixture.indexSearch(chunk: 7_000) == 100_002)
+        #expect(try fixture.queries.searchBacklogRanges() == 0)
+        try fixture.admin.query("ANALYZE chats, message_search")
 
         let page = try fixture.queries.search(
             workspaceID: fixture.workspaceID, query: "#4411 crushed", scope: .staff, limit: 20, cursor: nil)
@@ -76,12 +86,11 @@ import Testing
         // The index, not a scan of every message, answers.
         let plan = try fixture.admin.query(
             """
-            EXPLAIN SELECT 1 FROM chats c
-             WHERE to_tsvector('simple'::regconfig, c.content) @@ websearch_to_tsquery('simple'::regconfig, '4411')
-               AND c.kind <> 'event'
+            EXPLAIN SELECT 1 FROM message_search m
+             WHERE m.vector @@ websearch_to_tsquery('simple'::regconfig, '4411')
             """)
         let planText = (0..<plan.rowCount).map { plan.string($0, 0) ?? "" }.joined(separator: "\n")
-        #expect(planText.contains("idx_chats_search"), "\(planText)")
+        #expect(planText.contains("idx_message_search_vector"), "\(planText)")
     }
 
     @Test func pagesNewestFirstWithoutRepeatsAndSkipsEventsAndDeletedSessions() throws {
@@ -96,6 +105,8 @@ import Testing
         try fixture.append(session: first.id, kind: "event", body: "Ken promised a refund")
         try fixture.append(session: gone.id, body: "refund in a deleted conversation")
         try fixture.admin.query("UPDATE chat_sessions SET deleted_at = now() WHERE id = $1::uuid", [gone.id])
+        // Indexed: 45 + 1 (the event is skipped).
+        #expect(try fixture.indexSearch() == 46)
 
         var seen: [String] = []
         var cursor: String?
@@ -125,6 +136,7 @@ import Testing
         try fixture.append(
             session: mine.id, role: "operator", senderID: "op-ken", kind: "note", body: "parcel lost, refund her")
         try fixture.append(session: someoneElses.id, senderID: "v-2", body: "another parcel question")
+        try fixture.indexSearch()
 
         let visitor = try fixture.queries.search(
             workspaceID: fixture.workspaceID, query: "parcel", scope: .visitor(id: "v-1"), limit: 20, cursor: nil)
@@ -134,10 +146,76 @@ import Testing
         #expect(staff.hits.map(\.kind).sorted() == ["note", "text", "text"])
         // A snippet's marks come from the query alone: a body holding the private-use marks forges none.
         try fixture.append(session: mine.id, body: "\u{E000}fake\u{E001} parcel <img src=x onerror=alert(1)>")
+        try fixture.indexSearch()
         let marked = try fixture.queries.search(
             workspaceID: fixture.workspaceID, query: "parcel", scope: .visitor(id: "v-1"), limit: 1, cursor: nil)
         let parts = try #require(marked.hits.first?.snippet)
         #expect(parts.filter(\.matched).map(\.text) == ["parcel"])
         #expect(parts.map(\.text).joined() == "fake parcel <img src=x onerror=alert(1)>")
+    }
+}
+
+/// The backlog that makes a committed message searchable (migration 20):
+/// the writer's batch leaves its id range in its own transaction, the
+/// indexer's pass turns it into vectors and deletes it in one.
+@Suite struct SearchBacklogTests {
+    @Test func everyCommittedMessageIsIndexedOnceAndARolledBackBatchLeavesNothing() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        try fixture.append(session: session.id, clientID: "a", body: "first parcel")
+        // A batch of three: one repeats "a" (the general path: a duplicate has no row), one is a note.
+        let batch = try fixture.admin.query(
+            """
+            SELECT status FROM switchboard_append_messages(
+                ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY['a', 'b', 'c'], ARRAY['visitor', 'visitor', 'operator'],
+                ARRAY['v-1', 'v-1', 'op'], ARRAY[NULL, NULL, NULL]::text[], ARRAY['text', 'text', 'note'],
+                ARRAY['first parcel', 'second parcel', 'a note on the parcel'], NULL)
+            """, [session.id])
+        #expect((0..<batch.rowCount).map { batch.string($0, 0) } == ["duplicate", "stored", "stored"])
+        #expect(try fixture.queries.searchBacklogRanges() == 2)
+        // Rolled back: neither its messages nor its backlog row.
+        try fixture.admin.query("BEGIN")
+        try fixture.append(session: session.id, clientID: "d", body: "rolled back parcel")
+        try fixture.admin.query("ROLLBACK")
+        #expect(try fixture.queries.searchBacklogRanges() == 2)
+        // Not searchable before a pass, then each message once.
+        #expect(
+            try fixture.queries.search(
+                workspaceID: fixture.workspaceID, query: "parcel", scope: .staff, limit: 20, cursor: nil
+            ).hits.isEmpty)
+        #expect(try fixture.indexSearch() == 3)
+        #expect(try fixture.queries.searchBacklogRanges() == 0)
+        #expect(try fixture.indexSearch() == 0)
+        let rows = try fixture.admin.query(
+            """
+            SELECT count(*), count(DISTINCT m.chat_id), count(*) FILTER (WHERE m.kind = 'note'),
+                   bool_and(m.vector = to_tsvector('simple', c.content) AND m.session_id = c.session_id
+                            AND m.workspace_id = c.workspace_id AND m.created_at = c.created_at)
+              FROM message_search m JOIN chats c ON c.id = m.chat_id
+            """)
+        #expect(rows.string(0, 0) == "3" && rows.string(0, 1) == "3" && rows.string(0, 2) == "1")
+        #expect(rows.string(0, 3) == "t")
+        let found = try fixture.queries.search(
+            workspaceID: fixture.workspaceID, query: "parcel", scope: .staff, limit: 20, cursor: nil)
+        #expect(found.hits.map(\.seq) == [3, 2, 1])
+    }
+
+    @Test func aBacklogRowLockedByAnotherIndexerIsLeftToIt() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        try fixture.append(session: session.id, body: "one")
+        try fixture.append(session: session.id, body: "two")
+        // Another node's indexer holds the first range.
+        let other = try fixture.database.connect()
+        try other.query("BEGIN")
+        try other.query("SELECT id FROM search_backlog ORDER BY id LIMIT 1 FOR UPDATE")
+        let pass = try fixture.queries.indexSearchBacklog(ranges: 256, chunk: 2_000)
+        #expect(pass.ranges == 1 && pass.indexed == 1)
+        #expect(try fixture.queries.searchBacklogRanges() == 1)
+        try other.query("ROLLBACK")
+        #expect(try fixture.indexSearch() == 1)
+        #expect(try fixture.admin.query("SELECT count(*) FROM message_search").string(0, 0) == "2")
     }
 }

@@ -87,11 +87,12 @@ import Testing
         }
         #expect(counts == [seed.busy: 5, seed.quiet: 3])
         // Guide query 4: the six indexes (and ours: open assignments per operator, migration 8; the
-        // routing queue, migration 9; full-text search and its newest-first walk, migration 19).
+        // routing queue, migration 9; full-text search and its newest-first walk, migration 20's
+        // message_search, replacing migration 19's indexes on chats).
         let indexes = try db.column(
             """
             SELECT indexname FROM pg_indexes
-            WHERE tablename IN ('chat_sessions', 'chats')
+            WHERE tablename IN ('chat_sessions', 'chats', 'message_search')
             ORDER BY tablename, indexname
             """
         ).compactMap { $0 }
@@ -99,8 +100,13 @@ import Testing
             indexes.filter { $0.hasPrefix("idx_") } == [
                 "idx_chat_sessions_active", "idx_chat_sessions_assigned", "idx_chat_sessions_created_at",
                 "idx_chat_sessions_queue", "idx_chat_sessions_user_id",
-                "idx_chat_sessions_workspace_id", "idx_chats_search", "idx_chats_session_created",
-                "idx_chats_session_id", "idx_chats_workspace_recent",
+                "idx_chat_sessions_workspace_id", "idx_chats_session_created", "idx_chats_session_id",
+                "idx_message_search_recent", "idx_message_search_vector",
+            ])
+        // The legacy messages wait for the search indexer: one backlog range over every id.
+        #expect(
+            try db.column("SELECT after_id::text || ' ' || last_id::text FROM search_backlog") == [
+                "00000000-0000-0000-0000-000000000000 ffffffff-ffff-ffff-ffff-ffffffffffff"
             ])
         // Guide query 5: four policies, one per command.
         let policies = try db.query(

@@ -22,6 +22,29 @@ import Testing
         #expect(error?.description.contains("SWITCHBOARD_DATABASE_URL") == true)
     }
 
+    @Test func upThroughAVersionStopsThereAndRefusesOneThisBuildDoesNotKnow() throws {
+        let database = try TestDatabase()
+        defer { database.drop() }
+        let out = Lines()
+        try MigrationTool.up(url: database.url, through: 2, output: out.write)
+        #expect(
+            out.all == [
+                "applied 1 base_workspaces_and_chats", "applied 2 create_chat_sessions",
+                "schema is at version 2 (2 applied)",
+            ])
+        let status = Lines()
+        try MigrationTool.status(url: database.url, output: status.write)
+        #expect(status.all.last == "schema is at version 2, this build needs \(latest): \(latest - 2) pending")
+        for target in [0, latest + 1] {
+            let error = #expect(throws: MigrationError.unknownTarget(target, newest: latest)) {
+                try MigrationTool.up(url: database.url, through: target, output: out.write)
+            }
+            #expect(
+                error?.description == "cannot migrate up to version \(target): this build knows versions 1 to \(latest)"
+            )
+        }
+    }
+
     @Test func upStatusVerifyAndDownReport() throws {
         let database = try TestDatabase()
         defer { database.drop() }

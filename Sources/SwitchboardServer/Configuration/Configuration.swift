@@ -161,6 +161,10 @@ public struct Configuration: Sendable {
     /// Divides the retry schedule's delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): for tests only.
     public var webhooksRetryDivisor = 1
 
+    /// How often an idle search indexer looks for committed messages to index
+    /// (a pass that found more work runs the next at once).
+    public var searchIndexIntervalMilliseconds = 200
+
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }
 

@@ -74,6 +74,7 @@ public final class Server: @unchecked Sendable {
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
         context.attachmentStore?.start()
         orphanSweeper?.start()
+        context.searchIndexer?.start()
         try context.webhookRuntime?.start()
         for loop in loops {
             threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
@@ -164,6 +165,7 @@ public final class Server: @unchecked Sendable {
         for thread in threads { thread.join() }
         threads.removeAll()
         orphanSweeper?.stop()
+        context.searchIndexer?.stop()
         context.webhookRuntime?.stop()
         context.attachmentStore?.stop()
         context.chat?.stop()

@@ -53,6 +53,9 @@ final class ServerContext: Sendable {
     /// The webhook dispatcher and its gauges (`start`/`stop` are the server's); nil
     /// without a database or with `webhooks.enabled = false`.
     let webhookRuntime: WebhookRuntime?
+    /// Indexes stored messages for search (migration 20; `start`/`stop` are
+    /// the server's); nil without a database.
+    let searchIndexer: SearchIndexer?
 
     /// `attachmentBackend`: where attachments are stored; nil, the attachment
     /// workers on the database (`attachments.storage`), whose images
@@ -123,6 +126,12 @@ final class ServerContext: Sendable {
         } else {
             webhookRuntime = nil
         }
+        searchIndexer =
+            chat == nil
+            ? nil
+            : SearchIndexer(
+                databaseURL: configuration.databaseURL,
+                intervalMilliseconds: configuration.searchIndexIntervalMilliseconds, logger: logger)
         let router = router
         let maxBytes = configuration.attachmentsMaxBytes
         streamedBodyLimit = { method, path in

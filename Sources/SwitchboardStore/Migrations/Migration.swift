@@ -72,6 +72,7 @@ public enum Migrations {
         Migration0017.migration,
         Migration0018.migration,
         Migration0019.migration,
+        Migration0020.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

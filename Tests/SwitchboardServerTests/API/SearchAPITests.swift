@@ -18,6 +18,7 @@ import Testing
                     "body": "<b>parcel</b> number \(index) is broken &amp; late",
                 ]).seq == index)
         }
+        try fixture.waitForSearchIndex()
         let token = TestTokens.make(role: .operator, workspace: fixture.workspace, sub: "op-ken", name: "Ken")
         let first = try HTTPTestClient.request(
             fixture.gateway, "GET", "/api/v1/search?q=parcel%20broken&limit=2", token: token)

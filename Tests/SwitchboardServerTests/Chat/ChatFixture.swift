@@ -94,6 +94,16 @@ final class ChatFixture {
         let connection = try database.connect()
         return try connection.query(sql, parameters).int(0, 0) ?? -1
     }
+
+    /// Waits (up to 10 s) until the gateway's search indexer has taken every
+    /// backlog row: what was stored before the call is then searchable.
+    func waitForSearchIndex() throws {
+        let deadline = Date().addingTimeInterval(10)
+        while try count("SELECT count(*) FROM search_backlog", []) > 0 {
+            guard Date() < deadline else { throw TestFailure("the search backlog did not drain in 10 s") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
 }
 
 extension [String: Any] {

@@ -106,6 +106,7 @@ import Testing
             let results = reply.json["results"] as? [[String: Any]] ?? []
             return results.map { ($0["message"] as? [String: Any])?["seq"] as? Int ?? 0 }
         }
+        try fixture.waitForSearchIndex()
         #expect(try searched(visitorToken) == [3])
         #expect(try searched(kenToken) == [3, 2])
         let otherWorkspace = TestTokens.make(

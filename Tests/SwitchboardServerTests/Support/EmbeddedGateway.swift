@@ -31,6 +31,7 @@ final class EmbeddedGateway: TestGateway {
         loops = (0..<configuration.effectiveThreads).map { EmbeddedLoop(index: $0) }
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
         context.attachmentStore?.start()
+        context.searchIndexer?.start()
     }
 
     func connect() throws -> any ClientStream { client() }
@@ -90,6 +91,7 @@ final class EmbeddedGateway: TestGateway {
         runPending()
         for loop in loops { loop.stop() }
         context.attachmentStore?.stop()
+        context.searchIndexer?.stop()
         context.chat?.stop()
     }
 }

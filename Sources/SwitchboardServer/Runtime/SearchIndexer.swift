@@ -1,0 +1,88 @@
+import Logging
+import SwitchboardReaders
+import SwitchboardSystem
+import Synchronization
+
+/// Makes stored messages searchable, on a thread of its own: it takes the
+/// backlog the writer's batches leave (migration 20) and writes their vectors
+/// (`ChatQueries.indexSearchBacklog`), so that the writer's transaction pays
+/// one backlog row per batch instead of every message's words. A pass that
+/// found more work runs the next at once (a backlog after an outage, or the
+/// messages stored before migration 20, drain at full speed); an idle one
+/// waits `intervalMilliseconds`. Every node runs one; they share the backlog
+/// without coordination (`SKIP LOCKED`).
+final class SearchIndexer: Sendable {
+    private let queries: Mutex<ChatQueries>
+    private let logger: Logger
+    private let intervalMilliseconds: Int
+    private let stopped = Atomic<Bool>(false)
+    private let thread = Mutex<NamedThread?>(nil)
+    private let indexedTotal = Atomic<Int>(0)
+
+    init(databaseURL: String, intervalMilliseconds: Int, logger: Logger) {
+        // A vector lost in a crash is indexed again (its backlog row comes back
+        // with it): no commit waits for the disk.
+        queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
+        self.intervalMilliseconds = intervalMilliseconds
+        self.logger = logger
+    }
+
+    /// Messages this node has indexed since it started.
+    var indexed: Int { indexedTotal.load(ordering: .relaxed) }
+
+    func start() {
+        thread.withLock { thread in
+            guard thread == nil else { return }
+            thread = NamedThread.spawn(name: "sb-search-index") { [self] in run() }
+        }
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        let handle = thread.withLock { thread -> NamedThread? in
+            defer { thread = nil }
+            return thread
+        }
+        handle?.join()
+    }
+
+    private func run() {
+        var failing = false
+        var catchingUp = 0
+        while !stopped.load(ordering: .relaxed) {
+            var wait = intervalMilliseconds
+            do throws(QueryError) {
+                let pass = try queries.withLock { queries throws(QueryError) in
+                    try queries.indexSearchBacklog()
+                }
+                indexedTotal.add(pass.indexed, ordering: .relaxed)
+                if failing { logger.info("search indexing resumed") }
+                failing = false
+                if pass.more {
+                    wait = 0
+                    catchingUp += pass.indexed
+                    if catchingUp >= 100_000 {
+                        logger.info("search indexing is catching up: \(catchingUp) messages indexed in a row")
+                        catchingUp = 0
+                    }
+                } else {
+                    catchingUp = 0
+                }
+            } catch {
+                if !failing { logger.warning("search indexing failed (retrying every second): \(error)") }
+                failing = true
+                wait = max(wait, 1000)
+            }
+            pause(milliseconds: wait)
+        }
+    }
+
+    /// Sleeps in steps of at most 100 ms so that `stop` is heard soon.
+    private func pause(milliseconds: Int) {
+        var left = milliseconds
+        while left > 0 && !stopped.load(ordering: .relaxed) {
+            ThisProcess.sleep(milliseconds: min(100, left))
+            left -= 100
+        }
+    }
+}
