@@ -28,11 +28,11 @@ final class ReadersFixture {
     /// Runs the search indexer's passes until the backlog is empty, as the gateway's
     /// `SearchIndexer` does after commits; returns the messages indexed.
     @discardableResult
-    func indexSearch(chunk: Int = 2_000) throws -> Int {
+    func indexSearch(chunk: Int = ChatQueries.searchIndexBudget) throws -> Int {
         var indexed = 0
         var passes = 0
         while true {
-            let pass = try queries.indexSearchBacklog(ranges: 256, chunk: chunk)
+            let pass = try queries.indexSearchBacklog(budget: chunk)
             indexed += pass.indexed
             passes += 1
             guard pass.more else { return indexed }

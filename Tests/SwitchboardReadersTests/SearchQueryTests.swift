@@ -211,7 +211,7 @@ import Testing
         let other = try fixture.database.connect()
         try other.query("BEGIN")
         try other.query("SELECT id FROM search_backlog ORDER BY id LIMIT 1 FOR UPDATE")
-        let pass = try fixture.queries.indexSearchBacklog(ranges: 256, chunk: 2_000)
+        let pass = try fixture.queries.indexSearchBacklog()
         #expect(pass.ranges == 1 && pass.indexed == 1)
         #expect(try fixture.queries.searchBacklogRanges() == 1)
         try other.query("ROLLBACK")
