@@ -6,17 +6,20 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-//                [--notify] [--webhook] [--without-search-index] [--only batched|latency]
+//                [--notify] [--webhook] [--without-search-index] [--search-share 25]
+//                [--only batched|latency]
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
-// and an indexer like the gateway's (`ChatQueries.indexSearchBacklog`, a
-// thread of its own, idle passes 200 ms apart) writes the vectors while the
-// writer runs, so its CPU is in the run. The batched line reports how long
+// and an indexer like the gateway's (`ChatQueries.indexSearchBacklog` on a
+// thread of its own, paced as the gateway's default `SearchIndexPacing`)
+// writes the vectors while the writer runs, so its CPU is in the run. The batched line reports how long
 // after the last commit the backlog took to drain and the rate counted to
 // that moment (stored and searchable).
 // --without-search-index: no search at all (migrated up, then down to
 // migration 18, and no indexer), so scripts/bench-search weighs what search
-// costs the writer.
+// costs the writer. --search-share: the indexer's share of its connection's
+// time while the writer has commands waiting (the gateway's
+// search.index_busy_share_percent; 100: it never yields).
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its events and deliveries to
@@ -54,13 +57,15 @@ struct Options {
     var notify = false
     var webhook = false
     var searchIndex = true
+    var searchShare = 25
     var only: String?
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-                            [--notify] [--webhook] [--without-search-index] [--only batched|latency]
+                            [--notify] [--webhook] [--without-search-index] [--search-share 25]
+                            [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -91,6 +96,9 @@ struct Options {
             case "--notify": notify = true
             case "--webhook": webhook = true
             case "--without-search-index": searchIndex = false
+            case "--search-share":
+                searchShare = count(argument)
+                if searchShare > 100 { Self.fail("--search-share is a percentage, 1 to 100") }
             case "--only":
                 guard let which = iterator.next(), ["batched", "latency"].contains(which) else {
                     Self.fail("--only takes batched or latency")
@@ -291,8 +299,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     }
     let tally = Tally(capacity: 0)
     let notifier = options.notify ? try Notifier(url) : nil
-    let indexer = options.searchIndex ? SearchIndexLoop(url) : nil
     let writer = startWriter(url, options, tally, notifier)
+    let indexer = options.searchIndex ? SearchIndexLoop(url, writer: writer, share: options.searchShare) : nil
     let started = now()
     for command in commands {
         while writer.submit(command) == .overloaded { usleep(1000) }
@@ -335,6 +343,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
             "webhook": .bool(options.webhook), "webhook_events": .int(outbox.events),
             "search_index": .bool(options.searchIndex),
+            "search_share": options.searchIndex ? .int(options.searchShare) : .null,
             "searchable_after_s": searchable.map { rounded($0 - seconds) } ?? .null,
             "searchable_per_s": searchable.map { .int(Int(Double(options.messages) / $0)) } ?? .null,
         ])
@@ -342,20 +351,26 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
 }
 
 /// The gateway's search indexer, as `SearchIndexer` runs it: passes back to
-/// back while they find work, 200 ms apart when idle.
+/// back while they find work, but at most `share` percent of the time while
+/// the writer has commands waiting; 200 ms apart when idle.
 final class SearchIndexLoop: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     let indexed = Atomic<Int>(0)
     private var thread: Thread?
 
-    init(_ url: String) {
+    init(_ url: String, writer: BatchWriter, share: Int) {
         let queries = Mutex(ChatQueries(databaseURL: url, waitsForDisk: false))
+        let pacing = SearchIndexPacing(idleMilliseconds: 200, busySharePercent: share)
         thread = Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
                 do {
+                    let started = now()
                     let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
                     indexed.add(pass.indexed, ordering: .relaxed)
-                    if !pass.more { usleep(200_000) }
+                    let wait = pacing.wait(
+                        after: pass, passMicroseconds: Int((now() - started) / 1000),
+                        writerBusy: writer.queuedCommands > 0)
+                    if wait > 0 { usleep(UInt32(wait) * 1000) }
                 } catch {
                     fatalError("search indexing failed: \(error)")
                 }
@@ -390,6 +405,8 @@ func runLatency(_ url: String, _ options: Options) throws {
     let notifier = options.notify ? try Notifier(url) : nil
     defer { notifier?.stop() }
     let writer = startWriter(url, options, tally, notifier)
+    // The gateway indexes what it stores while it stores it.
+    let indexer = options.searchIndex ? SearchIndexLoop(url, writer: writer, share: options.searchShare) : nil
     let interval = 1e9 / Double(options.rate)
     let started = now()
     var refused = 0
@@ -408,6 +425,7 @@ func runLatency(_ url: String, _ options: Options) throws {
     }
     while tally.done < total - refused { usleep(1000) }
     writer.stop()
+    try indexer?.drain(connection)
     var latencies: [Double] = []
     latencies.reserveCapacity(total - warmup)
     for index in warmup..<total where tally.completedAt[index] != 0 {
@@ -423,6 +441,7 @@ func runLatency(_ url: String, _ options: Options) throws {
             "refused": .int(refused), "p50_ms": rounded(percentile(0.5)), "p90_ms": rounded(percentile(0.9)),
             "p99_ms": rounded(percentile(0.99)), "p999_ms": rounded(percentile(0.999)),
             "max_ms": rounded(latencies.last ?? 0), "notify": .bool(options.notify), "webhook": .bool(options.webhook),
+            "search_index": .bool(options.searchIndex),
         ])
 }
 

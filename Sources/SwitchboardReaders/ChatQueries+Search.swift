@@ -32,7 +32,8 @@ extension ChatQueries {
     /// index and sorted. The planner is
     /// not left to choose between the two: its estimate for a word it has no
     /// statistics of is a flat 0.5% of rows, and a walk chosen for a rare word
-    /// reads the whole workspace. The snippets (`ts_headline`, the costly part)
+    /// reads the whole workspace. Only the page's rows are read from `chats`
+    /// (message_search holds the time that orders them). The snippets (`ts_headline`, the costly part)
     /// are made for the page's rows only, after its limit. `ts_headline` drops what its parser takes
     /// for HTML tags, so `<` reaches it as a stand-in (`SnippetPart.lessThan`)
     /// and comes back as written: a snippet shows "<b>" as the visitor typed it.
@@ -85,10 +86,11 @@ extension ChatQueries {
             hits AS (
                 SELECT c.id, c.session_id, c.seq, c.kind, c.content, c.sender_id, c.user_id, c.role,
                        c.sender_name, c.created_at
-                  FROM (SELECT id, created_at FROM walk UNION SELECT id, created_at FROM indexed) m
+                  FROM (SELECT u.id, u.created_at
+                          FROM (SELECT id, created_at FROM walk UNION SELECT id, created_at FROM indexed) u
+                         ORDER BY u.created_at DESC, u.id DESC
+                         LIMIT $6::bigint) m
                   JOIN chats c ON c.id = m.id
-                 ORDER BY m.created_at DESC, m.id DESC
-                 LIMIT $6::bigint
             )
             SELECT h.id::text, h.session_id::text, h.seq, h.kind,
                    coalesce(h.sender_id, h.user_id::text, ''), h.role, h.sender_name,

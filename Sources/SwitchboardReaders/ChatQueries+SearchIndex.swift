@@ -8,6 +8,12 @@ public struct SearchIndexPass: Sendable, Equatable {
     public let indexed: Int
     /// Whether work was left: the budget ran out before the backlog did.
     public let more: Bool
+
+    public init(ranges: Int, indexed: Int, more: Bool) {
+        self.ranges = ranges
+        self.indexed = indexed
+        self.more = more
+    }
 }
 
 extension ChatQueries {

@@ -80,6 +80,10 @@ public final class BatchWriter: Sendable {
     public var isConnected: Bool { metrics.connectedShards.load(ordering: .relaxed) == queues.count }
 
     /// Counters summed over the shards.
+    /// Commands accepted and not yet sent (every shard): above zero, the
+    /// writer is behind its pipeline; cheaper than `statistics`.
+    public var queuedCommands: Int { queues.reduce(0) { $0 + $1.depth } }
+
     public var statistics: WriterStatistics {
         metrics.snapshot(queueDepth: queues.reduce(0) { $0 + $1.depth })
     }

@@ -164,6 +164,9 @@ public struct Configuration: Sendable {
     /// How often an idle search indexer looks for committed messages to index
     /// (a pass that found more work runs the next at once).
     public var searchIndexIntervalMilliseconds = 200
+    /// The share of its connection's time the search indexer may take while
+    /// the writer has commands waiting (100: it never yields).
+    public var searchIndexBusySharePercent = 25
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }

@@ -233,6 +233,7 @@ enum ConfigurationKeys {
         integer("webhooks.poll_interval_ms", 10...60_000, \.webhooksPollIntervalMilliseconds),
         integer("webhooks.retry_divisor", 1...1_000_000, \.webhooksRetryDivisor),
         integer("search.index_interval_ms", 10...60_000, \.searchIndexIntervalMilliseconds),
+        integer("search.index_busy_share_percent", 1...100, \.searchIndexBusySharePercent),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in
             guard case .string(let level) = v, logLevels.contains(level) else {
                 throw ConfigError(key: "log.level", message: "must be one of \(logLevels.joined(separator: ", "))")

@@ -8,22 +8,29 @@ import Synchronization
 /// (`ChatQueries.indexSearchBacklog`), so that the writer's transaction pays
 /// one backlog row per batch instead of every message's words. A pass that
 /// found more work runs the next at once (a backlog after an outage, or the
-/// messages stored before migration 20, drain at full speed); an idle one
-/// waits `intervalMilliseconds`. Every node runs one; they share the backlog
-/// without coordination (`SKIP LOCKED`).
+/// messages stored before migration 20, drain at full speed) unless this
+/// node's writer has commands waiting, when it yields (`SearchIndexPacing`);
+/// an idle one waits `search.index_interval_ms`. Every node runs one; they
+/// share the backlog without coordination (`SKIP LOCKED`).
 final class SearchIndexer: Sendable {
     private let queries: Mutex<ChatQueries>
     private let logger: Logger
-    private let intervalMilliseconds: Int
+    private let pacing: SearchIndexPacing
+    private let writerBusy: @Sendable () -> Bool
     private let stopped = Atomic<Bool>(false)
     private let thread = Mutex<NamedThread?>(nil)
     private let indexedTotal = Atomic<Int>(0)
 
-    init(databaseURL: String, intervalMilliseconds: Int, logger: Logger) {
+    /// `writerBusy`: whether this node's writer has commands waiting.
+    init(
+        databaseURL: String, pacing: SearchIndexPacing, logger: Logger,
+        writerBusy: @escaping @Sendable () -> Bool
+    ) {
         // A vector lost in a crash is indexed again (its backlog row comes back
         // with it): no commit waits for the disk.
         queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
-        self.intervalMilliseconds = intervalMilliseconds
+        self.pacing = pacing
+        self.writerBusy = writerBusy
         self.logger = logger
     }
 
@@ -50,22 +57,18 @@ final class SearchIndexer: Sendable {
         var failing = false
         var catchingUp = 0
         while !stopped.load(ordering: .relaxed) {
-            var wait = intervalMilliseconds
+            var wait = pacing.idleMilliseconds
             do throws(QueryError) {
-                let pass = try queries.withLock { queries throws(QueryError) in
-                    try queries.indexSearchBacklog()
-                }
+                let started = MonotonicClock.nanoseconds()
+                let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
+                let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
                 indexedTotal.add(pass.indexed, ordering: .relaxed)
                 if failing { logger.info("search indexing resumed") }
                 failing = false
-                if pass.more {
-                    wait = 0
-                    catchingUp += pass.indexed
-                    if catchingUp >= 100_000 {
-                        logger.info("search indexing is catching up: \(catchingUp) messages indexed in a row")
-                        catchingUp = 0
-                    }
-                } else {
+                wait = pacing.wait(after: pass, passMicroseconds: took, writerBusy: writerBusy())
+                catchingUp = pass.more ? catchingUp + pass.indexed : 0
+                if catchingUp >= 100_000 {
+                    logger.info("search indexing is catching up: \(catchingUp) messages indexed in a row")
                     catchingUp = 0
                 }
             } catch {

@@ -3,6 +3,7 @@ import SwitchboardAttachmentStore
 import SwitchboardDeflate
 import SwitchboardHTTP
 import SwitchboardMetrics
+import SwitchboardReaders
 import SwitchboardTLS
 import SwitchboardWebSocket
 
@@ -126,12 +127,15 @@ final class ServerContext: Sendable {
         } else {
             webhookRuntime = nil
         }
-        searchIndexer =
-            chat == nil
-            ? nil
-            : SearchIndexer(
+        searchIndexer = chat.map { chat in
+            SearchIndexer(
                 databaseURL: configuration.databaseURL,
-                intervalMilliseconds: configuration.searchIndexIntervalMilliseconds, logger: logger)
+                pacing: SearchIndexPacing(
+                    idleMilliseconds: configuration.searchIndexIntervalMilliseconds,
+                    busySharePercent: configuration.searchIndexBusySharePercent),
+                logger: logger
+            ) { [weak writer = chat.writer] in (writer?.queuedCommands ?? 0) > 0 }
+        }
         let router = router
         let maxBytes = configuration.attachmentsMaxBytes
         streamedBodyLimit = { method, path in
