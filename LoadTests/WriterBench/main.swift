@@ -301,16 +301,20 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let notifier = options.notify ? try Notifier(url) : nil
     let writer = startWriter(url, options, tally, notifier)
     let indexer = options.searchIndex ? SearchIndexLoop(url, writer: writer, share: options.searchShare) : nil
+    let cpuBefore = PostgresCPU.seconds()
     let started = now()
     for command in commands {
         while writer.submit(command) == .overloaded { usleep(1000) }
     }
     while tally.done < options.messages { usleep(1000) }
     let seconds = Double(tally.lastResult.load(ordering: .relaxed) - started) / 1e9
+    let cpuStored = PostgresCPU.seconds() - cpuBefore
     let searchable = try indexer.map { indexer in
         try indexer.drain(connection)
         return Double(now() - started) / 1e9
     }
+    // Stored (and, with search, indexed): the database's CPU per message, the indexer's included.
+    let cpuDone = PostgresCPU.seconds() - cpuBefore
     let statistics = writer.statistics
     writer.stop()
     usleep(500_000)
@@ -344,6 +348,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "webhook": .bool(options.webhook), "webhook_events": .int(outbox.events),
             "search_index": .bool(options.searchIndex),
             "search_share": options.searchIndex ? .int(options.searchShare) : .null,
+            "pg_cpu_us_per_message_stored": rounded(cpuStored * 1e6 / Double(options.messages)),
+            "pg_cpu_us_per_message_done": rounded(cpuDone * 1e6 / Double(options.messages)),
             "searchable_after_s": searchable.map { rounded($0 - seconds) } ?? .null,
             "searchable_per_s": searchable.map { .int(Int(Double(options.messages) / $0)) } ?? .null,
         ])
