@@ -6,7 +6,7 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-//                [--notify] [--webhook] [--without-search-index] [--search-share 25]
+//                [--notify] [--webhook] [--without-search-index] [--search-share 10]
 //                [--only batched|latency]
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
@@ -57,14 +57,14 @@ struct Options {
     var notify = false
     var webhook = false
     var searchIndex = true
-    var searchShare = 25
+    var searchShare = 10
     var only: String?
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-                            [--notify] [--webhook] [--without-search-index] [--search-share 25]
+                            [--notify] [--webhook] [--without-search-index] [--search-share 10]
                             [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
@@ -358,7 +358,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
 
 /// The gateway's search indexer, as `SearchIndexer` runs it: passes back to
 /// back while they find work, but at most `share` percent of the time while
-/// the writer has commands waiting; 200 ms apart when idle.
+/// the writer is behind; 200 ms apart when idle.
 final class SearchIndexLoop: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     let indexed = Atomic<Int>(0)
@@ -375,7 +375,7 @@ final class SearchIndexLoop: @unchecked Sendable {
                     indexed.add(pass.indexed, ordering: .relaxed)
                     let wait = pacing.wait(
                         after: pass, passMicroseconds: Int((now() - started) / 1000),
-                        writerBusy: writer.queuedCommands > 0)
+                        writerBusy: writer.isBehind)
                     if wait > 0 { usleep(UInt32(wait) * 1000) }
                 } catch {
                     fatalError("search indexing failed: \(error)")

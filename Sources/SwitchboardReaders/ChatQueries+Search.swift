@@ -29,7 +29,8 @@ extension ChatQueries {
     /// cursor are tested one by one; a word in a few percent of messages fills
     /// the page there, and what it found is then exactly the newest matches.
     /// Only when that falls short are all the matches read through the GIN
-    /// index and sorted. The planner is
+    /// index and sorted (they include the walk's: the page is one or the
+    /// other, never a merge). The planner is
     /// not left to choose between the two: its estimate for a word it has no
     /// statistics of is a flat 0.5% of rows, and a walk chosen for a rare word
     /// reads the whole workspace. Only the page's rows are read from `chats`
@@ -87,7 +88,9 @@ extension ChatQueries {
                 SELECT c.id, c.session_id, c.seq, c.kind, c.content, c.sender_id, c.user_id, c.role,
                        c.sender_name, c.created_at
                   FROM (SELECT u.id, u.created_at
-                          FROM (SELECT id, created_at FROM walk UNION SELECT id, created_at FROM indexed) u
+                          FROM (SELECT id, created_at FROM walk WHERE (SELECT count(*) FROM walk) >= $6::bigint
+                                UNION ALL
+                                SELECT id, created_at FROM indexed) u
                          ORDER BY u.created_at DESC, u.id DESC
                          LIMIT $6::bigint) m
                   JOIN chats c ON c.id = m.id

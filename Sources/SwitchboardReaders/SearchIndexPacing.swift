@@ -1,7 +1,8 @@
 /// When the search indexer runs its next pass. Search is background work
 /// that yields to the durable path: indexing a message costs the database
 /// about as much as storing it (docs/database.md, "Search"), so while the
-/// writer has commands waiting the indexer takes at most `busySharePercent`
+/// writer is behind (more commands wait than it takes in a batch) the
+/// indexer takes at most `busySharePercent`
 /// of its connection's time (after a pass of t, it waits t·(100−s)/s), and
 /// search falls behind rather than acknowledgements; once the writer keeps
 /// up, it catches up at full speed. An idle indexer (its last pass found

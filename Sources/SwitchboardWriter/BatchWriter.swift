@@ -80,9 +80,13 @@ public final class BatchWriter: Sendable {
     public var isConnected: Bool { metrics.connectedShards.load(ordering: .relaxed) == queues.count }
 
     /// Counters summed over the shards.
-    /// Commands accepted and not yet sent (every shard): above zero, the
-    /// writer is behind its pipeline; cheaper than `statistics`.
+    /// Commands accepted and not yet sent (every shard); cheaper than `statistics`.
     public var queuedCommands: Int { queues.reduce(0) { $0 + $1.depth } }
+
+    /// More commands wait than one batch of every shard takes: the writer is
+    /// not keeping up with what arrives (at a steady rate it keeps up with,
+    /// what waits between two batches is less than a batch).
+    public var isBehind: Bool { queuedCommands >= configuration.maxBatchMessages * queues.count }
 
     public var statistics: WriterStatistics {
         metrics.snapshot(queueDepth: queues.reduce(0) { $0 + $1.depth })

@@ -165,8 +165,8 @@ public struct Configuration: Sendable {
     /// (a pass that found more work runs the next at once).
     public var searchIndexIntervalMilliseconds = 200
     /// The share of its connection's time the search indexer may take while
-    /// the writer has commands waiting (100: it never yields).
-    public var searchIndexBusySharePercent = 25
+    /// the writer is behind (more commands wait than a batch takes; 100: it never yields).
+    public var searchIndexBusySharePercent = 10
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }

@@ -9,7 +9,7 @@ import Synchronization
 /// one backlog row per batch instead of every message's words. A pass that
 /// found more work runs the next at once (a backlog after an outage, or the
 /// messages stored before migration 20, drain at full speed) unless this
-/// node's writer has commands waiting, when it yields (`SearchIndexPacing`);
+/// node's writer is behind, when it yields (`SearchIndexPacing`);
 /// an idle one waits `search.index_interval_ms`. Every node runs one; they
 /// share the backlog without coordination (`SKIP LOCKED`).
 final class SearchIndexer: Sendable {
@@ -21,7 +21,7 @@ final class SearchIndexer: Sendable {
     private let thread = Mutex<NamedThread?>(nil)
     private let indexedTotal = Atomic<Int>(0)
 
-    /// `writerBusy`: whether this node's writer has commands waiting.
+    /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
     init(
         databaseURL: String, pacing: SearchIndexPacing, logger: Logger,
         writerBusy: @escaping @Sendable () -> Bool

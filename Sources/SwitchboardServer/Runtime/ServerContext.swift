@@ -134,7 +134,7 @@ final class ServerContext: Sendable {
                     idleMilliseconds: configuration.searchIndexIntervalMilliseconds,
                     busySharePercent: configuration.searchIndexBusySharePercent),
                 logger: logger
-            ) { [weak writer = chat.writer] in (writer?.queuedCommands ?? 0) > 0 }
+            ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
         }
         let router = router
         let maxBytes = configuration.attachmentsMaxBytes
