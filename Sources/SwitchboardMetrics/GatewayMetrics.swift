@@ -103,6 +103,13 @@ public final class GatewayMetrics: Sendable {
     /// (received and not yet stored, `attachments.max_in_flight_bytes` at most); a pull gauge.
     public let attachmentInFlightBytes: GaugeHandle
 
+    // Search (docs/database.md, "Search").
+    /// `switchboard_search_indexed_total`: messages this node's search indexer made searchable.
+    public let searchIndexed: CounterHandle
+    /// `switchboard_search_catching_up`: 1 while this node's indexer found more backlog than one
+    /// pass takes (search is behind what is stored), else 0.
+    public let searchCatchingUp: GaugeHandle
+
     // Webhooks (docs/webhooks.md).
     /// `switchboard_webhook_events_total`: events the writer's batches put in the outbox.
     public let webhookEventsWritten: CounterHandle
@@ -254,6 +261,13 @@ public final class GatewayMetrics: Sendable {
                 descriptor: declare(
                     "switchboard_attachment_in_flight_bytes", "gauge",
                     "Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.")))
+        searchIndexed = counter(
+            "switchboard_search_indexed_total", "Messages this node's search indexer made searchable.")
+        searchCatchingUp = GaugeHandle(
+            registry.makeGauge(
+                descriptor: declare(
+                    "switchboard_search_catching_up", "gauge",
+                    "1 while this node's search indexer found more backlog than one pass takes, else 0.")))
 
         webhookEventsWritten = counter(
             "switchboard_webhook_events_total", "Webhook events the writer's batches wrote to the outbox.")

@@ -34,6 +34,8 @@ let expectedFamilies: [(name: String, type: String)] = [
     ("switchboard_attachment_bytes_stored_total", "counter"),
     ("switchboard_attachment_bytes_served_total", "counter"),
     ("switchboard_attachment_in_flight_bytes", "gauge"),
+    ("switchboard_search_indexed_total", "counter"),
+    ("switchboard_search_catching_up", "gauge"),
     ("switchboard_webhook_events_total", "counter"),
     ("switchboard_webhook_delivery_latency_seconds", "histogram"),
     ("switchboard_webhook_request_seconds", "histogram"),

@@ -69,6 +69,12 @@ private let attachmentExposition = """
     # HELP switchboard_attachment_in_flight_bytes Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.
     # TYPE switchboard_attachment_in_flight_bytes gauge
     switchboard_attachment_in_flight_bytes 0.0
+    # HELP switchboard_search_indexed_total Messages this node's search indexer made searchable.
+    # TYPE switchboard_search_indexed_total counter
+    switchboard_search_indexed_total 0
+    # HELP switchboard_search_catching_up 1 while this node's search indexer found more backlog than one pass takes, else 0.
+    # TYPE switchboard_search_catching_up gauge
+    switchboard_search_catching_up 0.0
     """
 
 /// The webhook families of a fresh registry: attempts and the outbox's gauges have

@@ -1,4 +1,5 @@
 import Logging
+import SwitchboardMetrics
 import SwitchboardReaders
 import SwitchboardSystem
 import Synchronization
@@ -15,6 +16,7 @@ import Synchronization
 final class SearchIndexer: Sendable {
     private let queries: Mutex<ChatQueries>
     private let logger: Logger
+    private let metrics: GatewayMetrics
     private let pacing: SearchIndexPacing
     private let writerBusy: @Sendable () -> Bool
     private let stopped = Atomic<Bool>(false)
@@ -23,13 +25,14 @@ final class SearchIndexer: Sendable {
 
     /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
     init(
-        databaseURL: String, pacing: SearchIndexPacing, logger: Logger,
+        databaseURL: String, pacing: SearchIndexPacing, metrics: GatewayMetrics, logger: Logger,
         writerBusy: @escaping @Sendable () -> Bool
     ) {
         // A vector lost in a crash is indexed again (its backlog row comes back
         // with it): no commit waits for the disk.
         queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
         self.pacing = pacing
+        self.metrics = metrics
         self.writerBusy = writerBusy
         self.logger = logger
     }
@@ -63,6 +66,8 @@ final class SearchIndexer: Sendable {
                 let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
                 let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
                 indexedTotal.add(pass.indexed, ordering: .relaxed)
+                metrics.searchIndexed.increment(by: pass.indexed)
+                metrics.searchCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("search indexing resumed") }
                 failing = false
                 wait = pacing.wait(after: pass, passMicroseconds: took, writerBusy: writerBusy())

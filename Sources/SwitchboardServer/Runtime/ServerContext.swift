@@ -127,13 +127,14 @@ final class ServerContext: Sendable {
         } else {
             webhookRuntime = nil
         }
+        let metrics = metrics
         searchIndexer = chat.map { chat in
             SearchIndexer(
                 databaseURL: configuration.databaseURL,
                 pacing: SearchIndexPacing(
                     idleMilliseconds: configuration.searchIndexIntervalMilliseconds,
                     busySharePercent: configuration.searchIndexBusySharePercent),
-                logger: logger
+                metrics: metrics, logger: logger
             ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
         }
         let router = router
