@@ -21,7 +21,6 @@ final class SearchIndexer: Sendable {
     private let writerBusy: @Sendable () -> Bool
     private let stopped = Atomic<Bool>(false)
     private let thread = Mutex<NamedThread?>(nil)
-    private let indexedTotal = Atomic<Int>(0)
 
     /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
     init(
@@ -36,9 +35,6 @@ final class SearchIndexer: Sendable {
         self.writerBusy = writerBusy
         self.logger = logger
     }
-
-    /// Messages this node has indexed since it started.
-    var indexed: Int { indexedTotal.load(ordering: .relaxed) }
 
     func start() {
         thread.withLock { thread in
@@ -65,7 +61,6 @@ final class SearchIndexer: Sendable {
                 let started = MonotonicClock.nanoseconds()
                 let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
                 let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
-                indexedTotal.add(pass.indexed, ordering: .relaxed)
                 metrics.searchIndexed.increment(by: pass.indexed)
                 metrics.searchCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("search indexing resumed") }
