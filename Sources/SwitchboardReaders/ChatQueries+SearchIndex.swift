@@ -41,7 +41,7 @@ extension ChatQueries {
             more: result.string(0, 2) == "t")
     }
 
-    /// Backlog rows waiting (for the metrics and for tests that wait on the indexer).
+    /// Backlog rows waiting: ranges, not messages (tests wait on the indexer with it).
     public func searchBacklogRanges() throws(QueryError) -> Int {
         Int(try RowDecoding.int64(try run("SELECT count(*) FROM search_backlog", [], retryable: true), 0, 0))
     }

@@ -79,7 +79,6 @@ public final class BatchWriter: Sendable {
     /// True while every shard holds a working connection.
     public var isConnected: Bool { metrics.connectedShards.load(ordering: .relaxed) == queues.count }
 
-    /// Counters summed over the shards.
     /// Commands accepted and not yet sent (every shard); cheaper than `statistics`.
     public var queuedCommands: Int { queues.reduce(0) { $0 + $1.depth } }
 
@@ -88,8 +87,9 @@ public final class BatchWriter: Sendable {
     /// what waits between two batches is less than a batch).
     public var isBehind: Bool { queuedCommands >= configuration.maxBatchMessages * queues.count }
 
+    /// Counters summed over the shards.
     public var statistics: WriterStatistics {
-        metrics.snapshot(queueDepth: queues.reduce(0) { $0 + $1.depth })
+        metrics.snapshot(queueDepth: queuedCommands)
     }
 
     /// The shard of a session: FNV-1a over the id's hex digits, case-folded

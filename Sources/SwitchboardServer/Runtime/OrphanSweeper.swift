@@ -1,7 +1,5 @@
 import Logging
 import SwitchboardAttachmentStore
-import SwitchboardSystem
-import Synchronization
 
 /// Deletes uploads that no message sent within `attachments.orphan_ttl_s`
 /// (and the pieces of uploads a stopped gateway left half done), on a thread
@@ -12,8 +10,7 @@ import Synchronization
 /// sweeping the same database delete each row once: the purge's DELETE takes
 /// what it finds.
 final class OrphanSweeper: Sendable {
-    private let stopped = Atomic<Bool>(false)
-    private let thread = Mutex<NamedThread?>(nil)
+    private let background = BackgroundThread(name: "sb-orphans")
     private let store: AttachmentStore
     private let timeToLive: Int
     private let logger: Logger
@@ -31,26 +28,16 @@ final class OrphanSweeper: Sendable {
     var interval: Int { min(3600, max(60, timeToLive / 10)) }
 
     func start() {
-        thread.withLock { thread in
-            guard thread == nil else { return }
-            thread = NamedThread.spawn(name: "sb-orphans") { [self] in
-                var wait = firstSweepAfter
-                while sleep(seconds: wait) {
-                    sweep()
-                    wait = interval
-                }
+        background.start { [self] in
+            var wait = firstSweepAfter
+            while background.pause(milliseconds: wait * 1000) {
+                sweep()
+                wait = interval
             }
         }
     }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        let handle = thread.withLock { thread -> NamedThread? in
-            defer { thread = nil }
-            return thread
-        }
-        handle?.join()
-    }
+    func stop() { background.stop() }
 
     private func sweep() {
         do throws(AttachmentStoreError) {
@@ -59,14 +46,5 @@ final class OrphanSweeper: Sendable {
         } catch {
             logger.warning("the orphan purge failed (it runs again in \(interval) s): \(error)")
         }
-    }
-
-    /// Sleeps in steps of a second so that `stop` is heard at once; false once stopped.
-    private func sleep(seconds: Int) -> Bool {
-        for _ in 0..<seconds {
-            if stopped.load(ordering: .relaxed) { return false }
-            ThisProcess.sleep(milliseconds: 1000)
-        }
-        return !stopped.load(ordering: .relaxed)
     }
 }

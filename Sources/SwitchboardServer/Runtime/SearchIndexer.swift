@@ -19,8 +19,7 @@ final class SearchIndexer: Sendable {
     private let metrics: GatewayMetrics
     private let pacing: SearchIndexPacing
     private let writerBusy: @Sendable () -> Bool
-    private let stopped = Atomic<Bool>(false)
-    private let thread = Mutex<NamedThread?>(nil)
+    private let background = BackgroundThread(name: "sb-search-index")
 
     /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
     init(
@@ -36,26 +35,14 @@ final class SearchIndexer: Sendable {
         self.logger = logger
     }
 
-    func start() {
-        thread.withLock { thread in
-            guard thread == nil else { return }
-            thread = NamedThread.spawn(name: "sb-search-index") { [self] in run() }
-        }
-    }
+    func start() { background.start { [self] in run() } }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        let handle = thread.withLock { thread -> NamedThread? in
-            defer { thread = nil }
-            return thread
-        }
-        handle?.join()
-    }
+    func stop() { background.stop() }
 
     private func run() {
         var failing = false
         var catchingUp = 0
-        while !stopped.load(ordering: .relaxed) {
+        while !background.isStopped {
             var wait = pacing.idleMilliseconds
             do throws(QueryError) {
                 let started = MonotonicClock.nanoseconds()
@@ -76,16 +63,7 @@ final class SearchIndexer: Sendable {
                 failing = true
                 wait = max(wait, 1000)
             }
-            pause(milliseconds: wait)
-        }
-    }
-
-    /// Sleeps in steps of at most 100 ms so that `stop` is heard soon.
-    private func pause(milliseconds: Int) {
-        var left = milliseconds
-        while left > 0 && !stopped.load(ordering: .relaxed) {
-            ThisProcess.sleep(milliseconds: min(100, left))
-            left -= 100
+            background.pause(milliseconds: wait)
         }
     }
 }

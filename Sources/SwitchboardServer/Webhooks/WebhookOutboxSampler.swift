@@ -1,7 +1,6 @@
 import Logging
 import SwitchboardMetrics
 import SwitchboardReaders
-import SwitchboardSystem
 import Synchronization
 
 /// Samples the outbox's depth and oldest due age per endpoint into the
@@ -13,8 +12,7 @@ final class WebhookOutboxSampler: Sendable {
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let intervalMilliseconds: Int
-    private let stopped = Atomic<Bool>(false)
-    private let thread = Mutex<NamedThread?>(nil)
+    private let background = BackgroundThread(name: "sb-webhook-gauges")
     /// Endpoints seen with pending deliveries, to zero when they have none.
     private let seen = Mutex<Set<String>>([])
 
@@ -26,29 +24,15 @@ final class WebhookOutboxSampler: Sendable {
     }
 
     func start() {
-        thread.withLock { thread in
-            guard thread == nil else { return }
-            thread = NamedThread.spawn(name: "sb-webhook-gauges") { [self] in
-                while !stopped.load(ordering: .relaxed) {
-                    sample()
-                    var waited = 0
-                    while waited < intervalMilliseconds && !stopped.load(ordering: .relaxed) {
-                        ThisProcess.sleep(milliseconds: 100)
-                        waited += 100
-                    }
-                }
+        background.start { [self] in
+            while !background.isStopped {
+                sample()
+                background.pause(milliseconds: intervalMilliseconds)
             }
         }
     }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        let handle = thread.withLock { thread -> NamedThread? in
-            defer { thread = nil }
-            return thread
-        }
-        handle?.join()
-    }
+    func stop() { background.stop() }
 
     func sample() {
         do throws(QueryError) {

@@ -30,7 +30,8 @@ enum Migration0019 {
     static let migration = Migration(
         version: 19, name: "message_search", statementsAlone: up, down: down)
 
-    private static let up = [
+    /// Also migration 20's `down`, which builds these indexes again.
+    static let up = [
         "DROP INDEX CONCURRENTLY IF EXISTS idx_chats_search",
         """
         CREATE INDEX CONCURRENTLY idx_chats_search ON chats

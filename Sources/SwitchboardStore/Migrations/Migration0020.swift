@@ -75,22 +75,13 @@ enum Migration0020 {
     // Down: migration 19's state: its indexes built again (CONCURRENTLY),
     // migration 13's function, the search tables gone (they hold nothing
     // that `chats` does not).
-    private static let down = [
-        Migration0013.appendFunction,
-        "DROP FUNCTION IF EXISTS switchboard_index_search(int)",
-        "DROP TABLE IF EXISTS search_backlog",
-        "DROP TABLE IF EXISTS message_search",
-        "DROP INDEX CONCURRENTLY IF EXISTS idx_chats_search",
-        """
-        CREATE INDEX CONCURRENTLY idx_chats_search ON chats
-            USING gin (to_tsvector('simple'::regconfig, content)) WHERE kind <> 'event'
-        """,
-        "DROP INDEX CONCURRENTLY IF EXISTS idx_chats_workspace_recent",
-        """
-        CREATE INDEX CONCURRENTLY idx_chats_workspace_recent ON chats
-            (workspace_id, created_at DESC, id DESC) WHERE kind <> 'event'
-        """,
-    ]
+    private static let down =
+        [
+            Migration0013.appendFunction,
+            "DROP FUNCTION IF EXISTS switchboard_index_search(int)",
+            "DROP TABLE IF EXISTS search_backlog",
+            "DROP TABLE IF EXISTS message_search",
+        ] + Migration0019.up
 
     /// One pass of the indexer (`ChatQueries.indexSearchBacklog`): backlog
     /// rows in id order that no other indexer holds (`SKIP LOCKED`, so nodes
