@@ -31,6 +31,10 @@ public final class PostgresConnection {
 
     public var isConnected: Bool { PQstatus(connection) == CONNECTION_OK }
 
+    /// No transaction open: a statement run now commits on its own, so one the
+    /// server refused left nothing behind and may be run again.
+    public var isOutsideTransaction: Bool { PQtransactionStatus(connection) == PQTRANS_IDLE }
+
     /// The server process serving this connection (for pg_terminate_backend in tests).
     public var backendPID: Int32 { PQbackendPID(connection) }
 

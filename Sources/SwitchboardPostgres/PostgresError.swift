@@ -30,4 +30,11 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
         guard let sqlState else { return false }
         return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
     }
+
+    /// SQLSTATE 40P01 (deadlock detected) and 40001 (serialization failure):
+    /// the server rolled the statement back to break a conflict with another
+    /// transaction, and running it again may well succeed.
+    public var isTransientConflict: Bool {
+        sqlState == "40P01" || sqlState == "40001"
+    }
 }

@@ -35,6 +35,10 @@ extension ChatQueries {
     public func heartbeat(
         node: String, connections: [NodeConnection], settings: RoutingSettings
     ) throws(QueryError) -> [String] {
+        // Rows locked in one order, whatever the caller's: fewer deadlocks with a routing pass.
+        let connections = connections.sorted {
+            ($0.workspaceID, $0.staff.id) < ($1.workspaceID, $1.staff.id)
+        }
         _ = try run(
             """
             WITH me AS (
@@ -58,6 +62,7 @@ extension ChatQueries {
                 INSERT INTO operators (workspace_id, id, name, role, connected_until)
                 SELECT m.workspace_id, m.operator_id, nullif(m.name, ''), m.role, now() + $7::int * interval '1 second'
                   FROM mine m
+                 ORDER BY m.workspace_id, m.operator_id
                 ON CONFLICT (workspace_id, id) DO UPDATE
                    SET connected_until = greatest(operators.connected_until, EXCLUDED.connected_until)
             ),

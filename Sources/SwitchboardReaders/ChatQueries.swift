@@ -34,29 +34,59 @@ public final class ChatQueries {
     /// (server restart, idle timeout, pg_terminate_backend): when a reused
     /// connection turns out lost and the statement is safe to repeat
     /// (`retryable`: reads, and writes whose repetition changes nothing), it is
-    /// retried once on a fresh connection instead of failing the client.
+    /// retried once on a fresh connection instead of failing the client. Such a
+    /// statement that the server chose as a deadlock's (or a serialization
+    /// conflict's) victim outside a transaction is run again too, up to
+    /// `conflictRetries` times: it was rolled back whole, and the transaction
+    /// it collided with has gone on (a routing pass and a heartbeat both
+    /// update an operator's row).
     func run(_ sql: String, _ parameters: [String?], retryable: Bool) throws(QueryError) -> PostgresResult {
         let reused = connection != nil
-        do {
-            return try attempt(sql, parameters)
-        } catch {
-            guard case .unavailable = error, reused, retryable else { throw error }
-            return try attempt(sql, parameters)
+        var conflicts = 0
+        var lost = false
+        while true {
+            do {
+                return try attempt(sql, parameters, retryingConflicts: retryable && conflicts < Self.conflictRetries)
+            } catch {
+                switch error {
+                case .conflict:
+                    conflicts += 1
+                case .query(let error):
+                    // A reused connection found lost: once, on a fresh one.
+                    guard case .unavailable = error, reused, retryable, !lost else { throw error }
+                    lost = true
+                }
+            }
         }
     }
 
-    private func attempt(_ sql: String, _ parameters: [String?]) throws(QueryError) -> PostgresResult {
-        let connection = try connected()
+    /// How many times a retryable statement is run again after losing a conflict.
+    static let conflictRetries = 3
+
+    private enum AttemptError: Error {
+        case query(QueryError)
+        /// Lost a deadlock or serialization conflict, outside a transaction.
+        case conflict
+    }
+
+    private func attempt(
+        _ sql: String, _ parameters: [String?], retryingConflicts: Bool
+    ) throws(AttemptError) -> PostgresResult {
+        let connection: PostgresConnection
+        do { connection = try connected() } catch { throw .query(error) }
         do {
             return try connection.query(sql, parameters)
         } catch {
+            if retryingConflicts && error.isTransientConflict && connection.isOutsideTransaction {
+                throw .conflict
+            }
             if error.isConnectionLoss || !connection.isConnected {
                 // The outcome of this statement is unknown and the socket is dead:
                 // drop it so the next call connects afresh.
                 self.connection = nil
-                throw .unavailable(error.description)
+                throw .query(.unavailable(error.description))
             }
-            throw .failed(error.description)
+            throw .query(.failed(error.description))
         }
     }
 

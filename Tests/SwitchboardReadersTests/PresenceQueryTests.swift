@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardChat
+import SwitchboardPostgres
 import SwitchboardReaders
 import SwitchboardRouting
 import Testing
@@ -59,6 +60,53 @@ import Testing
         #expect(try rows(fixture, "SELECT operator_id FROM operator_connections") == [["op-ken"]])
     }
 
+    /// A heartbeat that loses a deadlock (another transaction, as a routing
+    /// pass does, updating the same operators' rows in the other order) runs
+    /// again once the other has gone on, instead of failing the beat.
+    @Test func aHeartbeatThatLosesADeadlockRunsAgain() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let workspace = fixture.workspaceID
+        let both = [connection(workspace, "op-b"), connection(workspace, "op-a")]
+        _ = try fixture.queries.heartbeat(node: "node-a", connections: both, settings: Self.settings)
+        let other = try fixture.database.connect()
+        try other.execute("BEGIN")
+        try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-b'")
+        let url = fixture.database.url
+        let outcome = Outcome()
+        let thread = Thread {
+            let queries = ChatQueries(databaseURL: url)
+            do throws(QueryError) {
+                _ = try queries.heartbeat(node: "node-a", connections: both, settings: Self.settings)
+                outcome.set("ok")
+            } catch {
+                outcome.set(error.description)
+            }
+        }
+        thread.start()
+        // The beat holds op-a (it locks in order) and waits for op-b.
+        var waiting = false
+        for _ in 0..<100 where !waiting {
+            Thread.sleep(forTimeInterval: 0.05)
+            waiting =
+                try rows(
+                    fixture,
+                    "SELECT 1 FROM pg_stat_activity WHERE application_name = 'switchboard-reader' AND wait_event_type = 'Lock'"
+                ).count == 1
+        }
+        #expect(waiting, "the heartbeat waits for the other transaction's row")
+        // op-a now closes the cycle. The beat has waited longer, so its backend finds the
+        // deadlock first and is the one rolled back; this update then gets op-a.
+        try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-a'")
+        Thread.sleep(forTimeInterval: 0.2)
+        try other.execute("COMMIT")
+        for _ in 0..<200 where outcome.value == nil { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(outcome.value == "ok")
+        #expect(
+            try rows(fixture, "SELECT count(*)::text FROM operators WHERE last_assigned_at IS NOT NULL") == [["2"]],
+            "the other transaction committed too")
+    }
+
     @Test func aHeartbeatFindsTheWorkspacesWithWork() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
@@ -109,4 +157,14 @@ import Testing
         ).first
         #expect(defaulted?.capacity == 5 && defaulted?.capacityIsDefault == true, "no capacity of its own: the default")
     }
+}
+
+/// What a thread's call ended with.
+final class Outcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text: String?
+
+    var value: String? { lock.withLock { text } }
+
+    func set(_ value: String) { lock.withLock { text = value } }
 }
