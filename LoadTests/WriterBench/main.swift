@@ -6,7 +6,7 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-//                [--notify] [--webhook] [--without-search-index] [--search-share 10]
+//                [--notify] [--webhook] [--without-search-index] [--search-share 5]
 //                [--only batched|latency]
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
@@ -57,14 +57,14 @@ struct Options {
     var notify = false
     var webhook = false
     var searchIndex = true
-    var searchShare = 10
+    var searchShare = 5
     var only: String?
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-                            [--notify] [--webhook] [--without-search-index] [--search-share 10]
+                            [--notify] [--webhook] [--without-search-index] [--search-share 5]
                             [--only batched|latency]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """

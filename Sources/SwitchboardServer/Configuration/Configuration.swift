@@ -166,7 +166,7 @@ public struct Configuration: Sendable {
     public var searchIndexIntervalMilliseconds = 200
     /// The share of its connection's time the search indexer may take while
     /// the writer is behind (more commands wait than a batch takes; 100: it never yields).
-    public var searchIndexBusySharePercent = 10
+    public var searchIndexBusySharePercent = 5
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }
