@@ -7,7 +7,8 @@
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
-//                [--only batched|latency]
+//                [--only batched|latency|alternate] [--windows 8] [--window-seconds 10]
+//                [--settle-seconds 1] [--same-sides]
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
 // and an indexer like the gateway's (`ChatQueries.indexSearchBacklog` on a
@@ -20,6 +21,11 @@
 // costs the writer. --search-share: the indexer's share of its connection's
 // time while the writer has commands waiting (the gateway's
 // search.index_busy_share_percent; 100: it never yields).
+//
+// --only alternate: what the indexer costs a saturated writer within one
+// run: the writer stores without pause, the indexer paused in A windows and
+// running in B windows taken A B B A (--same-sides: paused in both, an A/A
+// run of the method's noise); AlternatingSearch.swift.
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its events and deliveries to
@@ -59,13 +65,18 @@ struct Options {
     var searchIndex = true
     var searchShare = 5
     var only: String?
+    var windows = 8
+    var windowSeconds = 10
+    var settleSeconds = 1
+    var sameSides = false
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
-                            [--only batched|latency]
+                            [--only batched|latency|alternate] [--windows 8] [--window-seconds 10]
+                            [--settle-seconds 1] [--same-sides]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -100,10 +111,16 @@ struct Options {
                 searchShare = count(argument)
                 if searchShare > 100 { Self.fail("--search-share is a percentage, 1 to 100") }
             case "--only":
-                guard let which = iterator.next(), ["batched", "latency"].contains(which) else {
-                    Self.fail("--only takes batched or latency")
+                guard let which = iterator.next(), ["batched", "latency", "alternate"].contains(which) else {
+                    Self.fail("--only takes batched, latency or alternate")
                 }
                 only = which
+            case "--windows":
+                windows = count(argument)
+                if windows % 4 != 0 { Self.fail("--windows is a multiple of 4 (A B B A)") }
+            case "--window-seconds": windowSeconds = count(argument, minimum: 2)
+            case "--settle-seconds": settleSeconds = count(argument, minimum: 0)
+            case "--same-sides": sameSides = true
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -111,6 +128,8 @@ struct Options {
             }
         }
         if databaseURL.isEmpty { Self.fail("--database-url or SWITCHBOARD_DATABASE_URL is required") }
+        if settleSeconds >= windowSeconds { Self.fail("--settle-seconds must be shorter than --window-seconds") }
+        if only == "alternate" && !searchIndex { Self.fail("--only alternate weighs the search indexer") }
     }
 
     /// A usage error: the message and the usage on stderr, exit status 2.
@@ -361,6 +380,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
 /// the writer is behind; 200 ms apart when idle.
 final class SearchIndexLoop: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
+    /// While set, no passes (`--only alternate`'s A windows).
+    let paused = Atomic<Bool>(false)
     let indexed = Atomic<Int>(0)
     private var thread: Thread?
 
@@ -369,6 +390,10 @@ final class SearchIndexLoop: @unchecked Sendable {
         let pacing = SearchIndexPacing(idleMilliseconds: 200, busySharePercent: share)
         thread = Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
+                if paused.load(ordering: .relaxed) {
+                    usleep(10_000)
+                    continue
+                }
                 do {
                     let started = now()
                     let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
@@ -384,6 +409,8 @@ final class SearchIndexLoop: @unchecked Sendable {
         }
         thread?.start()
     }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
 
     /// Waits until the backlog is empty and every message is indexed, then stops the loop.
     func drain(_ connection: PostgresConnection) throws {
@@ -480,6 +507,14 @@ func settle(_ url: String) throws {
     try connection.execute("CHECKPOINT")
 }
 
+if options.only == "alternate" {
+    try settle(url)
+    try AlternatingSearch(
+        url: url, options: options, windows: options.windows, windowSeconds: Double(options.windowSeconds),
+        settleSeconds: Double(options.settleSeconds), sameSides: options.sameSides
+    ).run()
+    exit(0)
+}
 var naive: Double?
 if !options.skipNaive && options.only == nil {
     try settle(url)
