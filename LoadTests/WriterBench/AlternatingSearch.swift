@@ -8,12 +8,12 @@ import Synchronization
 /// machine differ by a quarter and more (each on a fresh database, its own
 /// checkpoints and disk), more than the effect to weigh, so here one writer
 /// stores without pause (commands submitted as fast as it takes them) for
-/// `windows` windows of `windowSeconds` taken A B B A (pairs of pairs, so that
+/// `--windows` windows of `--window-seconds` taken A B B A (pairs of pairs, so that
 /// a drift over the run, as the tables grow, weighs on both sides alike). The
 /// indexer is paused in the A windows and runs as the gateway's in the B
-/// windows (yielding at `share` percent while the writer is behind, which it
-/// always is here); with `sameSides` (A/A) it is paused in both, so the two
-/// sides differ only by the method's own noise. The first `settleSeconds` of
+/// windows (yielding at `--search-share` percent while the writer is behind, which it
+/// always is here); with `--same-sides` (A/A) it is paused in both, so the two
+/// sides differ only by the method's own noise. The first `--settle-seconds` of
 /// each window count for neither side.
 ///
 /// Both sides write each batch's backlog row (migration 20): what they
@@ -22,10 +22,6 @@ import Synchronization
 struct AlternatingSearch {
     let url: String
     let options: Options
-    let windows: Int
-    let windowSeconds: Double
-    let settleSeconds: Double
-    let sameSides: Bool
 
     struct Side {
         var stored = 0
@@ -34,9 +30,17 @@ struct AlternatingSearch {
 
         var perSecond: Double { seconds > 0 ? Double(stored) / seconds : 0 }
         var cpuMicrosPerMessage: Double { stored > 0 ? cpuSeconds * 1e6 / Double(stored) : 0 }
+
+        mutating func add(stored: Int, seconds: Double, cpu: Double) {
+            self.stored += stored
+            self.seconds += seconds
+            cpuSeconds += cpu
+        }
     }
 
     func run() throws {
+        let (windows, sameSides) = (options.windows, options.sameSides)
+        let (windowSeconds, settleSeconds) = (Double(options.windowSeconds), Double(options.settleSeconds))
         let connection = try PostgresConnection(url)
         let (_, sessions) = try makeSessions(connection, count: options.sessions)
         let tally = Tally(capacity: 0)
@@ -103,13 +107,5 @@ struct AlternatingSearch {
                 "indexed": .int(indexer.indexed.load(ordering: .relaxed)),
                 "stored": .int(tally.stored.load(ordering: .relaxed)),
             ])
-    }
-}
-
-extension AlternatingSearch.Side {
-    mutating func add(stored: Int, seconds: Double, cpu: Double) {
-        self.stored += stored
-        self.seconds += seconds
-        cpuSeconds += cpu
     }
 }

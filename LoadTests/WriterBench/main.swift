@@ -63,7 +63,7 @@ struct Options {
     var notify = false
     var webhook = false
     var searchIndex = true
-    var searchShare = 5
+    var searchShare = SearchIndexPacing.standard.busySharePercent
     var only: String?
     var windows = 8
     var windowSeconds = 10
@@ -387,7 +387,8 @@ final class SearchIndexLoop: @unchecked Sendable {
 
     init(_ url: String, writer: BatchWriter, share: Int) {
         let queries = Mutex(ChatQueries(databaseURL: url, waitsForDisk: false))
-        let pacing = SearchIndexPacing(idleMilliseconds: 200, busySharePercent: share)
+        let pacing = SearchIndexPacing(
+            idleMilliseconds: SearchIndexPacing.standard.idleMilliseconds, busySharePercent: share)
         thread = Thread { [self] in
             while !stopped.load(ordering: .relaxed) {
                 if paused.load(ordering: .relaxed) {
@@ -509,10 +510,7 @@ func settle(_ url: String) throws {
 
 if options.only == "alternate" {
     try settle(url)
-    try AlternatingSearch(
-        url: url, options: options, windows: options.windows, windowSeconds: Double(options.windowSeconds),
-        settleSeconds: Double(options.settleSeconds), sameSides: options.sameSides
-    ).run()
+    try AlternatingSearch(url: url, options: options).run()
     exit(0)
 }
 var naive: Double?

@@ -35,10 +35,6 @@ extension ChatQueries {
     public func heartbeat(
         node: String, connections: [NodeConnection], settings: RoutingSettings
     ) throws(QueryError) -> [String] {
-        // Rows locked in one order, whatever the caller's: fewer deadlocks with a routing pass.
-        let connections = connections.sorted {
-            ($0.workspaceID, $0.staff.id) < ($1.workspaceID, $1.staff.id)
-        }
         _ = try run(
             """
             WITH me AS (
@@ -62,6 +58,8 @@ extension ChatQueries {
                 INSERT INTO operators (workspace_id, id, name, role, connected_until)
                 SELECT m.workspace_id, m.operator_id, nullif(m.name, ''), m.role, now() + $7::int * interval '1 second'
                   FROM mine m
+                 -- Operators locked in one order, whatever the caller's: two nodes' beats
+                 -- sharing operators cannot deadlock, and a pass and a beat rarely do.
                  ORDER BY m.workspace_id, m.operator_id
                 ON CONFLICT (workspace_id, id) DO UPDATE
                    SET connected_until = greatest(operators.connected_until, EXCLUDED.connected_until)

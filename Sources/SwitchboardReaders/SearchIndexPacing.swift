@@ -11,6 +11,12 @@ public struct SearchIndexPacing: Sendable, Equatable {
     public let idleMilliseconds: Int
     public let busySharePercent: Int
 
+    /// The gateway's defaults (`search.index_interval_ms`,
+    /// `search.index_busy_share_percent`), which writer-bench runs too. 5%:
+    /// acknowledgements before search's freshness after a burst
+    /// (docs/database.md, "Search").
+    public static let standard = SearchIndexPacing(idleMilliseconds: 200, busySharePercent: 5)
+
     public init(idleMilliseconds: Int, busySharePercent: Int) {
         precondition(idleMilliseconds >= 0 && (1...100).contains(busySharePercent))
         self.idleMilliseconds = idleMilliseconds

@@ -1,5 +1,6 @@
 import SwitchboardAdmission
 import SwitchboardIdentifiers
+import SwitchboardReaders
 import SwitchboardRouting
 import SwitchboardSystem
 
@@ -163,10 +164,10 @@ public struct Configuration: Sendable {
 
     /// How often an idle search indexer looks for committed messages to index
     /// (a pass that found more work runs the next at once).
-    public var searchIndexIntervalMilliseconds = 200
+    public var searchIndexIntervalMilliseconds = SearchIndexPacing.standard.idleMilliseconds
     /// The share of its connection's time the search indexer may take while
     /// the writer is behind (more commands wait than a batch takes; 100: it never yields).
-    public var searchIndexBusySharePercent = 5
+    public var searchIndexBusySharePercent = SearchIndexPacing.standard.busySharePercent
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }
