@@ -82,7 +82,7 @@ enum ScenarioRuns {
 
     private static func measureTraffic(
         _ context: Context, _ outcome: inout ShardOutcome, senders: [Participant], rate: Double, seconds: Double,
-        during: ((UInt64) -> Void)? = nil
+        during: ScenarioEvent? = nil
     ) {
         let shard = context.shard
         let start = MonotonicClock.nanoseconds() + 50_000_000
@@ -100,7 +100,7 @@ enum ScenarioRuns {
         let cpuBefore = context.probe?.cpuSeconds()
         let harnessBefore = harness?.cpuSeconds()
         shard.traffic(senders: senders, rate: rate, start: start, seconds: seconds, during: during)
-        outcome.drained = shard.drain(timeoutSeconds: context.options.drainSeconds)
+        outcome.drained = shard.drain(timeoutSeconds: context.options.drainSeconds, during: during)
         if let before = cpuBefore, let after = context.probe?.cpuSeconds() {
             outcome.gatewayCPUSeconds = after - before
             outcome.cpuWallSeconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
@@ -148,6 +148,7 @@ enum ScenarioRuns {
                 back = true
                 reconnectSeconds = Double(now - stormStarted) / 1e9
             }
+            return back
         }
         outcome.reconnectSeconds = reconnectSeconds
         outcome.reconnections = population.operators.count

@@ -1,5 +1,9 @@
 import SwitchboardSystem
 
+/// A scenario's own event beside the traffic (a storm's drop and rejoin),
+/// run every pass with the current instant; true once it is over.
+typealias ScenarioEvent = (UInt64) -> Bool
+
 /// One thread's share of a run: its client loop, its participants and
 /// sessions, and everything it measured. Scenarios drive it through phases
 /// (connect, traffic, drain); nothing in it is shared with other shards.
@@ -235,7 +239,7 @@ final class Shard {
     /// `senders[k % count]`, whether or not earlier ones were answered.
     /// `during` runs every pass with the current instant (storms use it).
     func traffic(
-        senders: [Participant], rate: Double, start: UInt64, seconds: Double, during: ((UInt64) -> Void)? = nil
+        senders: [Participant], rate: Double, start: UInt64, seconds: Double, during: ScenarioEvent? = nil
     ) {
         guard !senders.isEmpty, rate > 0 else { return }
         trafficStarted = true
@@ -258,21 +262,26 @@ final class Shard {
                     issued += 1
                 }
             }
-            during?(now)
+            _ = during?(now)
             return issued >= total
         }
     }
 
     /// Waits until every send is answered and every connected participant has
     /// every acked seq of its session, or until the deadline. True when it got there.
+    /// `during` goes on running, and the drain waits for it to say its event
+    /// is over: a storm's operators still rejoining when the last message went
+    /// out must be back, and caught up, before the run is judged.
     @discardableResult
-    func drain(timeoutSeconds: Double) -> Bool {
+    func drain(timeoutSeconds: Double, during: ScenarioEvent? = nil) -> Bool {
         let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutSeconds * 1e9)
         var nextCheck: UInt64 = 0
+        var eventOver = during == nil
         return run(until: deadline) { now in
+            if !eventOver, let during { eventOver = during(now) }
             guard now >= nextCheck else { return false }
             nextCheck = now + 20_000_000
-            return acked + refused >= sent && allCaughtUp()
+            return eventOver && acked + refused >= sent && allCaughtUp()
         }
     }
 
