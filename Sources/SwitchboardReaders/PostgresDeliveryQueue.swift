@@ -53,15 +53,22 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
         return due
     }
 
-    public func record(_ outcome: DeliveryOutcome) throws {
+    public func record(_ outcomes: [DeliveryOutcome]) throws {
+        guard !outcomes.isEmpty else { return }
         _ = try withQueries { queries throws(QueryError) in
             // Retryable: it writes the same state again.
             try queries.run(
                 Self.recordStatement,
                 [
-                    outcome.deliveryID, outcome.succeeded ? "true" : "false", outcome.statusCode.map(String.init),
-                    String(outcome.durationMilliseconds), outcome.error, outcome.responseHead,
-                    outcome.nextAttemptAt.map { String($0) }, String(disableAfterHours), outcome.endpointID,
+                    RowDecoding.textArray(outcomes.map(\.deliveryID)),
+                    RowDecoding.textArray(outcomes.map(\.endpointID)),
+                    RowDecoding.textArray(outcomes.map { $0.succeeded ? "true" : "false" }),
+                    RowDecoding.textArray(outcomes.map { $0.statusCode.map(String.init) }),
+                    RowDecoding.textArray(outcomes.map { String($0.durationMilliseconds) }),
+                    RowDecoding.textArray(outcomes.map(\.error)),
+                    RowDecoding.textArray(outcomes.map(\.responseHead)),
+                    RowDecoding.textArray(outcomes.map { $0.nextAttemptAt.map { String($0) } }),
+                    String(disableAfterHours),
                 ], retryable: true)
         }
     }
@@ -104,40 +111,54 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
                   ev.body, d.attempts - 1, extract(epoch FROM ev.created_at)::float8
         """
 
-    /// One attempt's outcome (delivery $1 of endpoint $9, $2 succeeded). Success: `succeeded`, and the
-    /// endpoint's failure (if any) ends. Failure: due again at $7 (epoch
-    /// seconds) or, without one, `failed`; the endpoint's failure starts,
-    /// and an endpoint failing for longer than $8 hours is disabled. A late
-    /// failure never undoes a success (a lease that ran out while the first
-    /// attempt hung, and a second attempt that succeeded). The endpoint's row
-    /// is written only when its state changes: deliveries to one endpoint
-    /// finish on many threads, and would otherwise queue on its row lock.
+    /// Attempts' outcomes, one per element of the arrays: delivery $1 of
+    /// endpoint $2, $3 succeeded, HTTP status $4, $5 ms, error $6, the
+    /// response's first bytes $7, the next attempt at $8 (epoch seconds).
+    /// Success: `succeeded`. Failure: due again at $8 or, without one,
+    /// `failed`. A late failure never undoes a success (a lease that ran out
+    /// while the first attempt hung, and a second attempt that succeeded).
+    ///
+    /// Each endpoint of the batch is then written once, and only when its
+    /// state changes (deliveries to one endpoint finish on many threads, and
+    /// would otherwise queue on its row lock): any success in the batch ends
+    /// its failure; only failures start one, and an endpoint failing for
+    /// longer than $9 hours is disabled.
     static let recordStatement = """
-        WITH d AS (
+        WITH o AS (
+            SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::boolean[], $4::int[], $5::int[], $6::text[],
+                                 $7::text[], $8::float8[])
+                AS o(id, endpoint_id, succeeded, status_code, duration_ms, error, response_head, next_at)
+        ),
+        d AS (
             UPDATE webhook_deliveries d
-               SET status = CASE WHEN $2::boolean THEN 'succeeded' WHEN $7::float8 IS NULL THEN 'failed'
+               SET status = CASE WHEN o.succeeded THEN 'succeeded' WHEN o.next_at IS NULL THEN 'failed'
                                  ELSE 'pending' END,
-                   next_attempt_at = CASE WHEN $2::boolean THEN NULL ELSE to_timestamp($7::float8) END,
-                   leased_until = NULL, last_attempt_at = now(), last_status_code = $3::int,
-                   last_duration_ms = $4::int, last_error = $5, last_response_head = $6, updated_at = now()
-             WHERE d.endpoint_id = $9::uuid AND d.id = $1::bigint AND (d.status <> 'succeeded' OR $2::boolean)
-            RETURNING d.endpoint_id
+                   next_attempt_at = CASE WHEN o.succeeded THEN NULL ELSE to_timestamp(o.next_at) END,
+                   leased_until = NULL, last_attempt_at = now(), last_status_code = o.status_code,
+                   last_duration_ms = o.duration_ms, last_error = o.error, last_response_head = o.response_head,
+                   updated_at = now()
+              FROM o
+             WHERE d.endpoint_id = o.endpoint_id AND d.id = o.id AND (d.status <> 'succeeded' OR o.succeeded)
+            RETURNING d.endpoint_id, o.succeeded
+        ),
+        outcome AS (
+            SELECT d.endpoint_id, bool_or(d.succeeded) AS succeeded FROM d GROUP BY d.endpoint_id
         ),
         endpoint AS (
             UPDATE webhook_endpoints e
-               SET failing_since = CASE WHEN $2::boolean THEN NULL ELSE coalesce(e.failing_since, now()) END,
-                   enabled = CASE WHEN NOT $2::boolean AND e.failing_since < now() - $8::int * interval '1 hour'
+               SET failing_since = CASE WHEN p.succeeded THEN NULL ELSE coalesce(e.failing_since, now()) END,
+                   enabled = CASE WHEN NOT p.succeeded AND e.failing_since < now() - $9::int * interval '1 hour'
                                   THEN false ELSE e.enabled END,
                    disabled_reason = CASE
-                       WHEN NOT $2::boolean AND e.enabled AND e.failing_since < now() - $8::int * interval '1 hour'
+                       WHEN NOT p.succeeded AND e.enabled AND e.failing_since < now() - $9::int * interval '1 hour'
                        THEN 'failing since ' || \(RowDecoding.timestamp("e.failing_since"))
-                            || ', longer than webhooks.disable_after_hours (' || $8::int::text || ' h)'
+                            || ', longer than webhooks.disable_after_hours (' || $9::int::text || ' h)'
                        ELSE e.disabled_reason END
-              FROM d
-             WHERE e.id = d.endpoint_id
-               AND CASE WHEN $2::boolean THEN e.failing_since IS NOT NULL
+              FROM outcome p
+             WHERE e.id = p.endpoint_id
+               AND CASE WHEN p.succeeded THEN e.failing_since IS NOT NULL
                         ELSE e.failing_since IS NULL
-                             OR (e.enabled AND e.failing_since < now() - $8::int * interval '1 hour') END
+                             OR (e.enabled AND e.failing_since < now() - $9::int * interval '1 hour') END
         )
         SELECT count(*) FROM d
         """

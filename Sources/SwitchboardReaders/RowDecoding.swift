@@ -78,10 +78,18 @@ enum RowDecoding {
 
     /// A `text[]` parameter: every element double-quoted, `\` and `"`
     /// escaped, so that commas, braces, quotes and spaces in ids stay data.
-    static func textArray(_ values: [String]) -> String {
+    static func textArray(_ values: [String]) -> String { textArray(values.map(Optional.some)) }
+
+    /// The same with NULL elements for nil (the literal's unquoted `NULL`);
+    /// it casts to other array types (`$1::int[]`) as well.
+    static func textArray(_ values: [String?]) -> String {
         var literal = "{"
         for (index, value) in values.enumerated() {
             if index > 0 { literal += "," }
+            guard let value else {
+                literal += "NULL"
+                continue
+            }
             literal += "\""
             for character in value {
                 if character == "\\" || character == "\"" { literal += "\\" }

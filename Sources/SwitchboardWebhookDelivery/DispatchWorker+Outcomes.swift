@@ -26,49 +26,54 @@ extension DispatchWorker {
         }
         // A delivery held by another thread may be waiting for this slot.
         if someoneWaits { context.wakeAll() }
+        // Recorded with whatever else ends in this pass (`run` records at the top of the next).
         unrecorded.append((outcome, held.leaseEndsAt))
-        retryUnrecorded(now: DispatchClock.milliseconds())
     }
 
-    /// Records what the queue has not taken yet, oldest first, unless it is
-    /// being left alone after a failure. An outcome whose lease has run out is
-    /// dropped: the delivery is due again and will be sent again (at least
-    /// once), and recording it late could overwrite a newer claimer's attempt.
+    /// Records what the queue has not taken yet, in batches of at most
+    /// `recordBatch`, unless it is being left alone after a failure. An
+    /// outcome whose lease has run out is dropped: the delivery is due again
+    /// and will be sent again (at least once), and recording it late could
+    /// overwrite a newer claimer's attempt.
     func retryUnrecorded(now: UInt64) {
         guard !unrecorded.isEmpty, !backoff.isWaiting(at: now) else { return }
-        while let (outcome, leaseEndsAt) = unrecorded.first.map({ ($0.outcome, $0.leaseEndsAt) }) {
-            if leaseEndsAt <= now {
-                context.logger.warning(
-                    "an attempt's outcome was not recorded before its lease ended: the delivery will be sent again",
-                    metadata: ["delivery": "\(outcome.deliveryID)"])
-                unrecorded.removeFirst()
-                continue
-            }
+        let expired = unrecorded.filter { $0.leaseEndsAt <= now }
+        for (outcome, _) in expired {
+            context.logger.warning(
+                "an attempt's outcome was not recorded before its lease ended: the delivery will be sent again",
+                metadata: ["delivery": "\(outcome.deliveryID)"])
+        }
+        if !expired.isEmpty { unrecorded.removeAll { $0.leaseEndsAt <= now } }
+        while !unrecorded.isEmpty {
+            let batch = unrecorded.prefix(Self.recordBatch)
             do {
-                try context.queue.record(outcome)
+                try context.queue.record(batch.map(\.outcome))
             } catch {
                 queueFailed(.record, error, now: now)
                 return
             }
-            unrecorded.removeFirst()
+            unrecorded.removeFirst(batch.count)
             queueSucceeded()
         }
     }
 
-    /// On the way out: one last try for each outcome, however the queue is doing.
+    /// Outcomes per `record` call at most: one statement's arrays stay small.
+    static let recordBatch = 256
+
+    /// On the way out: one last try for the outcomes, however the queue is doing.
     func recordLeftoversBeforeExit() {
         let now = DispatchClock.milliseconds()
-        for (outcome, leaseEndsAt) in unrecorded where leaseEndsAt > now {
-            do {
-                try context.queue.record(outcome)
-            } catch {
-                context.metrics.queueFailed(.record)
-                context.logger.warning(
-                    "stopping: an attempt's outcome could not be recorded: the delivery will be sent again",
-                    metadata: ["delivery": "\(outcome.deliveryID)", "error": "\(error)"])
-            }
-        }
+        let left = unrecorded.filter { $0.leaseEndsAt > now }.map(\.outcome)
         unrecorded.removeAll()
+        guard !left.isEmpty else { return }
+        do {
+            try context.queue.record(left)
+        } catch {
+            context.metrics.queueFailed(.record)
+            context.logger.warning(
+                "stopping: \(left.count) attempts' outcomes could not be recorded: their deliveries will be sent again",
+                metadata: ["error": "\(error)"])
+        }
     }
 
     func queueFailed(_ operation: DeliveryQueueOperation, _ error: any Error, now: UInt64) {

@@ -8,9 +8,17 @@ public protocol DeliveryQueue: Sendable {
     /// skipped: the caller is already at its bound for them.
     func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery]
 
-    /// Records how an attempt ended and, when it failed, when the next is due
-    /// (`outcome.nextAttemptAt`; nil: the delivery has failed for good). Ends the lease.
-    func record(_ outcome: DeliveryOutcome) throws
+    /// Records how attempts ended and, for each that failed, when the next is
+    /// due (`nextAttemptAt`; nil: the delivery has failed for good), all or
+    /// none. Ends their leases. One call for many outcomes: a dispatcher
+    /// thread records what ended since its last call together, so that a busy
+    /// endpoint costs the database one round trip per batch, not per request.
+    func record(_ outcomes: [DeliveryOutcome]) throws
+}
+
+extension DeliveryQueue {
+    /// One attempt's outcome.
+    public func record(_ outcome: DeliveryOutcome) throws { try record([outcome]) }
 }
 
 /// One delivery of one event to one endpoint, as claimed.

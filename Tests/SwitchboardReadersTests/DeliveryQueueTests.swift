@@ -132,6 +132,39 @@ import Testing
         #expect(cleared.bool(0, 0) == true && cleared.bool(0, 1) == true)
     }
 
+    @Test func manyOutcomesInOneCallEachLandAndAnySuccessKeepsTheEndpointWell() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let endpoint = try dueDeliveries(fixture, 6)
+        let queue = queue(fixture)
+        let claimed = try queue.claim(limit: 6, leaseSeconds: 60, skipping: [])
+        #expect(claimed.count == 6)
+        var awkward = outcome(claimed[0], succeeded: false, status: 502, next: Date().timeIntervalSince1970 - 1)
+        awkward.error = #"say "hi", {x} \ NULL"#
+        awkward.responseHead = "NULL"
+        var unanswered = outcome(claimed[3], succeeded: false, next: Date().timeIntervalSince1970 + 3600)
+        unanswered.statusCode = nil
+        unanswered.error = nil
+        try queue.record([
+            awkward, outcome(claimed[1], succeeded: false), outcome(claimed[2], succeeded: true), unanswered,
+        ])
+        #expect(
+            try row(fixture, claimed[0].id) == ["pending", "1", "502", #"say "hi", {x} \ NULL"#, "NULL", "true", "t"])
+        #expect(try row(fixture, claimed[1].id)[0] == "failed")
+        #expect(try row(fixture, claimed[2].id).prefix(3) == ["succeeded", "1", "204"])
+        #expect(try row(fixture, claimed[3].id) == ["pending", "1", nil, nil, "oops", "false", "t"])
+        let afterMixed = try fixture.admin.query(
+            "SELECT failing_since IS NULL FROM webhook_endpoints WHERE id = $1::uuid", [endpoint])
+        #expect(afterMixed.bool(0, 0) == true, "a success in the batch: the endpoint answers")
+
+        // Only failures: the endpoint starts failing.
+        try queue.record([outcome(claimed[4], succeeded: false), outcome(claimed[5], succeeded: false)])
+        let afterFailures = try fixture.admin.query(
+            "SELECT failing_since IS NOT NULL FROM webhook_endpoints WHERE id = $1::uuid", [endpoint])
+        #expect(afterFailures.bool(0, 0) == true)
+        #expect(try queue.claim(limit: 6, leaseSeconds: 60, skipping: []).map(\.id) == [claimed[0].id])
+    }
+
     @Test func anEndpointFailingLongerThanTheLimitIsDisabledAndAnAdminBringsItBack() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

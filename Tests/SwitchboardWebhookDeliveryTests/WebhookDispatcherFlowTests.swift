@@ -93,6 +93,20 @@ import Testing
         #expect(fixture.metrics.queueFailures == [.record, .record, .record])
     }
 
+    @Test func outcomesThatWaitTogetherAreRecordedInOneCall() throws {
+        // One thread, so that every outcome is that thread's to record.
+        let fixture = try DispatcherFixture(settings: DispatcherFixture.settings { $0.threads = 1 })
+        defer { fixture.stop() }
+        // The first record call fails: the thread backs off (100 ms) while the other requests end.
+        fixture.queue.failRecords(1)
+        for n in 1...4 { fixture.queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        #expect(fixture.queue.waitForOutcomes(4, seconds: 5))
+        #expect(fixture.receiver.requests.count == 4)
+        #expect(fixture.queue.recordCalls == [4], "one call for the four outcomes waiting, not one each")
+        #expect(fixture.metrics.queueFailures == [.record])
+    }
+
     @Test func stopLetsRequestsInFlightEndRecordsThemAndJoins() throws {
         let fixture = try DispatcherFixture(settings: DispatcherFixture.settings { $0.maxConcurrentPerEndpoint = 1 }) {
             _, _ in TestReceiver.Reply(body: "done", delayMilliseconds: 600)

@@ -25,6 +25,8 @@ final class FakeDeliveryQueue: DeliveryQueue {
     private struct State {
         var entries: [Entry] = []
         var outcomes: [DeliveryOutcome] = []
+        /// How many outcomes each successful `record` call brought.
+        var recordCalls: [Int] = []
         var claims: [Claim] = []
         var failing = false
         var recordsToFail = 0
@@ -43,11 +45,12 @@ final class FakeDeliveryQueue: DeliveryQueue {
         set { state.withLock { $0.failing = newValue } }
     }
 
-    /// The next `count` records throw (the claims still work).
+    /// The next `count` record calls throw (the claims still work).
     func failRecords(_ count: Int) { state.withLock { $0.recordsToFail = count } }
 
     var outcomes: [DeliveryOutcome] { state.withLock { $0.outcomes } }
     var claims: [Claim] { state.withLock { $0.claims } }
+    var recordCalls: [Int] { state.withLock { $0.recordCalls } }
     var failedCalls: Int { state.withLock { $0.failedCalls } }
 
     /// Waits until `count` outcomes are recorded, at most `seconds`.
@@ -82,21 +85,26 @@ final class FakeDeliveryQueue: DeliveryQueue {
         }
     }
 
-    func record(_ outcome: DeliveryOutcome) throws {
+    func record(_ outcomes: [DeliveryOutcome]) throws {
         try state.withLock { state in
             guard !state.failing, state.recordsToFail == 0 else {
                 state.recordsToFail = max(0, state.recordsToFail - 1)
                 state.failedCalls += 1
                 throw QueueDown()
             }
-            state.outcomes.append(outcome)
-            guard let index = state.entries.firstIndex(where: { $0.delivery.id == outcome.deliveryID }) else { return }
-            state.entries[index].leasedUntil = 0
-            state.entries[index].delivery.attempt += 1
-            if let next = outcome.nextAttemptAt {
-                state.entries[index].dueAt = next
-            } else {
-                state.entries[index].finished = true
+            state.recordCalls.append(outcomes.count)
+            for outcome in outcomes {
+                state.outcomes.append(outcome)
+                guard let index = state.entries.firstIndex(where: { $0.delivery.id == outcome.deliveryID }) else {
+                    continue
+                }
+                state.entries[index].leasedUntil = 0
+                state.entries[index].delivery.attempt += 1
+                if let next = outcome.nextAttemptAt {
+                    state.entries[index].dueAt = next
+                } else {
+                    state.entries[index].finished = true
+                }
             }
         }
     }
