@@ -45,7 +45,7 @@ struct AlternatingSearch {
         let (_, sessions) = try makeSessions(connection, count: options.sessions)
         let tally = Tally(capacity: 0)
         let writer = startWriter(url, options, tally)
-        let indexer = SearchIndexLoop(url, writer: writer, share: options.searchShare)
+        let indexer = AfterCommitLoop.search(url, writer: writer, share: options.searchShare)
         indexer.paused.store(true, ordering: .relaxed)
         let stopping = Atomic<Bool>(false)
         let submitted = Atomic<Int>(0)
@@ -104,7 +104,7 @@ struct AlternatingSearch {
                 "change_percent": rounded(change),
                 "a_pg_cpu_us_per_message": rounded(sides.a.cpuMicrosPerMessage),
                 "b_pg_cpu_us_per_message": rounded(sides.b.cpuMicrosPerMessage),
-                "indexed": .int(indexer.indexed.load(ordering: .relaxed)),
+                "indexed": .int(indexer.done.load(ordering: .relaxed)),
                 "stored": .int(tally.stored.load(ordering: .relaxed)),
             ])
     }

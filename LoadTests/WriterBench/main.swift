@@ -12,7 +12,7 @@
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
 // and an indexer like the gateway's (`ChatQueries.indexSearchBacklog` on a
-// thread of its own, paced as the gateway's default `SearchIndexPacing`)
+// thread of its own, paced as the gateway's default `AfterCommitPacing`)
 // writes the vectors while the writer runs, so its CPU is in the run. The batched line reports how long
 // after the last commit the backlog took to drain and the rate counted to
 // that moment (stored and searchable).
@@ -28,8 +28,10 @@
 // run of the method's noise); AlternatingSearch.swift.
 //
 // --webhook: the measured workspace has an endpoint subscribed to
-// message.created, so every batch also writes its events and deliveries to
-// the webhook outbox (scripts/bench-writer --webhook-cost compares).
+// message.created, so every batch also writes its backlog row, and the
+// webhook expander (a thread of its own, paced as the gateway's default
+// `AfterCommitPacing.webhooks`) makes the events and deliveries from it
+// while the writer stores (scripts/bench-writer --webhook-cost compares).
 //
 // --notify: every batch's messages are also sent with NOTIFY after its
 // commit, as a gateway with `cluster.bus = "postgres"` does, and another
@@ -63,7 +65,7 @@ struct Options {
     var notify = false
     var webhook = false
     var searchIndex = true
-    var searchShare = SearchIndexPacing.standard.busySharePercent
+    var searchShare = AfterCommitPacing.search.busySharePercent
     var only: String?
     var windows = 8
     var windowSeconds = 10
@@ -319,7 +321,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let tally = Tally(capacity: 0)
     let notifier = options.notify ? try Notifier(url) : nil
     let writer = startWriter(url, options, tally, notifier)
-    let indexer = options.searchIndex ? SearchIndexLoop(url, writer: writer, share: options.searchShare) : nil
+    let indexer = options.searchIndex ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
+    let expander = options.webhook ? AfterCommitLoop.webhooks(url, writer: writer) : nil
     let cpuBefore = PostgresCPU.seconds()
     let started = now()
     for command in commands {
@@ -330,9 +333,15 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let cpuStored = PostgresCPU.seconds() - cpuBefore
     let searchable = try indexer.map { indexer in
         try indexer.drain(connection)
+        try checkEveryMessageIndexed(connection)
         return Double(now() - started) / 1e9
     }
-    // Stored (and, with search, indexed): the database's CPU per message, the indexer's included.
+    let eventsMade = try expander.map { expander in
+        try expander.drain(connection)
+        return Double(now() - started) / 1e9
+    }
+    // Stored (and, with search, indexed; with --webhook, its events made): the database's CPU per
+    // message, the indexer's and the expander's included.
     let cpuDone = PostgresCPU.seconds() - cpuBefore
     let statistics = writer.statistics
     writer.stop()
@@ -371,59 +380,9 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "pg_cpu_us_per_message_done": rounded(cpuDone * 1e6 / Double(options.messages)),
             "searchable_after_s": searchable.map { rounded($0 - seconds) } ?? .null,
             "searchable_per_s": searchable.map { .int(Int(Double(options.messages) / $0)) } ?? .null,
+            "webhook_events_after_s": eventsMade.map { rounded($0 - seconds) } ?? .null,
         ])
     return rate
-}
-
-/// The gateway's search indexer, as `SearchIndexer` runs it: passes back to
-/// back while they find work, but at most `share` percent of the time while
-/// the writer is behind; 200 ms apart when idle.
-final class SearchIndexLoop: @unchecked Sendable {
-    private let stopped = Atomic<Bool>(false)
-    /// While set, no passes (`--only alternate`'s A windows).
-    let paused = Atomic<Bool>(false)
-    let indexed = Atomic<Int>(0)
-    private var thread: Thread?
-
-    init(_ url: String, writer: BatchWriter, share: Int) {
-        let queries = Mutex(ChatQueries(databaseURL: url, waitsForDisk: false))
-        let pacing = SearchIndexPacing(
-            idleMilliseconds: SearchIndexPacing.standard.idleMilliseconds, busySharePercent: share)
-        thread = Thread { [self] in
-            while !stopped.load(ordering: .relaxed) {
-                if paused.load(ordering: .relaxed) {
-                    usleep(10_000)
-                    continue
-                }
-                do {
-                    let started = now()
-                    let pass = try queries.withLock { queries throws(QueryError) in try queries.indexSearchBacklog() }
-                    indexed.add(pass.indexed, ordering: .relaxed)
-                    let wait = pacing.wait(
-                        after: pass, passMicroseconds: Int((now() - started) / 1000),
-                        writerBusy: writer.isBehind)
-                    if wait > 0 { usleep(UInt32(wait) * 1000) }
-                } catch {
-                    fatalError("search indexing failed: \(error)")
-                }
-            }
-        }
-        thread?.start()
-    }
-
-    func stop() { stopped.store(true, ordering: .relaxed) }
-
-    /// Waits until the backlog is empty and every message is indexed, then stops the loop.
-    func drain(_ connection: PostgresConnection) throws {
-        while try connection.query("SELECT count(*) FROM search_backlog").int(0, 0) != 0 { usleep(10_000) }
-        stopped.store(true, ordering: .relaxed)
-        let missing = try connection.query(
-            """
-            SELECT count(*) FROM chats c
-             WHERE c.kind <> 'event' AND NOT EXISTS (SELECT 1 FROM message_search m WHERE m.chat_id = c.id)
-            """)
-        guard missing.int(0, 0) == 0 else { fatalError("\(missing.rows) stored messages were never indexed") }
-    }
 }
 
 /// Open loop: message i is due at start + i/rate whatever happened before,
@@ -440,7 +399,8 @@ func runLatency(_ url: String, _ options: Options) throws {
     defer { notifier?.stop() }
     let writer = startWriter(url, options, tally, notifier)
     // The gateway indexes what it stores while it stores it.
-    let indexer = options.searchIndex ? SearchIndexLoop(url, writer: writer, share: options.searchShare) : nil
+    let indexer = options.searchIndex ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
+    let expander = options.webhook ? AfterCommitLoop.webhooks(url, writer: writer) : nil
     let interval = 1e9 / Double(options.rate)
     let started = now()
     var refused = 0
@@ -459,7 +419,11 @@ func runLatency(_ url: String, _ options: Options) throws {
     }
     while tally.done < total - refused { usleep(1000) }
     writer.stop()
-    try indexer?.drain(connection)
+    if let indexer {
+        try indexer.drain(connection)
+        try checkEveryMessageIndexed(connection)
+    }
+    try expander?.drain(connection)
     var latencies: [Double] = []
     latencies.reserveCapacity(total - warmup)
     for index in warmup..<total where tally.completedAt[index] != 0 {

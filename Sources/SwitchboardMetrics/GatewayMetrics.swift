@@ -111,8 +111,12 @@ public final class GatewayMetrics: Sendable {
     public let searchCatchingUp: GaugeHandle
 
     // Webhooks (docs/webhooks.md).
-    /// `switchboard_webhook_events_total`: events the writer's batches put in the outbox.
+    /// `switchboard_webhook_events_total`: message events this node's expander made from the
+    /// writer's backlog (migration 21).
     public let webhookEventsWritten: CounterHandle
+    /// `switchboard_webhook_catching_up`: 1 while this node's expander found more backlog than one
+    /// pass takes (message events are behind what is stored), else 0.
+    public let webhookCatchingUp: GaugeHandle
     /// `switchboard_webhook_delivery_latency_seconds`: from an event's commit to its endpoint's 2xx.
     public let webhookDeliveryLatency: HistogramHandle
     /// `switchboard_webhook_request_seconds`: one attempt's request, whatever its outcome.
@@ -270,7 +274,13 @@ public final class GatewayMetrics: Sendable {
                     "1 while this node's search indexer found more backlog than one pass takes, else 0.")))
 
         webhookEventsWritten = counter(
-            "switchboard_webhook_events_total", "Webhook events the writer's batches wrote to the outbox.")
+            "switchboard_webhook_events_total",
+            "Message webhook events this node's expander made from the writer's backlog.")
+        webhookCatchingUp = GaugeHandle(
+            registry.makeGauge(
+                descriptor: declare(
+                    "switchboard_webhook_catching_up", "gauge",
+                    "1 while this node's webhook expander found more backlog than one pass takes, else 0.")))
         webhookDeliveryLatency = histogram(
             "switchboard_webhook_delivery_latency_seconds",
             "From a webhook event's commit to its endpoint's 2xx, in seconds (retries included).",

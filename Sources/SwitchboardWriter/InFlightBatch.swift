@@ -20,8 +20,8 @@ struct InFlightBatch {
         var duplicates = 0
         var noSession = 0
         var badAttachments = 0
-        /// Webhook events the batch wrote (migration 13's `webhooks` row).
-        var webhookEvents = 0
+        /// Messages the batch handed to the webhook backlog (the `webhooks` row, migration 21).
+        var webhookBacklog = 0
     }
 
     /// Turns the function's rows (one per command, in command order, then
@@ -84,7 +84,7 @@ struct InFlightBatch {
             if row == result.rowCount - 1, result.string(row, 1) == "webhooks",
                 let count = result.string(row, 3).flatMap({ Int($0) })
             {
-                decoded.webhookEvents = count
+                decoded.webhookBacklog = count
                 continue
             }
             guard result.string(row, 1) == "event", let event = event(result, row) else {

@@ -138,20 +138,20 @@ public struct WriterBatchResult: Sendable {
     /// in monotonic nanoseconds (0 for commands answered without a batch).
     public var sentAt: UInt64
     public var finishedAt: UInt64
-    /// Webhook events (`message.created`, `note.created`) the batch wrote to
-    /// the outbox with its messages, committed with them: when above 0, the
-    /// dispatcher has work (docs/webhooks.md, "The outbox").
-    public var webhookEvents: Int
+    /// Messages the batch handed to the webhook backlog, committed with them
+    /// (at most: duplicates and refused sends have no event): when above 0,
+    /// the webhook expander has work (docs/webhooks.md, "The outbox").
+    public var webhookBacklog: Int
 
     public init(
         results: [WriteResult], events: [StoredMessage] = [], commitLatencyMicroseconds: Int? = nil,
-        sentAt: UInt64 = 0, finishedAt: UInt64 = 0, webhookEvents: Int = 0
+        sentAt: UInt64 = 0, finishedAt: UInt64 = 0, webhookBacklog: Int = 0
     ) {
         self.results = results
         self.events = events
         self.commitLatencyMicroseconds = commitLatencyMicroseconds
         self.sentAt = sentAt
         self.finishedAt = finishedAt
-        self.webhookEvents = webhookEvents
+        self.webhookBacklog = webhookBacklog
     }
 }

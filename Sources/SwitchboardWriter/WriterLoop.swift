@@ -222,7 +222,7 @@ final class WriterLoop: @unchecked Sendable {
     private func complete(_ batch: InFlightBatch) {
         let results: [WriteResult]
         var events: [StoredMessage] = []
-        var webhookEvents = 0
+        var webhookBacklog = 0
         var committedAfter: Int?
         let finishedAt = MonotonicClock.nanoseconds()
         if let error = batch.error {
@@ -241,7 +241,7 @@ final class WriterLoop: @unchecked Sendable {
             if failed > 0 { metrics.recordFailed(failed) }
             results = decoded.results
             events = decoded.events
-            webhookEvents = decoded.webhookEvents
+            webhookBacklog = decoded.webhookBacklog
         } else {
             results = InFlightBatch.results(batch.commands, .failed("the server sent no result for the batch"))
             metrics.recordFailed(batch.commands.count)
@@ -249,7 +249,7 @@ final class WriterLoop: @unchecked Sendable {
         sink(
             WriterBatchResult(
                 results: results, events: events, commitLatencyMicroseconds: committedAfter, sentAt: batch.sentAt,
-                finishedAt: finishedAt, webhookEvents: webhookEvents
+                finishedAt: finishedAt, webhookBacklog: webhookBacklog
             ))
     }
 

@@ -80,9 +80,12 @@ private let attachmentExposition = """
 /// The webhook families of a fresh registry: attempts and the outbox's gauges have
 /// labeled series made on first use, so only their HELP and TYPE show.
 let webhookExposition = """
-    # HELP switchboard_webhook_events_total Webhook events the writer's batches wrote to the outbox.
+    # HELP switchboard_webhook_events_total Message webhook events this node's expander made from the writer's backlog.
     # TYPE switchboard_webhook_events_total counter
     switchboard_webhook_events_total 0
+    # HELP switchboard_webhook_catching_up 1 while this node's webhook expander found more backlog than one pass takes, else 0.
+    # TYPE switchboard_webhook_catching_up gauge
+    switchboard_webhook_catching_up 0.0
     # HELP switchboard_webhook_delivery_latency_seconds From a webhook event's commit to its endpoint's 2xx, in seconds (retries included).
     # TYPE switchboard_webhook_delivery_latency_seconds histogram
     switchboard_webhook_delivery_latency_seconds_bucket{le="0.005"} 0

@@ -41,7 +41,8 @@ import Testing
         try owner.execute(
             """
             GRANT SELECT, INSERT, UPDATE ON chat_sessions TO \(role);
-            GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints, webhook_events, webhook_deliveries TO \(role)
+            GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints, webhook_events, webhook_deliveries TO \(role);
+            GRANT SELECT, INSERT, DELETE ON webhook_backlog TO \(role)
             """)
         let (w1, w2) = (newUUID(), newUUID())
         try owner.query("INSERT INTO workspaces (id, name) VALUES ($1, 'one'), ($2, 'two')", [w1, w2])
@@ -72,6 +73,16 @@ import Testing
                 [w1])
         }
         #expect(forged?.sqlState == "42501")
+        // Nor the backlog events are made from (migration 21): no policy at all, even for an admin.
+        let backlog = #expect(throws: PostgresError.self) {
+            try reader.query(
+                """
+                INSERT INTO webhook_backlog (after_id, last_id, versions)
+                VALUES (gen_random_uuid(), gen_random_uuid(), '{}')
+                """)
+        }
+        #expect(backlog?.sqlState == "42501")
+        #expect(try reader.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 0)
         // An endpoint stays in its workspace.
         let moved = #expect(throws: PostgresError.self) {
             try reader.query("UPDATE webhook_endpoints SET workspace_id = $1::uuid", [w2])

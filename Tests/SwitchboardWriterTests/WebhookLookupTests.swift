@@ -4,16 +4,18 @@ import Testing
 
 @testable import SwitchboardWriter
 
-/// A batch that writes webhook events must cost the same whatever the
-/// database holds: it reads its own new messages and its workspaces'
-/// endpoints by key, never every message or every endpoint. The trap is the
-/// writer's generic plan, made on the connection's first batch while the
-/// tables were small. A first version of `switchboard_webhook_messages`
-/// joined each event to a scan of every endpoint (this test: 3,000 endpoint
-/// rows a batch), and, in `scripts/bench-writer`, the batch's ids to a scan
-/// of every message (0.7 s a batch at 20,000 messages).
+/// A batch that leaves webhook work, and the expansion of it into events,
+/// must cost the same whatever the database holds: the batch probes its
+/// workspaces' endpoints by key, and the expander reads the batch's messages
+/// by their id range and their workspaces' endpoints by key, never every
+/// message or every endpoint. The trap is a generic plan, made on the
+/// connection's first call while the tables were small. A first version of
+/// migration 13's `switchboard_webhook_messages` joined each event to a scan
+/// of every endpoint (this test: 3,000 endpoint rows a batch), and, in
+/// `scripts/bench-writer`, the batch's ids to a scan of every message (0.7 s a
+/// batch at 20,000 messages).
 @Suite struct WebhookLookupTests {
-    @Test func aHookedBatchReadsOnlyItsOwnMessagesAndEndpoints() throws {
+    @Test func aHookedBatchAndItsExpansionReadOnlyTheirOwnMessagesAndEndpoints() throws {
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let owner = try database.connect()
@@ -37,27 +39,51 @@ import Testing
 
         let writer = try database.connect()
         try writer.execute(WriterLoop.sessionSettings)
+        // The gateway's expander: a connection of its own, its plans cached alike.
+        let expander = try database.connect()
+        let counters = """
+            SELECT relname, seq_scan, idx_tup_fetch FROM pg_stat_xact_user_tables
+             WHERE relname IN ('chats', 'webhook_endpoints') ORDER BY relname
+            """
+        /// Sequential scans and index fetches of chats and the endpoints in `body`'s transaction.
+        func reads(on db: PostgresConnection, _ body: () throws -> Void) throws -> [(String, Int, Int)] {
+            try db.query("BEGIN")
+            let before = try db.query(counters)
+            try body()
+            let after = try db.query(counters)
+            try db.query("COMMIT")
+            return (0..<2).map { row in
+                (
+                    after.string(row, 0) ?? "", (after.int(row, 1) ?? -1) - (before.int(row, 1) ?? 0),
+                    (after.int(row, 2) ?? -1) - (before.int(row, 2) ?? 0)
+                )
+            }
+        }
         // Round 1 caches the generic plans while `chats` holds a handful of rows; then the
-        // table grows (another session's 5,000 messages); round 2 runs on those plans.
+        // table grows (another session's 5,000 messages, their events made); round 2 runs on those plans.
         for round in 1...2 {
-            if round == 2 { try Self.append(5000, to: sessions[5], round: 0, owner) }
-            let counters = """
-                SELECT relname, seq_scan, idx_tup_fetch FROM pg_stat_xact_user_tables
-                 WHERE relname IN ('chats', 'webhook_endpoints') ORDER BY relname
-                """
-            try writer.query("BEGIN")
-            let before = try writer.query(counters)
-            let statuses = try Self.appendTwoEach(to: Array(sessions.prefix(5)), round: round, writer)
-            let after = try writer.query(counters)
-            try writer.query("COMMIT")
+            if round == 2 {
+                try Self.append(5000, to: sessions[5], round: 0, owner)
+                try expander.query("SELECT * FROM switchboard_webhook_expand(100000)")
+            }
+            var statuses: [String?] = []
+            let batch = try reads(on: writer) {
+                statuses = try Self.appendTwoEach(to: Array(sessions.prefix(5)), round: round, writer)
+            }
             #expect(statuses == Array(repeating: "stored", count: 10) + ["webhooks"])
-            for row in 0..<2 {
-                let table = after.string(row, 0) ?? ""
-                let scans = (after.int(row, 1) ?? -1) - (before.int(row, 1) ?? 0)
-                let fetched = (after.int(row, 2) ?? -1) - (before.int(row, 2) ?? 0)
-                #expect(scans == 0, "sequential scans of \(table) in round \(round)")
-                // chats: the ten new messages read back; endpoints: one probe per workspace, then its endpoint.
-                #expect(fetched <= 30, "\(table) rows fetched by index in round \(round): \(fetched)")
+            for (table, scans, fetched) in batch {
+                #expect(scans == 0, "sequential scans of \(table) by the batch in round \(round)")
+                // chats: nothing read back; endpoints: one probe for the workspace.
+                #expect(fetched <= 10, "\(table) rows fetched by index by the batch in round \(round): \(fetched)")
+            }
+            let expansion = try reads(on: expander) {
+                let pass = try expander.query("SELECT ranges, events FROM switchboard_webhook_expand(100000)")
+                #expect(pass.int(0, 0) == 1 && pass.int(0, 1) == 10, "round \(round): one batch, ten events")
+            }
+            for (table, scans, fetched) in expansion {
+                #expect(scans == 0, "sequential scans of \(table) by the expander in round \(round)")
+                // chats: the ten new messages, read by their range; endpoints: the workspace's one.
+                #expect(fetched <= 30, "\(table) rows fetched by index by the expander in round \(round): \(fetched)")
             }
         }
         #expect(try owner.query("SELECT count(*) FROM webhook_deliveries").int(0, 0) == 5020)

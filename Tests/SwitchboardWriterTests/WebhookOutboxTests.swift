@@ -5,9 +5,12 @@ import SwitchboardWriter
 import Synchronization
 import Testing
 
-/// Migration 13's writer: a batch's messages write their `message.created`
-/// (or `note.created`) events and deliveries in the batch's own transaction,
-/// once per new message, only where an endpoint asked for them.
+/// The outbox of messages (migrations 13 and 21): a batch with an endpoint
+/// asking for its messages writes one backlog row in its own transaction, and
+/// the expander (`switchboard_webhook_expand`, the gateway's
+/// `WebhookExpander`) turns it into `message.created` (or `note.created`)
+/// events and deliveries after the commit, once per new message, only where
+/// an endpoint asked for them, carrying what the batch left.
 @Suite struct WebhookOutboxTests {
     /// An endpoint of `workspace` asking for `events`; its id.
     private func endpoint(
@@ -20,6 +23,13 @@ import Testing
             RETURNING id::text
             """, [workspace, events.joined(separator: ","), enabled ? "true" : "false"])
         return result.string(0, 0)!
+    }
+
+    /// What the gateway's expander does after a commit: every waiting batch made into events.
+    @discardableResult
+    private func expand(_ db: PostgresConnection) throws -> (ranges: Int, events: Int) {
+        let pass = try db.query("SELECT ranges, events FROM switchboard_webhook_expand(1000000)")
+        return (pass.int(0, 0) ?? -1, pass.int(0, 1) ?? -1)
     }
 
     private func workspace(of session: String, _ db: PostgresConnection) throws -> String {
@@ -91,6 +101,11 @@ import Testing
 
         let stored: [String] = [0, 1, 2, 7].compactMap { results[$0]?.outcome.message?.id }.sorted()
         let noteID = try #require(results[6]?.outcome.message?.id)
+        // Committed: the batch's backlog row, no event yet; the expander makes them.
+        #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 1)
+        #expect(try events(owner).isEmpty)
+        #expect(try expand(owner) == (1, 5))
+        #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 0)
         let written = try events(owner)
         #expect(written.filter { $0.type == "message.created" }.map(\.messageID).sorted() == stored)
         #expect(written.filter { $0.type == "note.created" }.map(\.messageID) == [noteID])
@@ -120,7 +135,6 @@ import Testing
         #expect(session["version"] as? Int == Int(row.session?.version ?? -1))
         #expect(first.body["created_at"] as? String == row.createdAt)
 
-        // The batch says what it wrote, so the gateway can wake its dispatcher.
         #expect(try owner.count("SELECT count(*) FROM webhook_events WHERE type LIKE '%.created'") == 5)
 
         // Resent later, in a batch of its own: a duplicate writes nothing.
@@ -129,10 +143,12 @@ import Testing
         defer { again.stop() }
         #expect(again.submit(command(session: hooked[0], clientID: "m0", token: 20)) == .accepted)
         _ = try resent.wait(for: 1)
+        try expand(owner)
         #expect(try events(owner).count == 5)
     }
 
-    @Test func theBatchResultCountsItsEventsAndAWorkspaceWithoutEndpointsWritesNone() throws {
+    /// The batch's result counts the messages it left, so that the gateway can wake its expander.
+    @Test func theBatchResultCountsWhatItLeftAndAWorkspaceWithoutEndpointsLeavesNothing() throws {
         let db = try TestDatabase(migrated: true)
         defer { db.drop() }
         let sessions = try makeSessions(db, count: 2)
@@ -144,12 +160,14 @@ import Testing
         defer { writer.stop() }
         #expect(writer.submit(command(session: sessions[0], clientID: "a", token: 1)) == .accepted)
         #expect(try counts.wait(batches: 1) == [0])
+        #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 0)
         #expect(try owner.count("SELECT count(*) FROM webhook_events") == 0)
         #expect(try owner.count("SELECT count(*) FROM webhook_deliveries") == 0)
 
         _ = try endpoint(owner, try workspace(of: sessions[0], owner), ["message.created"])
         #expect(writer.submit(command(session: sessions[0], clientID: "b", token: 2)) == .accepted)
         #expect(try counts.wait(batches: 2) == [0, 1])
+        #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 1)
     }
 
     /// A duplicate in the batch sends it down the general path, which names
@@ -177,11 +195,12 @@ import Testing
         #expect(rows.rows.map { $0[0] } == ["duplicate", "stored", "duplicate", "no_session", "webhooks"])
         #expect(rows.string(4, 0) == "webhooks" && rows.string(4, 1) == nil)
         let newID = try #require(rows.string(1, 1))
+        #expect(try expand(owner) == (2, 2), "both calls' batches, one new message each")
         #expect(try deliveries(owner)[hook]?.count == 2)
         #expect(try deliveries(owner)[hook]?.contains(newID) == true)
     }
 
-    /// The outbox is the transaction's: a batch that rolls back leaves no event.
+    /// The outbox is the transaction's: a batch that rolls back leaves no backlog row, so no event.
     @Test func aRolledBackBatchLeavesNoEvent() throws {
         let db = try TestDatabase(migrated: true)
         defer { db.drop() }
@@ -195,10 +214,46 @@ import Testing
                 ARRAY[$1::uuid], ARRAY['gone'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'],
                 ARRAY['never'])
             """, [sessions[0]])
-        #expect(try owner.count("SELECT count(*) FROM webhook_events WHERE type = 'message.created'") == 1)
+        #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 1)
         try owner.execute("ROLLBACK")
+        #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 0)
+        #expect(try expand(owner) == (0, 0))
         #expect(try owner.count("SELECT count(*) FROM webhook_events WHERE type = 'message.created'") == 0)
         #expect(try owner.count("SELECT count(*) FROM webhook_deliveries") == 0)
+    }
+
+    /// Made after the commit, an event still says what its batch left: the
+    /// session's version then, though a later batch moved it on before the
+    /// expander ran; and it goes to the endpoints that existed at the commit.
+    @Test func anEventMadeLaterCarriesItsBatchsVersionAndItsEndpoints() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let sessions = try makeSessions(db, count: 1)
+        let owner = try db.connect()
+        let workspace = try workspace(of: sessions[0], owner)
+        let early = try endpoint(owner, workspace, ["message.created"])
+        var versions: [String: Int] = [:]
+        for body in ["one", "two"] {
+            let row = try owner.query(
+                """
+                SELECT id::text, session_version FROM switchboard_append_messages(
+                    ARRAY[$1::uuid], ARRAY[$2], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'],
+                    ARRAY[$2]) WHERE status = 'stored'
+                """, [sessions[0], body])
+            versions[try #require(row.string(0, 0))] = try #require(row.int(0, 1))
+        }
+        #expect(Set(versions.values).count == 2, "each batch moved the version on")
+        let late = try endpoint(owner, workspace, ["message.created"])
+        #expect(try expand(owner) == (2, 2))
+        let written = try events(owner)
+        #expect(written.count == 2)
+        for event in written {
+            let session = (event.body["data"] as? [String: Any])?["session"] as? [String: Any]
+            #expect(session?["version"] as? Int == versions[event.messageID], "\(event.messageID)")
+        }
+        let sent = try deliveries(owner)
+        #expect(sent[early]?.count == 2)
+        #expect(sent[late] == nil, "made after the commit: not an endpoint of these messages")
     }
 }
 
@@ -206,12 +261,12 @@ extension PostgresConnection {
     fileprivate func count(_ sql: String) throws -> Int { try query(sql).int(0, 0) ?? -1 }
 }
 
-/// Each batch's `webhookEvents`, in order.
+/// Each batch's `webhookBacklog`, in order.
 final class CountCollector: Sendable {
     private let counts = Mutex<[Int]>([])
 
     var sink: @Sendable (WriterBatchResult) -> Void {
-        { [self] batch in counts.withLock { $0.append(batch.webhookEvents) } }
+        { [self] batch in counts.withLock { $0.append(batch.webhookBacklog) } }
     }
 
     func wait(batches: Int) throws -> [Int] {

@@ -72,11 +72,17 @@ public enum WebhookAPI {
 }
 
 /// The outbox as SQL sees it (migration 13's webhook_events and
-/// webhook_deliveries), through psql.
+/// webhook_deliveries, migration 21's webhook_backlog), through psql.
 public enum WebhookOutbox {
-    /// Deliveries not yet answered 2xx nor given up: the outbox's depth.
+    /// Deliveries not yet answered 2xx nor given up, and messages whose
+    /// events the expander has still to make: the outbox's depth.
     public static func pending(_ databaseURL: String) -> Int? {
-        count(databaseURL, "SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+        count(
+            databaseURL,
+            """
+            SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
+                   + (SELECT count(*) FROM webhook_backlog b JOIN chats c ON c.id > b.after_id AND c.id <= b.last_id)
+            """)
     }
 
     /// Deliveries given up after the last retry.

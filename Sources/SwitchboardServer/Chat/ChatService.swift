@@ -106,10 +106,7 @@ final class ChatService: Sendable {
             cores.everyCore(fromDatabaseThread: { $0.committed(batch, stored) })
             if clustered { cluster.publish(stored) }
             routing.committed(batch)
-            if batch.webhookEvents > 0 {
-                metrics.webhookEventsWritten.increment(by: batch.webhookEvents)
-                webhooks.outboxHasWork()
-            }
+            if batch.webhookBacklog > 0 { webhooks.backlogHasWork() }
         }
     }
 

@@ -161,13 +161,19 @@ public struct Configuration: Sendable {
     public var webhooksPollIntervalMilliseconds = 1000
     /// Divides the retry schedule's delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): for tests only.
     public var webhooksRetryDivisor = 1
+    /// How often an idle webhook expander looks for messages whose events are
+    /// still to be made (a commit on this node that left some wakes it at once).
+    public var webhooksBacklogIntervalMilliseconds = AfterCommitPacing.webhooks.idleMilliseconds
+    /// The share of its connection's time the webhook expander may take while
+    /// the writer is behind (100: it never yields).
+    public var webhooksBacklogBusySharePercent = AfterCommitPacing.webhooks.busySharePercent
 
     /// How often an idle search indexer looks for committed messages to index
     /// (a pass that found more work runs the next at once).
-    public var searchIndexIntervalMilliseconds = SearchIndexPacing.standard.idleMilliseconds
+    public var searchIndexIntervalMilliseconds = AfterCommitPacing.search.idleMilliseconds
     /// The share of its connection's time the search indexer may take while
     /// the writer is behind (more commands wait than a batch takes; 100: it never yields).
-    public var searchIndexBusySharePercent = SearchIndexPacing.standard.busySharePercent
+    public var searchIndexBusySharePercent = AfterCommitPacing.search.busySharePercent
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).
     public var webhooksRetryScale: Double { 1 / Double(webhooksRetryDivisor) }

@@ -232,6 +232,8 @@ enum ConfigurationKeys {
         integer("webhooks.max_concurrent_per_endpoint", 1...1024, \.webhooksMaxConcurrentPerEndpoint),
         integer("webhooks.poll_interval_ms", 10...60_000, \.webhooksPollIntervalMilliseconds),
         integer("webhooks.retry_divisor", 1...1_000_000, \.webhooksRetryDivisor),
+        integer("webhooks.backlog_interval_ms", 10...60_000, \.webhooksBacklogIntervalMilliseconds),
+        integer("webhooks.backlog_busy_share_percent", 1...100, \.webhooksBacklogBusySharePercent),
         integer("search.index_interval_ms", 10...60_000, \.searchIndexIntervalMilliseconds),
         integer("search.index_busy_share_percent", 1...100, \.searchIndexBusySharePercent),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in

@@ -10,20 +10,20 @@ import Synchronization
 /// one backlog row per batch instead of every message's words. A pass that
 /// found more work runs the next at once (a backlog after an outage, or the
 /// messages stored before migration 20, drain at full speed) unless this
-/// node's writer is behind, when it yields (`SearchIndexPacing`);
+/// node's writer is behind, when it yields (`AfterCommitPacing`);
 /// an idle one waits `search.index_interval_ms`. Every node runs one; they
 /// share the backlog without coordination (`SKIP LOCKED`).
 final class SearchIndexer: Sendable {
     private let queries: Mutex<ChatQueries>
     private let logger: Logger
     private let metrics: GatewayMetrics
-    private let pacing: SearchIndexPacing
+    private let pacing: AfterCommitPacing
     private let writerBusy: @Sendable () -> Bool
     private let background = BackgroundThread(name: "sb-search-index")
 
     /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
     init(
-        databaseURL: String, pacing: SearchIndexPacing, metrics: GatewayMetrics, logger: Logger,
+        databaseURL: String, pacing: AfterCommitPacing, metrics: GatewayMetrics, logger: Logger,
         writerBusy: @escaping @Sendable () -> Bool
     ) {
         // A vector lost in a crash is indexed again (its backlog row comes back
@@ -52,7 +52,7 @@ final class SearchIndexer: Sendable {
                 metrics.searchCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("search indexing resumed") }
                 failing = false
-                wait = pacing.wait(after: pass, passMicroseconds: took, writerBusy: writerBusy())
+                wait = pacing.wait(more: pass.more, passMicroseconds: took, writerBusy: writerBusy())
                 catchingUp = pass.more ? catchingUp + pass.indexed : 0
                 if catchingUp >= 100_000 {
                     logger.info("search indexing is catching up: \(catchingUp) messages indexed in a row")

@@ -75,6 +75,7 @@ public final class Server: @unchecked Sendable {
         context.attachmentStore?.start()
         orphanSweeper?.start()
         context.searchIndexer?.start()
+        context.webhookExpander?.start()
         try context.webhookRuntime?.start()
         for loop in loops {
             threads.append(NamedThread.spawn(name: "switchboard-\(loop.index)") { loop.run() })
@@ -166,6 +167,7 @@ public final class Server: @unchecked Sendable {
         threads.removeAll()
         orphanSweeper?.stop()
         context.searchIndexer?.stop()
+        context.webhookExpander?.stop()
         context.webhookRuntime?.stop()
         context.attachmentStore?.stop()
         context.chat?.stop()

@@ -57,6 +57,9 @@ final class ServerContext: Sendable {
     /// Indexes stored messages for search (migration 20; `start`/`stop` are
     /// the server's); nil without a database.
     let searchIndexer: SearchIndexer?
+    /// The webhook events of stored messages (`start`/`stop` are the
+    /// server's); nil without a database. Runs whether or not this node dispatches.
+    let webhookExpander: WebhookExpander?
 
     /// `attachmentBackend`: where attachments are stored; nil, the attachment
     /// workers on the database (`attachments.storage`), whose images
@@ -131,11 +134,24 @@ final class ServerContext: Sendable {
         searchIndexer = chat.map { chat in
             SearchIndexer(
                 databaseURL: configuration.databaseURL,
-                pacing: SearchIndexPacing(
+                pacing: AfterCommitPacing(
                     idleMilliseconds: configuration.searchIndexIntervalMilliseconds,
                     busySharePercent: configuration.searchIndexBusySharePercent),
                 metrics: metrics, logger: logger
             ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
+        }
+        webhookExpander = chat.map { chat in
+            let hooks = chat.webhooks
+            let expander = WebhookExpander(
+                databaseURL: configuration.databaseURL,
+                pacing: AfterCommitPacing(
+                    idleMilliseconds: configuration.webhooksBacklogIntervalMilliseconds,
+                    busySharePercent: configuration.webhooksBacklogBusySharePercent),
+                metrics: metrics, logger: logger,
+                writerBusy: { [weak writer = chat.writer] in writer?.isBehind ?? false },
+                eventsWritten: { hooks.outboxHasWork() })
+            hooks.setBacklogWakeup { [weak expander] in expander?.wake() }
+            return expander
         }
         let router = router
         let maxBytes = configuration.attachmentsMaxBytes

@@ -73,6 +73,7 @@ public enum Migrations {
         Migration0018.migration,
         Migration0019.migration,
         Migration0020.migration,
+        Migration0021.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

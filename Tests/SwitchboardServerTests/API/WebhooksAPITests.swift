@@ -202,11 +202,11 @@ import Testing
         #expect(event["type"] as? String == "webhook.test" && (event["id"] as? String)?.hasPrefix("evt_") == true)
         #expect(woken.load(ordering: .relaxed) == 1)
 
-        // A visitor's message: the writer's batch wrote an event, and woke the dispatcher.
+        // A visitor's message: the expander made its event after the batch, and woke the dispatcher.
         let visitor = try fixture.client(.visitor, "v-1")
         let session = try fixture.createSession(visitor)
         _ = try visitor.request(["type": "send", "session_id": session, "client_msg_id": "m1", "body": "hello"])
-        // The writer's thread wakes it after handing the results to the loops: allow it a moment.
+        // The expander wakes it after its pass commits: allow it a moment.
         let deadline = Date().addingTimeInterval(10)
         while woken.load(ordering: .relaxed) < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         #expect(woken.load(ordering: .relaxed) == 2)

@@ -32,6 +32,7 @@ final class EmbeddedGateway: TestGateway {
         context.chat?.attach(loops.map { LoopHandoff(index: $0.index, loop: $0, logger: logger) })
         context.attachmentStore?.start()
         context.searchIndexer?.start()
+        context.webhookExpander?.start()
     }
 
     func connect() throws -> any ClientStream { client() }
@@ -92,6 +93,7 @@ final class EmbeddedGateway: TestGateway {
         for loop in loops { loop.stop() }
         context.attachmentStore?.stop()
         context.searchIndexer?.stop()
+        context.webhookExpander?.stop()
         context.chat?.stop()
     }
 }

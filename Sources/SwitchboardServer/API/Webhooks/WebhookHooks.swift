@@ -8,9 +8,10 @@ import Synchronization
 typealias WebhookTargetCheck = @Sendable (_ url: String) -> String?
 
 /// Where the webhook API and the writer meet what delivery builds: the
-/// address policy (`setTargetCheck`) and the dispatcher's wake-up
-/// (`setWakeup`). Both are set once at start-up, before the loops run.
-/// Unset, every target passes and nobody is woken (a dispatcher polls).
+/// address policy (`setTargetCheck`), the dispatcher's wake-up (`setWakeup`)
+/// and the expander's (`setBacklogWakeup`). All are set once at start-up,
+/// before the loops run. Unset, every target passes and nobody is woken (a
+/// dispatcher and an expander poll).
 final class WebhookHooks: Sendable {
     /// `webhooks.allow_private_targets`: the target check is skipped.
     let allowPrivateTargets: Bool
@@ -18,6 +19,7 @@ final class WebhookHooks: Sendable {
     let disableAfterHours: Int
     private let targetCheck = Mutex<WebhookTargetCheck?>(nil)
     private let wakeup = Mutex<(@Sendable () -> Void)?>(nil)
+    private let backlogWakeup = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(allowPrivateTargets: Bool, disableAfterHours: Int) {
         self.allowPrivateTargets = allowPrivateTargets
@@ -40,17 +42,27 @@ final class WebhookHooks: Sendable {
         wakeup.withLock { $0 = wake }
     }
 
+    /// `wake` runs on a writer shard's thread: it must only signal the expander and return.
+    func setBacklogWakeup(_ wake: @escaping @Sendable () -> Void) {
+        backlogWakeup.withLock { $0 = wake }
+    }
+
     /// Why `url` may not be a target; nil when it may. On a reader thread.
     func refusal(of url: String) -> String? {
         if allowPrivateTargets { return nil }
         return targetCheck.withLock { $0 }?(url)
     }
 
-    /// Deliveries fell due in a transaction that has committed here: a
-    /// batch's events, a retry, a test, an endpoint enabled again. (All but
-    /// the batches also notify `ChatQueries.webhookChannel` at commit, which
-    /// reaches every node, as do session events from any path.)
+    /// Deliveries fell due in a transaction that has committed here: the
+    /// expander's events, a retry, a test, an endpoint enabled again. (Each
+    /// also notifies `ChatQueries.webhookChannel` at commit, which reaches
+    /// every node, as do session events from any path.)
     func outboxHasWork() {
         wakeup.withLock { $0 }?()
+    }
+
+    /// A batch committed here left messages in the webhook backlog (migration 21).
+    func backlogHasWork() {
+        backlogWakeup.withLock { $0 }?()
     }
 }
