@@ -46,23 +46,31 @@ final class DispatchWorker: @unchecked Sendable {
     func run() {
         while true {
             let now = DispatchClock.milliseconds()
-            retryUnrecorded(now: now)
             if context.isStopping {
+                retryUnrecorded(now: now)
                 releaseWaiting()
                 if running.isEmpty { break }
             } else {
+                // Requests first: what a slot was freed for starts, and goes out
+                // (libcurl writes it when polled) before this thread blocks on the
+                // database to record and claim, so that the receiver works meanwhile.
                 startWaiting(now: now)
-                if shouldClaim(now: now) {
-                    claim(now: now)
-                    startWaiting(now: now)
-                }
+                if !unrecorded.isEmpty || shouldClaim(now: now) { handle(client.poll(timeoutMilliseconds: 0)) }
+                retryUnrecorded(now: now)
+                if shouldClaim(now: now) { claim(now: now) }
+                // Slots freed meanwhile, and what the claim brought.
+                startWaiting(now: now)
             }
-            for (tag, response) in client.poll(timeoutMilliseconds: sleepMilliseconds(now: now), wake: wake) {
-                guard let held = running.removeValue(forKey: tag) else { continue }
-                complete(held, result: response.result, durationMilliseconds: response.durationMilliseconds)
-            }
+            handle(client.poll(timeoutMilliseconds: sleepMilliseconds(now: now), wake: wake))
         }
         recordLeftoversBeforeExit()
+    }
+
+    private func handle(_ ended: [(tag: Int, response: WebhookHTTPResponse)]) {
+        for (tag, response) in ended {
+            guard let held = running.removeValue(forKey: tag) else { continue }
+            complete(held, result: response.result, durationMilliseconds: response.durationMilliseconds)
+        }
     }
 
     private var room: Int { settings.perThreadCapacity - waiting.count - running.count }

@@ -6,9 +6,9 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     /// `webhooks.threads`: dispatcher threads, each with its own HTTP client.
     public var threads = 2
     /// `webhooks.max_concurrent`: requests in flight at once, over all threads.
-    public var maxConcurrent = 16
+    public var maxConcurrent = 64
     /// `webhooks.max_concurrent_per_endpoint`: requests in flight to one endpoint.
-    public var maxConcurrentPerEndpoint = 4
+    public var maxConcurrentPerEndpoint = 16
     /// `webhooks.connect_timeout_s`
     public var connectTimeoutSeconds = 5
     /// `webhooks.timeout_s`: a whole request, connecting included; no 2xx by then is a failed attempt.

@@ -77,8 +77,8 @@ import Testing
         let backlog = #expect(throws: PostgresError.self) {
             try reader.query(
                 """
-                INSERT INTO webhook_backlog (after_id, last_id, versions)
-                VALUES (gen_random_uuid(), gen_random_uuid(), '{}')
+                INSERT INTO webhook_backlog (after_id, last_id, versions, endpoints)
+                VALUES (gen_random_uuid(), gen_random_uuid(), '{}', '{}')
                 """)
         }
         #expect(backlog?.sqlState == "42501")

@@ -224,14 +224,18 @@ import Testing
 
     /// Made after the commit, an event still says what its batch left: the
     /// session's version then, though a later batch moved it on before the
-    /// expander ran; and it goes to the endpoints that existed at the commit.
-    @Test func anEventMadeLaterCarriesItsBatchsVersionAndItsEndpoints() throws {
+    /// expander ran, and the endpoints that wanted it then: one disabled
+    /// meanwhile still gets its deliveries (they wait until it is enabled
+    /// again, as they would have had the batch written them), one made
+    /// meanwhile gets none.
+    @Test func anEventMadeLaterCarriesItsBatchsVersionAndEndpoints() throws {
         let db = try TestDatabase(migrated: true)
         defer { db.drop() }
         let sessions = try makeSessions(db, count: 1)
         let owner = try db.connect()
         let workspace = try workspace(of: sessions[0], owner)
         let early = try endpoint(owner, workspace, ["message.created"])
+        let paused = try endpoint(owner, workspace, ["message.created"])
         var versions: [String: Int] = [:]
         for body in ["one", "two"] {
             let row = try owner.query(
@@ -244,6 +248,7 @@ import Testing
         }
         #expect(Set(versions.values).count == 2, "each batch moved the version on")
         let late = try endpoint(owner, workspace, ["message.created"])
+        try owner.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1::uuid", [paused])
         #expect(try expand(owner) == (2, 2))
         let written = try events(owner)
         #expect(written.count == 2)
@@ -253,6 +258,7 @@ import Testing
         }
         let sent = try deliveries(owner)
         #expect(sent[early]?.count == 2)
+        #expect(sent[paused]?.count == 2, "disabled after the commit: its deliveries wait for it")
         #expect(sent[late] == nil, "made after the commit: not an endpoint of these messages")
     }
 }

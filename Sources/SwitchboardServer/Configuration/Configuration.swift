@@ -155,8 +155,8 @@ public struct Configuration: Sendable {
     /// Dispatcher threads on this node.
     public var webhooksThreads = 2
     /// Requests in flight on this node, all endpoints together, and per endpoint.
-    public var webhooksMaxConcurrent = 16
-    public var webhooksMaxConcurrentPerEndpoint = 4
+    public var webhooksMaxConcurrent = 64
+    public var webhooksMaxConcurrentPerEndpoint = 16
     /// How often an idle dispatcher looks for due deliveries (commits on this node wake it at once).
     public var webhooksPollIntervalMilliseconds = 1000
     /// Divides the retry schedule's delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): for tests only.

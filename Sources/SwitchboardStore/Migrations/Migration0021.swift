@@ -8,15 +8,19 @@
 ///   an endpoint asking for its messages, written in the batch's transaction
 ///   (so a committed message always has its event or its backlog row, and a
 ///   rolled-back batch has neither): the batch's id range (its new messages'
-///   ids are one run, migration 13) and each session's version after the
-///   batch, which the events carry and a later batch would have changed.
+///   ids are one run, migration 13), each session's version after the
+///   batch, which the events carry and a later batch would have changed, and
+///   the endpoints that wanted its messages then (enabled, live, asking for
+///   `message.created` or `note.created`), which get the deliveries whatever
+///   happens to them before the expansion, as they would have in the batch:
+///   one disabled meanwhile holds them until it is enabled again.
 ///   Row-level security without a policy: only the owner reads or writes it.
 /// - `switchboard_webhook_expand`: one pass of the gateway's
 ///   `WebhookExpander`: backlog rows in id order that no other node holds
 ///   (`SKIP LOCKED`), each turned into its events and deliveries (as
-///   migration 13 wrote them, to the endpoints that existed at the batch's
-///   commit) and deleted in one transaction, until the budget of messages is
-///   spent; dispatchers on every node are notified at its commit.
+///   migration 13 wrote them, to the row's endpoints that are not deleted)
+///   and deleted in one transaction, until the budget of messages is spent;
+///   dispatchers on every node are notified at its commit.
 /// - The writer's function writes the backlog row instead of the events.
 ///   Its `webhooks` result row now counts the messages handed to the backlog
 ///   (at most: duplicates and refused sends have none), and wakes the expander.
@@ -34,6 +38,7 @@ enum Migration0021 {
             after_id uuid NOT NULL,
             last_id uuid NOT NULL,
             versions jsonb NOT NULL,
+            endpoints uuid[] NOT NULL,
             committed_at timestamptz NOT NULL DEFAULT now()
         );
         -- Written by the writer's function and read by the expander, both as the owner: no
@@ -48,18 +53,19 @@ enum Migration0021 {
         """
         SELECT switchboard_webhook_expand(2147483647);
         DROP FUNCTION switchboard_webhook_expand(int);
-        DROP FUNCTION switchboard_webhook_batch_events(uuid, uuid, jsonb, timestamptz);
+        DROP FUNCTION switchboard_webhook_batch_events(uuid, uuid, jsonb, uuid[], timestamptz);
         DROP TABLE webhook_backlog;
 
         """ + Migration0020.appendFunction + "\n"
 
     /// The events and deliveries of the messages after `p_after_id` up to
-    /// `p_last_id` (one batch's), as `switchboard_webhook_messages` writes
-    /// them, with each session's version from `p_versions`; to the live,
-    /// enabled endpoints made by `p_committed_at` that ask for the type.
+    /// `p_last_id` (one batch's, stored at `p_committed_at`), as
+    /// `switchboard_webhook_messages` writes them, with each session's
+    /// version from `p_versions`; to those of `p_endpoints` not deleted since
+    /// that ask for the type.
     static let batchEventsFunction = #"""
         CREATE FUNCTION switchboard_webhook_batch_events(
-            p_after_id uuid, p_last_id uuid, p_versions jsonb, p_committed_at timestamptz,
+            p_after_id uuid, p_last_id uuid, p_versions jsonb, p_endpoints uuid[], p_committed_at timestamptz,
             OUT messages int, OUT events int)
         LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
         DECLARE
@@ -73,13 +79,12 @@ enum Migration0021 {
                   FROM (SELECT * FROM chats m WHERE m.id > p_after_id AND m.id <= p_last_id ORDER BY m.id) c
             ),
             hooks AS MATERIALIZED (
-                SELECT h.* FROM (SELECT DISTINCT s.workspace_id AS id FROM stored s) w
+                SELECT h.* FROM unnest(p_endpoints) AS x(id)
                  CROSS JOIN LATERAL (
                      SELECT e.id, e.workspace_id, e.events FROM webhook_endpoints e
-                      WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
-                        AND e.created_at <= p_committed_at
+                      WHERE e.id = x.id AND e.deleted_at IS NULL
                         AND e.events && '{message.created,note.created}'::text[]
-                     OFFSET 0) h
+                     LIMIT 1) h
             ),
             wanted AS (
                 SELECT s.*, v_prefix || switchboard_base32_4(s.ord) AS event_id,
@@ -130,14 +135,15 @@ enum Migration0021 {
             messages := 0;
             events := 0;
             more := false;
-            FOR r IN SELECT b.id, b.after_id, b.last_id, b.versions, b.committed_at FROM webhook_backlog b
+            FOR r IN SELECT b.id, b.after_id, b.last_id, b.versions, b.endpoints, b.committed_at FROM webhook_backlog b
                       ORDER BY b.id FOR UPDATE SKIP LOCKED LOOP
                 IF ranges > 0 AND messages >= p_budget THEN
                     more := true;
                     EXIT;
                 END IF;
                 SELECT x.messages, x.events INTO v_messages, v_events
-                  FROM switchboard_webhook_batch_events(r.after_id, r.last_id, r.versions, r.committed_at) x;
+                  FROM switchboard_webhook_batch_events(
+                           r.after_id, r.last_id, r.versions, r.endpoints, r.committed_at) x;
                 DELETE FROM webhook_backlog WHERE id = r.id;
                 ranges := ranges + 1;
                 messages := messages + v_messages;
@@ -159,11 +165,18 @@ enum Migration0021 {
 
         """,
         with: """
-                -- The batch's range and each session's version now: the expander's work.
-                INSERT INTO webhook_backlog (after_id, last_id, versions)
+                -- The batch's range, each session's version and the endpoints that want its
+                -- messages, now: the expander's work.
+                INSERT INTO webhook_backlog (after_id, last_id, versions, endpoints)
                 SELECT (v_prefix || lpad(to_hex(v_tail), 12, '0'))::uuid,
                        (v_prefix || lpad(to_hex(v_tail + cardinality(p_session_ids)), 12, '0'))::uuid,
-                       jsonb_object_agg(s.id, s.version)
+                       jsonb_object_agg(s.id, s.version),
+                       ARRAY(SELECT h.id FROM (SELECT DISTINCT w.id FROM unnest(v_workspaces) AS w(id)) w
+                              CROSS JOIN LATERAL (
+                                  SELECT e.id FROM webhook_endpoints e
+                                   WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
+                                     AND e.events && '{message.created,note.created}'::text[]
+                                  OFFSET 0) h)
                   FROM (SELECT DISTINCT u.id FROM unnest(p_session_ids) AS u(id)) k
                  CROSS JOIN LATERAL (SELECT s.id, s.version FROM chat_sessions s WHERE s.id = k.id LIMIT 1) s;
                 v_webhook_events := cardinality(p_session_ids);
