@@ -47,15 +47,17 @@ final class WebhookExpander: Sendable {
         }
     }
 
+    // Closed only here: the writer stops after the expander, and its last
+    // commits still call `wake`, which must never write to a descriptor
+    // number the process has reused.
+    deinit { wakeup?.close() }
+
     func start() { background.start { [self] in run() } }
 
-    func stop() {
-        background.stop()
-        wakeup?.close()
-    }
+    func stop() { background.stop() }
 
     /// A batch committed here left work: the next pass runs now, unless the
-    /// expander is yielding to a busy writer.
+    /// expander is yielding to a busy writer. Harmless once stopped.
     func wake() { wakeup?.signal() }
 
     private func run() {
