@@ -41,9 +41,4 @@ extension ChatQueries {
             ranges: Int(try RowDecoding.int64(result, 0, 0)), messages: Int(try RowDecoding.int64(result, 0, 1)),
             events: Int(try RowDecoding.int64(result, 0, 2)), more: result.string(0, 3) == "t")
     }
-
-    /// Backlog rows waiting (tests and benchmarks wait on the expander with it).
-    public func webhookBacklogRanges() throws(QueryError) -> Int {
-        Int(try RowDecoding.int64(try run("SELECT count(*) FROM webhook_backlog", [], retryable: true), 0, 0))
-    }
 }

@@ -37,13 +37,13 @@ extension DispatchWorker {
     /// overwrite a newer claimer's attempt.
     func retryUnrecorded(now: UInt64) {
         guard !unrecorded.isEmpty, !backoff.isWaiting(at: now) else { return }
-        let expired = unrecorded.filter { $0.leaseEndsAt <= now }
-        for (outcome, _) in expired {
+        unrecorded.removeAll { entry in
+            guard entry.leaseEndsAt <= now else { return false }
             context.logger.warning(
                 "an attempt's outcome was not recorded before its lease ended: the delivery will be sent again",
-                metadata: ["delivery": "\(outcome.deliveryID)"])
+                metadata: ["delivery": "\(entry.outcome.deliveryID)"])
+            return true
         }
-        if !expired.isEmpty { unrecorded.removeAll { $0.leaseEndsAt <= now } }
         while !unrecorded.isEmpty {
             let batch = unrecorded.prefix(Self.recordBatch)
             do {

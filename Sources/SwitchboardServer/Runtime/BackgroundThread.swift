@@ -34,13 +34,21 @@ final class BackgroundThread: Sendable {
         handle?.join()
     }
 
-    /// Sleeps `milliseconds`, or less once stopped; false once stopped.
+    /// Sleeps `milliseconds`, or less once stopped, or, with `wakeup`, once
+    /// it is signalled (and drains it); false once stopped.
     @discardableResult
-    func pause(milliseconds: Int) -> Bool {
+    func pause(milliseconds: Int, wakeup: EventFD? = nil) -> Bool {
+        var poll = wakeup.map { PollSet([$0.fd]) }
         var left = milliseconds
         while left > 0 && !isStopped {
-            ThisProcess.sleep(milliseconds: min(100, left))
-            left -= 100
+            let step = min(100, left)
+            if poll == nil {
+                ThisProcess.sleep(milliseconds: step)
+            } else if ((try? poll?.wait(timeoutMilliseconds: Int32(step))) ?? 0) > 0 {
+                wakeup?.drain()
+                break
+            }
+            left -= step
         }
         return !isStopped
     }

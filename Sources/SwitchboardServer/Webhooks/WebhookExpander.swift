@@ -85,29 +85,7 @@ final class WebhookExpander: Sendable {
                 wait = max(wait, 1000)
             }
             // Yielding, it sleeps its share out: each of the writer's commits would otherwise wake it.
-            if yielding || failing {
-                background.pause(milliseconds: wait)
-            } else {
-                sleep(milliseconds: wait)
-            }
-        }
-    }
-
-    /// Waits `milliseconds`, or until `wake` or `stop`.
-    private func sleep(milliseconds: Int) {
-        guard let wakeup else {
-            background.pause(milliseconds: milliseconds)
-            return
-        }
-        var poll = PollSet([wakeup.fd])
-        var left = milliseconds
-        while left > 0 && !background.isStopped {
-            let step = min(100, left)
-            if ((try? poll.wait(timeoutMilliseconds: Int32(step))) ?? 0) > 0 {
-                wakeup.drain()
-                return
-            }
-            left -= step
+            background.pause(milliseconds: wait, wakeup: yielding || failing ? nil : wakeup)
         }
     }
 }
