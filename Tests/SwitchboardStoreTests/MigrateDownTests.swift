@@ -108,3 +108,16 @@ import Testing
         #expect(try db.appliedVersions() == Array(1...latest))
     }
 }
+
+@Suite struct SessionPageRoomTests {
+    @Test func sessionPagesKeepHalfTheirRoomAndMigrationTwosThirtyPercentWhenMigratedDown() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let options =
+            "SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE relname = 'chat_sessions'"
+        #expect(try db.column(options) == ["fillfactor=50"])
+        try MigrationRunner(connection: db).migrateDown(to: 21)
+        #expect(try db.column(options) == ["fillfactor=70"])
+    }
+}

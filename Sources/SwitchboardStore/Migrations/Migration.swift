@@ -74,6 +74,7 @@ public enum Migrations {
         Migration0019.migration,
         Migration0020.migration,
         Migration0021.migration,
+        Migration0022.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
