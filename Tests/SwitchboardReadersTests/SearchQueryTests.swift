@@ -201,6 +201,39 @@ import Testing
         #expect(found.hits.map(\.seq) == [3, 2, 1])
     }
 
+    @Test func rangesThatFitTheBudgetGoInOnePassAndTheNextIsCutWhereTheBudgetEnds() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        // Four batches of three messages: four ranges of three ids each.
+        for batch in 0..<4 {
+            let ids = (0..<3).map { "b\(batch)-\($0)" }
+            let stored = try fixture.admin.query(
+                """
+                SELECT status FROM switchboard_append_messages(
+                    ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY[$2, $3, $4], ARRAY['visitor', 'visitor', 'visitor'],
+                    ARRAY['v-1', 'v-1', 'v-1'], ARRAY[NULL, NULL, NULL]::text[], ARRAY['text', 'text', 'text'],
+                    ARRAY['parcel one', 'parcel two', 'parcel three'], NULL)
+                """, [session.id] + ids)
+            #expect((0..<stored.rowCount).allSatisfy { stored.string($0, 0) == "stored" })
+        }
+        #expect(try fixture.queries.searchBacklogRanges() == 4)
+        // A budget of 7: two whole ranges (6), then one message of the third.
+        let first = try fixture.queries.indexSearchBacklog(budget: 7)
+        #expect(first.ranges == 3 && first.indexed == 7 && first.more)
+        #expect(try fixture.queries.searchBacklogRanges() == 2)
+        // The rest of the third (2) and the fourth (3) fit: the backlog is empty and says so.
+        let second = try fixture.queries.indexSearchBacklog(budget: 7)
+        #expect(second.ranges == 2 && second.indexed == 5 && !second.more)
+        #expect(try fixture.queries.searchBacklogRanges() == 0)
+        let rows = try fixture.admin.query("SELECT count(*), count(DISTINCT chat_id) FROM message_search")
+        #expect(rows.string(0, 0) == "12" && rows.string(0, 1) == "12")
+        #expect(
+            try fixture.queries.search(
+                workspaceID: fixture.workspaceID, query: "parcel", scope: .staff, limit: 20, cursor: nil
+            ).hits.count == 12)
+    }
+
     @Test func aBacklogRowLockedByAnotherIndexerIsLeftToIt() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
