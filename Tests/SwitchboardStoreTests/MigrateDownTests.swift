@@ -110,7 +110,7 @@ import Testing
 }
 
 @Suite struct SessionPageRoomTests {
-    @Test func sessionPagesKeepHalfTheirRoomAndMigrationTwosThirtyPercentWhenMigratedDown() throws {
+    @Test func migration22LeavesHalfOfEachSessionPageFreeAndItsDownRestoresSeventyPercentFull() throws {
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let db = try database.connect()
