@@ -20,6 +20,7 @@ public final class AttachmentUpload: Sendable {
     deinit {
         guard !closed.load(ordering: .acquiring) else { return }
         let writer = self.writer
+        writer.abandon()
         _ = queue.submitContinuation { context in writer.abort(context) }
     }
 
@@ -54,10 +55,13 @@ public final class AttachmentUpload: Sendable {
         if !accepted { completion(.failure(.unavailable("the attachment store is stopped"))) }
     }
 
-    /// Abandons the upload and deletes what was written of it.
+    /// Abandons the upload and deletes what was written of it. Pieces still
+    /// queued are not written: a connection cut mid-upload stops costing the
+    /// database and the write pace at once, not after its window is stored.
     public func abort() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let writer = self.writer
+        writer.abandon()
         _ = queue.submitContinuation { context in writer.abort(context) }
     }
 }

@@ -1,4 +1,5 @@
 import SwitchboardIdentifiers
+import Synchronization
 
 /// One upload's state on the worker it is pinned to; every method runs there,
 /// in the order the caller's calls were made.
@@ -20,6 +21,10 @@ final class UploadWriter: @unchecked Sendable {
     /// The quota left when the upload began (rechecked when it commits).
     private var room: Int64 = 0
     private var ended = false
+    /// Set from the caller's thread the moment the upload is abandoned, ahead of
+    /// the abort job: pieces still queued before that job are dropped instead of
+    /// written (and paced) only to be deleted.
+    private let abandoned = Atomic<Bool>(false)
 
     init(new: NewAttachment, quota: Int64, onStored: @escaping @Sendable (Int) -> Void) {
         self.new = new
@@ -57,7 +62,7 @@ final class UploadWriter: @unchecked Sendable {
     }
 
     func append(_ bytes: [UInt8], _ context: AttachmentWorkerContext) {
-        guard failure == nil, !ended, let sink else {
+        guard failure == nil, !ended, !abandoned.load(ordering: .relaxed), let sink else {
             // Dropped, but reported: the caller's budget must come back all the same.
             onStored(bytes.count)
             return
@@ -107,6 +112,11 @@ final class UploadWriter: @unchecked Sendable {
             release()
             completion(.failure(.unavailable("\(error)")))
         }
+    }
+
+    /// Any thread: the upload will be aborted; its queued pieces need not be written.
+    func abandon() {
+        abandoned.store(true, ordering: .relaxed)
     }
 
     func abort(_ context: AttachmentWorkerContext) {

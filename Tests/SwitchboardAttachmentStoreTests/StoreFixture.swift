@@ -28,7 +28,10 @@ final class StoreFixture: @unchecked Sendable {
     private(set) var store: AttachmentStore
     private let inspector: ImageInspector?
 
-    init(_ kind: StorageKind, inspector: ImageInspector? = nil, workers: Int = 2, start: Bool = true) throws {
+    init(
+        _ kind: StorageKind, inspector: ImageInspector? = nil, workers: Int = 2, start: Bool = true,
+        maxWriteBytesPerSecond: Int = 0
+    ) throws {
         self.kind = kind
         self.inspector = inspector
         database = try TestDatabase(migrated: true)
@@ -36,7 +39,8 @@ final class StoreFixture: @unchecked Sendable {
         folder = NSTemporaryDirectory() + "sb-attachments-" + newUUID()
         storage = kind == .postgres ? .postgres : .filesystem(path: folder)
         store = AttachmentStore(
-            databaseURL: database.url, storage: storage, workers: workers, queueCapacity: 64, inspector: inspector)
+            databaseURL: database.url, storage: storage, workers: workers, queueCapacity: 64, inspector: inspector,
+            maxWriteBytesPerSecond: maxWriteBytesPerSecond)
         if start { store.start() }
         try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
         try addSession(session)

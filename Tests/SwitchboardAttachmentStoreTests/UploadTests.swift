@@ -101,6 +101,27 @@ import Testing
         #expect(try fixture.lookup(id) == .success(nil))
     }
 
+    /// A connection cut mid-upload must stop costing the database at once: with a
+    /// pace of one chunk a second, writing the eight queued chunks would take 7 s.
+    @Test(arguments: StorageKind.allCases)
+    func anAbortDropsThePiecesStillQueuedInsteadOfWritingThem(_ kind: StorageKind) throws {
+        let fixture = try StoreFixture(kind, workers: 1, maxWriteBytesPerSecond: chunk)
+        defer { fixture.close() }
+        let bytes = testBytes(8 * chunk, seed: 9)
+        let id = newUUID()
+        let (upload, counter) = try fixture.start(fixture.new(id), bytes, pieces: [chunk])
+        let began = Date()
+        upload.abort()
+        try counter.wait(for: bytes.count)
+        #expect(counter.value == bytes.count)
+        // Queued behind the abort: its answer says the abort has run.
+        #expect(try fixture.finish(upload, bytes) == .failure(.unavailable("the upload was aborted")))
+        let seconds = Date().timeIntervalSince(began)
+        // At most the piece being paced when the abort came (one second), never the rest.
+        #expect(seconds < 3, "the abort took \(seconds) s")
+        #expect(try fixture.nothingStored(id))
+    }
+
     @Test(arguments: StorageKind.allCases)
     func anUploadDroppedWithoutFinishIsAborted(_ kind: StorageKind) throws {
         let fixture = try StoreFixture(kind)
