@@ -11,12 +11,12 @@ public enum AttachmentsDriver {
     static let quickShape: AttachmentsResults.Shape = (sessions: 5, subscribers: 20, rate: 1000)
     static let sizes = [100 * 1024, 5 * 1024 * 1024]
     /// The gateway's default `attachments.max_write_bytes_per_second` (config/switchboard.toml).
-    static let defaultPace = 8 << 20
+    static let defaultPace = 2 << 20
     /// The gateway's in-flight budget in these runs: the default (docs/attachments.md).
     static let inFlightBudget = 64 * 1024 * 1024
     /// The interleaved runs' windows: long enough that a window holds many uploads of 100 KiB; the
-    /// settling time covers what cut uploads left the gateway to store (at most 50 x 256 KiB at the
-    /// pace of 8 MiB/s: 1.6 s).
+    /// settling time covers what cut uploads left the gateway to store (a cut upload's queued pieces
+    /// are dropped, so at most the piece each worker is writing: 4 x 256 KiB at 2 MiB/s, 0.5 s).
     static let windows = AttachmentsBench.Windows(seconds: 10, settle: 2.5)
     static let quickWindows = AttachmentsBench.Windows(seconds: 2, settle: 0.5)
 
@@ -32,7 +32,7 @@ public enum AttachmentsDriver {
         after another for S seconds (`loadtest uploader`): uploads/s, MB/s, upload p50/p99,
         the gateway's CPU-seconds per MB and its RSS at peak (sampled every 100 ms), which the
         in-flight budget (64 MiB) bounds, not the number of uploads. Then, on a gateway with the
-        default pace (8 MiB/s; --pace B: B bytes/s, 0 none), N repeats (default 2) of three
+        default pace (2 MiB/s; --pace B: B bytes/s, 0 none), N repeats (default 2) of three
         runs of the fanout scenario (10 sessions x 100 subscribers at 2,000 msg/s, F seconds,
         default 120) with its latency split by 10-s windows of the wall clock taken in turn,
         A B B A (`loadtest --alternate 10 --alternate-settle 2.5`): an A/A run with nothing

@@ -37,7 +37,8 @@ enum AttachmentsSection {
         lines += [
             "",
             "On a gateway with the write pace at \(results.pace == 0 ? "none" : "\(results.pace >> 20) MiB/s") "
-                + "(`attachments.max_write_bytes_per_second`; the default is 8 MiB/s), the `fanout` scenario "
+                + "(`attachments.max_write_bytes_per_second`; the default is "
+                + "\(AttachmentsDriver.defaultPace >> 20) MiB/s), the `fanout` scenario "
                 + "(\(shape.sessions) sessions x \(shape.subscribers) subscribers at "
                 + "\(PythonFormat.grouped(shape.rate)) msg/s) for \(results.fanoutSeconds) s, its send-to-delivery "
                 + "latency split by \(window)-s windows of the wall clock taken in turn, A B B A A B B A "

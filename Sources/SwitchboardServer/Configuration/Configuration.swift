@@ -140,7 +140,7 @@ public struct Configuration: Sendable {
     /// An image whose header declares more pixels is refused (415) before decoding.
     public var attachmentsMaxImagePixels = 50_000_000
     /// Bytes per second all attachment workers write together; 0: no bound.
-    public var attachmentsMaxWriteBytesPerSecond = 8 << 20
+    public var attachmentsMaxWriteBytesPerSecond = 2 << 20
 
     // [webhooks] (docs/webhooks.md)
     /// Run the dispatcher on this node (every node may: deliveries are claimed with SKIP LOCKED).
