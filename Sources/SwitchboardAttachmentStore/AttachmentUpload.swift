@@ -19,9 +19,7 @@ public final class AttachmentUpload: Sendable {
     /// An upload dropped without `finish` or `abort` is aborted.
     deinit {
         guard !closed.load(ordering: .acquiring) else { return }
-        let writer = self.writer
-        writer.abandon()
-        _ = queue.submitContinuation { context in writer.abort(context) }
+        queueAbort()
     }
 
     public var id: String { writer.new.id }
@@ -60,6 +58,12 @@ public final class AttachmentUpload: Sendable {
     /// database and the write pace at once, not after its window is stored.
     public func abort() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queueAbort()
+    }
+
+    /// Marks the writer abandoned before the abort is queued, so that the
+    /// pieces ahead of it in the queue are dropped instead of written.
+    private func queueAbort() {
         let writer = self.writer
         writer.abandon()
         _ = queue.submitContinuation { context in writer.abort(context) }

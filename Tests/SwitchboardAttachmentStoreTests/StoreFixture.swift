@@ -27,6 +27,7 @@ final class StoreFixture: @unchecked Sendable {
     let storage: AttachmentStorage
     private(set) var store: AttachmentStore
     private let inspector: ImageInspector?
+    private let maxWriteBytesPerSecond: Int
 
     init(
         _ kind: StorageKind, inspector: ImageInspector? = nil, workers: Int = 2, start: Bool = true,
@@ -34,6 +35,7 @@ final class StoreFixture: @unchecked Sendable {
     ) throws {
         self.kind = kind
         self.inspector = inspector
+        self.maxWriteBytesPerSecond = maxWriteBytesPerSecond
         database = try TestDatabase(migrated: true)
         db = try database.connect()
         folder = NSTemporaryDirectory() + "sb-attachments-" + newUUID()
@@ -56,7 +58,8 @@ final class StoreFixture: @unchecked Sendable {
     func restart(workers: Int = 2) {
         store.stop()
         store = AttachmentStore(
-            databaseURL: database.url, storage: storage, workers: workers, queueCapacity: 64, inspector: inspector)
+            databaseURL: database.url, storage: storage, workers: workers, queueCapacity: 64, inspector: inspector,
+            maxWriteBytesPerSecond: maxWriteBytesPerSecond)
         store.start()
     }
 
