@@ -278,6 +278,36 @@ harness_priority() {
   fi
 }
 
+# smooth_writeback: for this script's run, make the kernel write dirty file pages
+# as they come instead of in bursts: vm.dirty_background_bytes 16 MiB,
+# vm.dirty_expire_centisecs 300, vm.dirty_writeback_centisecs 100, the old values
+# restored at exit (a warning and the host's values when this user may not).
+# PostgreSQL 15 grows a table by writing zeroed pages through the page cache and
+# flushes them only at a checkpoint; with the kernel's defaults on a machine of
+# 24 GiB (background writeback from 10% of memory) they are written when 30 s
+# old, 50-95 MB at once, and a commit whose WAL flush waits behind that burst
+# takes 100-250 ms. docs/operations.md, "The host's writeback", has the figures
+# and recommends the same for a production database host.
+SB_WRITEBACK_SETTINGS=(vm.dirty_background_bytes=16777216 vm.dirty_expire_centisecs=300 vm.dirty_writeback_centisecs=100)
+smooth_writeback() {
+  local old bytes
+  old=("vm.dirty_expire_centisecs=$(sysctl -n vm.dirty_expire_centisecs 2>/dev/null)"
+    "vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs 2>/dev/null)")
+  # The background threshold is in bytes or a ratio, whichever was set last
+  # (setting one zeroes the other): restore the one in use.
+  bytes=$(sysctl -n vm.dirty_background_bytes 2>/dev/null)
+  if [ "${bytes:-0}" != 0 ]; then
+    old+=("vm.dirty_background_bytes=$bytes")
+  else
+    old+=("vm.dirty_background_ratio=$(sysctl -n vm.dirty_background_ratio 2>/dev/null)")
+  fi
+  if sysctl -q -w "${SB_WRITEBACK_SETTINGS[@]}" 2>/dev/null; then
+    sb_on_exit "sysctl -q -w ${old[*]} >/dev/null 2>&1"
+  else
+    sb_warn "cannot set the kernel's writeback (sysctl needs root): bursts of PostgreSQL's table growth may stall commits (docs/operations.md)"
+  fi
+}
+
 # ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
 # and has database `switchboard`; export SWITCHBOARD_DATABASE_URL (TCP form),
 # SB_PG_PORT, SB_PG_SOCKET_DIR and SB_PG_DIR (the directory really used). A second

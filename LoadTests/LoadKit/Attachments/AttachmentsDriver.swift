@@ -115,6 +115,7 @@ public enum AttachmentsDriver {
         let paced = options.pace.map { "\nmax_write_bytes_per_second = \($0)" } ?? ""
         let gateway = try context.gateway(serverExtra: exempt, extra: gatewayConfig + paced)
         defer { gateway.stop() }
+        results.writeback = HostWriteback.now()
         let bench = AttachmentsBench(context: context, gateway: gateway, concurrency: options.concurrency)
         for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
             let control = try bench.fanout(

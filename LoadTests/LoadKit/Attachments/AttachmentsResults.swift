@@ -19,6 +19,8 @@ struct AttachmentsResults {
     /// `attachments.max_write_bytes_per_second` beside the fanout (0: none).
     var pace: Int
     var shape: Shape
+    /// The kernel's writeback when the fanout runs began.
+    var writeback = HostWriteback()
     var throughput: [UploadRun] = []
     var repeats: [(control: FanoutRun, beside: [FanoutRun])] = []
 
@@ -37,6 +39,7 @@ struct AttachmentsResults {
             "settle_s": .double(settleSeconds),
             "concurrency": .int(concurrency), "in_flight_budget": .int(inFlightBudget), "pace": .int(pace),
             "shape": [.int(shape.sessions), .int(shape.subscribers), .int(shape.rate)],
+            "writeback": writeback.json,
         ]
         let repeats: [JSONValue] = repeats.map { pair in
             ["control": pair.control.json, "beside": .array(pair.beside.map(\.json))]
