@@ -288,24 +288,32 @@ harness_priority() {
 # old, 50-95 MB at once, and a commit whose WAL flush waits behind that burst
 # takes 100-250 ms. docs/operations.md, "The host's writeback", has the figures
 # and recommends the same for a production database host.
-SB_WRITEBACK_SETTINGS=(vm.dirty_background_bytes=16777216 vm.dirty_expire_centisecs=300 vm.dirty_writeback_centisecs=100)
+SB_WRITEBACK_SETTINGS=(dirty_background_bytes=16777216 dirty_expire_centisecs=300 dirty_writeback_centisecs=100)
 smooth_writeback() {
-  local old bytes
-  old=("vm.dirty_expire_centisecs=$(sysctl -n vm.dirty_expire_centisecs 2>/dev/null)"
-    "vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs 2>/dev/null)")
+  local vm=/proc/sys/vm setting old
   # The background threshold is in bytes or a ratio, whichever was set last
-  # (setting one zeroes the other): restore the one in use.
-  bytes=$(sysctl -n vm.dirty_background_bytes 2>/dev/null)
-  if [ "${bytes:-0}" != 0 ]; then
-    old+=("vm.dirty_background_bytes=$bytes")
+  # (setting one zeroes the other): restore the one in use, after the others.
+  old="dirty_expire_centisecs=$(cat $vm/dirty_expire_centisecs) dirty_writeback_centisecs=$(cat $vm/dirty_writeback_centisecs)"
+  if [ "$(cat $vm/dirty_background_bytes)" != 0 ]; then
+    old+=" dirty_background_bytes=$(cat $vm/dirty_background_bytes)"
   else
-    old+=("vm.dirty_background_ratio=$(sysctl -n vm.dirty_background_ratio 2>/dev/null)")
+    old+=" dirty_background_ratio=$(cat $vm/dirty_background_ratio)"
   fi
-  if sysctl -q -w "${SB_WRITEBACK_SETTINGS[@]}" 2>/dev/null; then
-    sb_on_exit "sysctl -q -w ${old[*]} >/dev/null 2>&1"
-  else
-    sb_warn "cannot set the kernel's writeback (sysctl needs root): bursts of PostgreSQL's table growth may stall commits (docs/operations.md)"
-  fi
+  # Registered first, so that a setting half made is undone too.
+  sb_on_exit "sb_write_vm $old"
+  for setting in "${SB_WRITEBACK_SETTINGS[@]}"; do
+    if ! sb_write_vm "$setting"; then
+      sb_warn "cannot set the kernel's writeback (needs root): bursts of PostgreSQL's table growth may stall commits (docs/operations.md)"
+      return 0
+    fi
+  done
+}
+# sb_write_vm NAME=VALUE...: writes each VALUE to /proc/sys/vm/NAME; false at the first that fails.
+sb_write_vm() {
+  local setting
+  for setting in "$@"; do
+    { printf '%s\n' "${setting#*=}" >"/proc/sys/vm/${setting%%=*}"; } 2>/dev/null || return 1
+  done
 }
 
 # ensure_postgres DIR [--fast]: make sure a PostgreSQL cluster for DIR is running
