@@ -286,7 +286,7 @@ harness_priority() {
 # flushes them only at a checkpoint; with the kernel's defaults on a machine of
 # 24 GiB (background writeback from 10% of memory) they are written when 30 s
 # old, 50-95 MB at once, and a commit whose WAL flush waits behind that burst
-# takes 100-250 ms. docs/operations.md, "The host's writeback", has the figures
+# takes 100-500 ms. docs/operations.md, "The host's writeback", has the figures
 # and recommends the same for a production database host.
 SB_WRITEBACK_SETTINGS=(dirty_background_bytes=16777216 dirty_expire_centisecs=300 dirty_writeback_centisecs=100)
 smooth_writeback() {

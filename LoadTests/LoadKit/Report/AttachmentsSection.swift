@@ -51,10 +51,9 @@ enum AttachmentsSection {
                 + "runs of the same load differ by more than the target on this machine. 5 MiB files take longer "
                 + "than a window at the pace shared by \(results.concurrency) uploaders, so their B windows carry "
                 + "the chunks' writes and few commits. The kernel's writeback: \(results.writeback.description) "
-                + "(scripts/bench-attachments, run as root, sets 16 MiB, 3 s and 1 s, as docs/operations.md "
-                + "recommends for a database host: "
-                + "with the defaults, PostgreSQL's table growth reaches the disk in bursts every 30 s that stall "
-                + "a few commits by 100-250 ms, landing on either side by chance). "
+                + "(scripts/bench-attachments, run as root, sets what docs/operations.md recommends for a "
+                + "database host: with the defaults, PostgreSQL's table growth reaches the disk in bursts every "
+                + "30 s that hold a few commits for 100-500 ms, landing on either side by chance). "
                 + "Target: the B windows' p99 within 20% of the A windows'.",
             "",
             "| repeat | A/A: A / B windows p99 | A/A difference | 100 KiB: without / with uploads p99 | change | "
