@@ -67,7 +67,7 @@ final class AfterCommitLoop: @unchecked Sendable {
                 idleMilliseconds: 5, busySharePercent: AfterCommitPacing.webhooks.busySharePercent),
             backlog: "webhook_backlog"
         ) { queries throws(QueryError) in
-            let pass = try queries.expandWebhookBacklog()
+            let (pass, _) = try queries.expandWebhookBacklog()
             return (pass.events, pass.more)
         }
     }

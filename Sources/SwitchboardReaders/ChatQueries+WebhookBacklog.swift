@@ -1,4 +1,5 @@
 import SwitchboardPostgres
+import SwitchboardWebhooks
 
 /// What one pass of the webhook expander did.
 public struct WebhookBacklogPass: Sendable, Equatable {
@@ -8,13 +9,16 @@ public struct WebhookBacklogPass: Sendable, Equatable {
     public let messages: Int
     /// Events written (with their deliveries): messages of workspaces with an endpoint for their type.
     public let events: Int
+    /// Deliveries written due now, for any node's claim (the others were handed to the caller).
+    public let due: Int
     /// Whether work was left: the budget ran out before the backlog did.
     public let more: Bool
 
-    public init(ranges: Int, messages: Int, events: Int, more: Bool) {
+    public init(ranges: Int, messages: Int, events: Int, due: Int, more: Bool) {
         self.ranges = ranges
         self.messages = messages
         self.events = events
+        self.due = due
         self.more = more
     }
 }
@@ -25,20 +29,48 @@ extension ChatQueries {
     /// the oldest snapshot for long.
     public static let webhookBacklogBudget = 2_000
 
-    /// One pass of the webhook expander (migration 21's
+    /// One pass of the webhook expander (migration 23's
     /// `switchboard_webhook_expand`): takes backlog rows no other node holds
     /// (`SKIP LOCKED`) in id order, writes each batch's `message.created` and
     /// `note.created` events and their deliveries and deletes its row, until
-    /// `budget` messages are read; notifies `webhookChannel` at commit when it
-    /// wrote any. One statement, one transaction, safe to repeat after a lost
-    /// connection: the rows of a pass that committed are gone, and those of one
-    /// that did not are still waiting, unexpanded.
-    public func expandWebhookBacklog(budget: Int = webhookBacklogBudget) throws(QueryError) -> WebhookBacklogPass {
+    /// `budget` messages are read. Up to `handoff` of the deliveries are born
+    /// leased to the caller for `leaseSeconds` and returned, to be sent without
+    /// a claim; the rest are due now, and dispatchers on every node are notified
+    /// at commit. One statement, one transaction, safe to repeat after a lost
+    /// connection: the rows of a pass that committed are gone, and what it
+    /// leased comes due when the lease ends (the reply was lost, not the
+    /// deliveries); those of one that did not are still waiting, unexpanded.
+    public func expandWebhookBacklog(
+        budget: Int = webhookBacklogBudget, handoff: Int = 0, leaseSeconds: Int = 60
+    ) throws(QueryError) -> (pass: WebhookBacklogPass, handed: [DueDelivery]) {
         let result = try run(
-            "SELECT ranges, messages, events, more FROM switchboard_webhook_expand($1::int)", [String(budget)],
-            retryable: true)
-        return WebhookBacklogPass(
-            ranges: Int(try RowDecoding.int64(result, 0, 0)), messages: Int(try RowDecoding.int64(result, 0, 1)),
-            events: Int(try RowDecoding.int64(result, 0, 2)), more: result.string(0, 3) == "t")
+            """
+            SELECT ranges, messages, events, due, more, delivery_id::text, event_id, endpoint_id::text, url, secret,
+                   previous_secret, body, created_at
+              FROM switchboard_webhook_expand($1::int, $2::int, $3::int)
+            """, [String(budget), String(max(0, handoff)), String(leaseSeconds)], retryable: true)
+        var handed: [DueDelivery] = []
+        handed.reserveCapacity(max(0, result.rowCount - 1))
+        var pass: WebhookBacklogPass?
+        for row in 0..<result.rowCount {
+            guard let id = result.string(row, 5) else {
+                pass = WebhookBacklogPass(
+                    ranges: Int(try RowDecoding.int64(result, row, 0)),
+                    messages: Int(try RowDecoding.int64(result, row, 1)),
+                    events: Int(try RowDecoding.int64(result, row, 2)), due: Int(try RowDecoding.int64(result, row, 3)),
+                    more: result.string(row, 4) == "t")
+                continue
+            }
+            var secrets = [try RowDecoding.required(result, row, 9)]
+            if let previous = result.string(row, 10) { secrets.append(previous) }
+            handed.append(
+                DueDelivery(
+                    id: id, eventID: try RowDecoding.required(result, row, 6),
+                    endpointID: try RowDecoding.required(result, row, 7), url: try RowDecoding.required(result, row, 8),
+                    secrets: secrets, body: try RowDecoding.required(result, row, 11), attempt: 0,
+                    eventCreatedAt: try RowDecoding.double(result, row, 12) ?? 0))
+        }
+        guard let pass else { throw .failed("the webhook expansion returned no counts") }
+        return (pass, handed)
     }
 }

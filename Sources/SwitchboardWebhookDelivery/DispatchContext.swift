@@ -17,6 +17,9 @@ final class DispatchContext: Sendable {
     let stopping = Atomic<Bool>(false)
     /// The threads' eventfds; empty once they are closed.
     let wakeDescriptors = Mutex<[EventFD]>([])
+    /// Deliveries handed over (`WebhookDispatcher.handOff`), held in the
+    /// bounds already, until a thread with room takes them.
+    let inbox = Mutex<[HeldDelivery]>([])
 
     init(
         queue: any DeliveryQueue, settings: WebhookDeliverySettings, metrics: any WebhookDeliveryMetrics,

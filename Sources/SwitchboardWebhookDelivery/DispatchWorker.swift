@@ -3,7 +3,7 @@ import SwitchboardWebhooks
 
 /// A delivery this thread claimed, and when its lease ends (monotonic
 /// milliseconds, counted from before the claim: earlier than the queue's own).
-struct HeldDelivery {
+struct HeldDelivery: Sendable {
     var delivery: DueDelivery
     var leaseEndsAt: UInt64
 }
@@ -48,9 +48,11 @@ final class DispatchWorker: @unchecked Sendable {
             let now = DispatchClock.milliseconds()
             if context.isStopping {
                 retryUnrecorded(now: now)
+                adoptHandedOver()
                 releaseWaiting()
                 if running.isEmpty { break }
             } else {
+                adoptHandedOver()
                 // Requests first: what a slot was freed for starts, and goes out
                 // (libcurl writes it when polled) before this thread blocks on the
                 // database to record and claim, so that the receiver works meanwhile.
@@ -166,6 +168,19 @@ final class DispatchWorker: @unchecked Sendable {
         nextTag &+= 1
         running[nextTag] = held
         client.start(WebhookHTTPRequest(url: delivery.url, headers: headers, body: delivery.body), tag: nextTag)
+    }
+
+    /// Takes what was handed over, as much as this thread has room for
+    /// (together the threads have room for all of it: the bounds held it).
+    private func adoptHandedOver() {
+        let room = self.room
+        guard room > 0 || context.isStopping else { return }
+        let taken = context.inbox.withLock { inbox -> [HeldDelivery] in
+            let count = context.isStopping ? inbox.count : min(room, inbox.count)
+            defer { inbox.removeFirst(count) }
+            return Array(inbox.prefix(count))
+        }
+        waiting += taken
     }
 
     /// Stopping: what has not started is left for its lease to run out.

@@ -55,6 +55,44 @@ public final class WebhookDispatcher: Sendable {
         context.wakeAll()
     }
 
+    /// Deliveries made on this node, taken without a claim: `make` is called
+    /// with how many this dispatcher takes now (its free room; 0 while it is
+    /// full or stopping) and the lease to give them, and must write at most
+    /// that many leased to it and return them with what else it returns.
+    /// They are held and sent as claimed ones are; the first free thread
+    /// takes them (`wake`'s claim is not needed for them). What `make` throws
+    /// leaves the room as it was.
+    public func handOff<Result, Failure: Error>(
+        _ make: (_ limit: Int, _ leaseSeconds: Int) throws(Failure) -> (Result, [DueDelivery])
+    ) throws(Failure) -> Result {
+        let leaseSeconds = context.settings.leaseSeconds
+        // The lease is counted from before the write, as a claim's is.
+        let now = DispatchClock.milliseconds()
+        let limit =
+            context.isStopping
+            ? 0 : context.bounds.withLock { $0.reserveClaim(wanted: context.settings.maxConcurrent)?.limit ?? 0 }
+        let made: (Result, [DueDelivery])
+        do {
+            made = try make(limit, leaseSeconds)
+        } catch {
+            if limit > 0 { context.bounds.withLock { $0.claimed(endpoints: [], reserved: limit) } }
+            throw error
+        }
+        guard limit > 0 else { return made.0 }
+        var handed = made.1
+        if handed.count > limit {
+            // A maker that breaks its contract: the extra ones' leases run out and they come back.
+            context.logger.error("\(handed.count) deliveries were handed over for room for \(limit)")
+            handed.removeLast(handed.count - limit)
+        }
+        context.bounds.withLock { $0.claimed(endpoints: handed.map(\.endpointID), reserved: limit) }
+        guard !handed.isEmpty else { return made.0 }
+        let leaseEndsAt = now + UInt64(leaseSeconds) * 1000
+        context.inbox.withLock { $0 += handed.map { HeldDelivery(delivery: $0, leaseEndsAt: leaseEndsAt) } }
+        context.wakeAll()
+        return made.0
+    }
+
     /// Stops claiming, lets the requests in flight end (within the request
     /// timeout), records their outcomes, and joins the threads. Deliveries
     /// claimed but not started are left for their leases to run out.

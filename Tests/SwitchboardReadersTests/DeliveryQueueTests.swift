@@ -100,6 +100,75 @@ import Testing
         #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: [UUID().uuidString.lowercased()]).count == 1)
     }
 
+    /// Migration 23: the expander's pass hands up to its limit of the
+    /// deliveries it writes to its caller, leased at birth, with what a claim
+    /// would return; claims see only the rest until that lease runs out.
+    @Test func deliveriesHandedOverAreLeasedAtBirthAndClaimsTakeOnlyTheRest() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        let first = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let second = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let session = try fixture.admin.query(
+            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
+            [fixture.workspaceID]
+        ).string(0, 0)!
+        // One batch of three messages: three events, six deliveries.
+        try fixture.admin.query(
+            """
+            SELECT * FROM switchboard_append_messages(
+                ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY['a', 'b', 'c'], ARRAY['visitor', 'visitor', 'visitor'],
+                ARRAY['v-1', 'v-1', 'v-1'], ARRAY[NULL, NULL, NULL], ARRAY['text', 'text', 'text'],
+                ARRAY['one', 'two', 'three'])
+            """, [session])
+
+        let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: 4, leaseSeconds: 60)
+        #expect(pass.ranges == 1 && pass.messages == 3 && pass.events == 3 && pass.due == 2 && !pass.more)
+        #expect(handed.count == 4)
+        let events = try fixture.admin.query(
+            "SELECT id, body, extract(epoch FROM created_at)::float8 FROM webhook_events ORDER BY id")
+        var bodies: [String: (body: String, createdAt: Double)] = [:]
+        for row in 0..<events.rowCount {
+            bodies[events.string(row, 0)!] = (events.string(row, 1)!, Double(events.string(row, 2)!)!)
+        }
+        for delivery in handed {
+            #expect(delivery.body == bodies[delivery.eventID]?.body, "the event's body, as a claim reads it")
+            #expect(abs(delivery.eventCreatedAt - (bodies[delivery.eventID]?.createdAt ?? 0)) < 0.001)
+            #expect([first, second].contains(delivery.endpointID) && delivery.url == "https://example.com/hook")
+            #expect(delivery.secrets == ["whsec_t"] && delivery.attempt == 0)
+            // Leased as a claim leases: this attempt counted, not due before the lease ends.
+            #expect(try row(fixture, delivery.id)[1...] == ["1", nil, nil, nil, "false", "f"])
+        }
+        #expect(Set(handed.map(\.id)).count == 4)
+
+        let queue = queue(fixture)
+        let claimed = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(claimed.count == 2 && Set(claimed.map(\.id)).isDisjoint(with: handed.map(\.id)))
+        #expect(Set((handed + claimed).map { "\($0.eventID) \($0.endpointID)" }).count == 6, "each pair once")
+
+        // The expander's node died: the lease runs out, and a claim sends the delivery again.
+        try queue.record(outcome(handed[0], succeeded: true))
+        try fixture.admin.query(
+            """
+            UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 second',
+                   leased_until = now() - interval '1 second'
+             WHERE id = $1::bigint
+            """, [handed[1].id])
+        let again = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(again.map(\.id) == [handed[1].id] && again.first?.attempt == 1)
+        #expect(try row(fixture, handed[0].id)[0] == "succeeded")
+
+        // With no room, the pass hands nothing over and leaves every delivery due.
+        try fixture.admin.query(
+            """
+            SELECT * FROM switchboard_append_messages(
+                ARRAY[$1::uuid], ARRAY['d'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['four'])
+            """, [session])
+        let (full, none) = try fixture.queries.expandWebhookBacklog(handoff: 0, leaseSeconds: 60)
+        #expect(full.events == 1 && full.due == 2 && none.isEmpty)
+        #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).count == 2)
+    }
+
     @Test func outcomesRetryFailAndSucceed() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

@@ -61,6 +61,49 @@ import Testing
         #expect(elapsed < 500, "sent \(elapsed) ms after wake()")
     }
 
+    /// What the node's expander hands over is sent without a claim, within
+    /// the bounds: the maker is offered the free room (none while full), and
+    /// what it throws gives the room back.
+    @Test func handedOverDeliveriesAreSentWithoutAClaimWithinTheBounds() throws {
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.maxConcurrent = 4
+                $0.maxConcurrentPerEndpoint = 2
+                $0.pollIntervalMilliseconds = 60_000
+            }, reply: Self.slow)
+        defer { fixture.stop() }
+        try fixture.start()
+        // Each thread's first claim (at start) reserves its room until it answers.
+        let threads = DispatcherFixture.settings().threads
+        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+        while fixture.queue.claims.count < threads && MonotonicClock.nanoseconds() < deadline {
+            ThisProcess.sleep(milliseconds: 2)
+        }
+        ThisProcess.sleep(milliseconds: 20)
+        let offered = try fixture.dispatcher.handOff { limit, leaseSeconds in
+            #expect(leaseSeconds == DispatcherFixture.settings().leaseSeconds)
+            return (limit, (1...limit).map { fixture.delivery($0) })
+        }
+        #expect(offered == 4)
+        // Held: nothing more is offered until an attempt ends.
+        let whileFull = fixture.dispatcher.handOff { limit, _ in (limit, [DueDelivery]()) }
+        #expect(whileFull == 0)
+        #expect(fixture.queue.waitForOutcomes(4))
+        #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
+        #expect(fixture.receiver.maxInProgress(path: "/hook") == 2, "the endpoint's bound holds")
+        // A maker that fails takes nothing and gives the room back.
+        struct Lost: Error {}
+        #expect(throws: Lost.self) {
+            try fixture.dispatcher.handOff { _, _ throws(Lost) -> (Int, [DueDelivery]) in throw Lost() }
+        }
+        let again = fixture.dispatcher.handOff { limit, _ in (limit, [fixture.delivery(5)]) }
+        #expect(again == 4)
+        #expect(fixture.queue.waitForOutcomes(5))
+        // Claims only at the start, one per thread (the poll is a minute): none for the five.
+        #expect(fixture.queue.claims.allSatisfy { $0.returned == 0 })
+        #expect(fixture.queue.claims.count == threads)
+    }
+
     @Test func aQueueThatFailsIsAskedAgainWithBackoffAndNothingIsLost() throws {
         let fixture = try DispatcherFixture()
         defer { fixture.stop() }

@@ -64,7 +64,7 @@ import Testing
         for round in 1...2 {
             if round == 2 {
                 try Self.append(5000, to: sessions[5], round: 0, owner)
-                try expander.query("SELECT * FROM switchboard_webhook_expand(100000)")
+                try expander.query("SELECT * FROM switchboard_webhook_expand(100000, 0, 60) WHERE delivery_id IS NULL")
             }
             var statuses: [String?] = []
             let batch = try reads(on: writer) {
@@ -77,7 +77,8 @@ import Testing
                 #expect(fetched <= 10, "\(table) rows fetched by index by the batch in round \(round): \(fetched)")
             }
             let expansion = try reads(on: expander) {
-                let pass = try expander.query("SELECT ranges, events FROM switchboard_webhook_expand(100000)")
+                let pass = try expander.query(
+                    "SELECT ranges, events FROM switchboard_webhook_expand(100000, 0, 60) WHERE delivery_id IS NULL")
                 #expect(pass.int(0, 0) == 1 && pass.int(0, 1) == 10, "round \(round): one batch, ten events")
             }
             for (table, scans, fetched) in expansion {

@@ -159,6 +159,9 @@ public struct Configuration: Sendable {
     public var webhooksMaxConcurrentPerEndpoint = 16
     /// How often an idle dispatcher looks for due deliveries (commits on this node wake it at once).
     public var webhooksPollIntervalMilliseconds = 1000
+    /// The deliveries this node's expander makes go to its dispatcher in memory,
+    /// leased at birth, as far as it has room (false: every one waits for a claim).
+    public var webhooksHandOff = true
     /// Divides the retry schedule's delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): for tests only.
     public var webhooksRetryDivisor = 1
     /// How often an idle webhook expander looks for messages whose events are

@@ -140,6 +140,7 @@ final class ServerContext: Sendable {
                 metrics: metrics, logger: logger
             ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
         }
+        let dispatcher = configuration.webhooksHandOff ? webhookRuntime?.dispatcher : nil
         webhookExpander = chat.map { chat in
             let hooks = chat.webhooks
             let expander = WebhookExpander(
@@ -147,7 +148,7 @@ final class ServerContext: Sendable {
                 pacing: AfterCommitPacing(
                     idleMilliseconds: configuration.webhooksBacklogIntervalMilliseconds,
                     busySharePercent: configuration.webhooksBacklogBusySharePercent),
-                metrics: metrics, logger: logger,
+                metrics: metrics, logger: logger, dispatcher: dispatcher,
                 writerBusy: { [weak writer = chat.writer] in writer?.isBehind ?? false },
                 eventsWritten: { hooks.outboxHasWork() })
             hooks.setBacklogWakeup { [weak expander] in expander?.wake() }

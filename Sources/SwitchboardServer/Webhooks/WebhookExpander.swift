@@ -2,6 +2,7 @@ import Logging
 import SwitchboardMetrics
 import SwitchboardReaders
 import SwitchboardSystem
+import SwitchboardWebhookDelivery
 import Synchronization
 
 /// Makes the webhook events of stored messages, on a thread of its own: it
@@ -13,7 +14,10 @@ import Synchronization
 /// writer keeps up; while this node's writer is behind it yields
 /// (`AfterCommitPacing`), and webhooks fall behind rather than
 /// acknowledgements. Every node runs one, whether or not it dispatches; they
-/// share the backlog without coordination (`SKIP LOCKED`).
+/// share the backlog without coordination (`SKIP LOCKED`). Where this node
+/// dispatches, the deliveries a pass makes go to its dispatcher in memory,
+/// leased at birth, as many as it has room for (migration 23): no claim
+/// reads them back; the rest are left due for any node's claim.
 final class WebhookExpander: Sendable {
     private let queries: Mutex<ChatQueries>
     private let logger: Logger
@@ -21,15 +25,19 @@ final class WebhookExpander: Sendable {
     private let pacing: AfterCommitPacing
     private let writerBusy: @Sendable () -> Bool
     private let eventsWritten: @Sendable () -> Void
+    private let dispatcher: WebhookDispatcher?
     private let background = BackgroundThread(name: "sb-webhook-expand")
     private let wakeup: EventFD?
 
     /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`);
-    /// `eventsWritten`: wakes the dispatcher after a pass that wrote events.
+    /// `eventsWritten`: wakes the dispatchers' claims after a pass that left
+    /// deliveries due; `dispatcher`: this node's, when it dispatches.
     init(
         databaseURL: String, pacing: AfterCommitPacing, metrics: GatewayMetrics, logger: Logger,
-        writerBusy: @escaping @Sendable () -> Bool, eventsWritten: @escaping @Sendable () -> Void
+        dispatcher: WebhookDispatcher?, writerBusy: @escaping @Sendable () -> Bool,
+        eventsWritten: @escaping @Sendable () -> Void
     ) {
+        self.dispatcher = dispatcher
         // A pass lost in a crash is made again (its backlog rows come back with
         // it): no commit waits for the disk.
         queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
@@ -60,6 +68,13 @@ final class WebhookExpander: Sendable {
     /// expander is yielding to a busy writer. Harmless once stopped.
     func wake() { wakeup?.signal() }
 
+    private func expand(_ queries: ChatQueries) throws(QueryError) -> WebhookBacklogPass {
+        guard let dispatcher else { return try queries.expandWebhookBacklog().pass }
+        return try dispatcher.handOff { limit, leaseSeconds throws(QueryError) in
+            try queries.expandWebhookBacklog(handoff: limit, leaseSeconds: leaseSeconds)
+        }
+    }
+
     private func run() {
         var failing = false
         while !background.isStopped {
@@ -67,12 +82,10 @@ final class WebhookExpander: Sendable {
             var yielding = false
             do throws(QueryError) {
                 let started = MonotonicClock.nanoseconds()
-                let pass = try queries.withLock { queries throws(QueryError) in try queries.expandWebhookBacklog() }
+                let pass = try queries.withLock { queries throws(QueryError) in try expand(queries) }
                 let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
-                if pass.events > 0 {
-                    metrics.webhookEventsWritten.increment(by: pass.events)
-                    eventsWritten()
-                }
+                if pass.events > 0 { metrics.webhookEventsWritten.increment(by: pass.events) }
+                if pass.due > 0 { eventsWritten() }
                 metrics.webhookCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("webhook events are made again") }
                 failing = false

@@ -75,6 +75,7 @@ public enum Migrations {
         Migration0020.migration,
         Migration0021.migration,
         Migration0022.migration,
+        Migration0023.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
