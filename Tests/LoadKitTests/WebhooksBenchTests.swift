@@ -1,3 +1,4 @@
+import Glibc
 import SwitchboardJSON
 import Testing
 
@@ -121,17 +122,22 @@ struct WebhooksBenchTests {
         #expect(json["deliveries"]?.arrayValue?.last?["keeps_up"]?.boolValue == false)
     }
 
-    @Test("rates come from the traffic's steady part of the samples")
-    func rates() {
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    @Test("rates and CPU per delivery come from the traffic's steady part of the samples")
+    func rates() throws {
         // Set-up (nothing stored) for 2 s, then 1,000 msg/s for 10 s with delivery 100/s behind, then the drain.
         var samples: [WebhooksBench.Sample] = []
         for second in 0...15 {
             let t = Double(second)
             let storing = min(max(t - 2, 0), 10)
+            // Each process's CPU grows by its share of a second: 0.3 gateway, 0.4 postgres (one pid), 0.1 receiver.
             samples.append(
                 WebhooksBench.Sample(
                     at: t, stored: 500 + storing * 1000, delivered: Int(storing * 900),
-                    pending: Int(storing * 100)))
+                    pending: Int(storing * 100),
+                    cpu: WebhooksBench.ProcessesCPU(
+                        gateway: 0.3 * t, postgres: [7: Int(0.4 * t * Self.ticksPerSecond)], receiver: 0.1 * t)))
         }
         var run = DeliveryRun(label: "x", shape: (1, 2, 1000), seconds: 10)
         WebhooksBench.rates(samples, into: &run)
@@ -141,6 +147,13 @@ struct WebhooksBenchTests {
         #expect(run.deliveredPerSecond == 900)
         #expect(run.pendingStart == 300 && run.pendingEnd == 1000 && run.pendingPeak == 1000)
         #expect(run.keepsUp == true)
+        // CPU per delivery over the same window: 6,300 deliveries in 7 s.
+        let cost = try #require(run.trafficCost)
+        #expect(cost.deliveries == 6300)
+        let each = try #require(cost.perDelivery)
+        #expect(abs(each.gateway - 0.3 * 7 / 6300 * 1e6) < 0.01 && abs(each.receiver - 0.1 * 7 / 6300 * 1e6) < 0.01)
+        #expect(abs(each.postgres - 0.4 * 7 / 6300 * 1e6) < 0.01)
+        #expect(DeliveryRun.Cost(deliveries: 0, cpu: (1, 1, 1)).perDelivery == nil)
         run.pendingEnd = 1301
         #expect(run.keepsUp == false)
         var empty = DeliveryRun(label: "y", shape: (1, 2, 1), seconds: 1)

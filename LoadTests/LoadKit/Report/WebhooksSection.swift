@@ -65,6 +65,25 @@ enum WebhooksSection {
                     + "\(fixed(run.latencyMaxMs)) ms | \(fixed(run.chatP99Ms)) ms | \(run.retries) / \(run.duplicates) / "
                     + "\(run.badSignatures) | \(passed ? "passed" : "**FAILED**") |")
         }
+        lines += [
+            "",
+            "CPU per delivered webhook, in microseconds, from /proc (the gateway's process, every postgres process, "
+                + "the receiver), over the same part of the traffic (where the gateway also stores and fans out "
+                + "every message) and over the drain after it (delivering what was left, and whatever else "
+                + "catches up then, such as the search indexer):",
+            "",
+            "| run | traffic: deliveries | gateway | PostgreSQL | receiver | drain: deliveries | gateway | PostgreSQL "
+                + "| receiver |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        func cost(_ cost: DeliveryRun.Cost?) -> String {
+            guard let cost, let each = cost.perDelivery else { return "\(count(cost?.deliveries)) | n/a | n/a | n/a" }
+            return "\(PythonFormat.grouped(cost.deliveries)) | \(fixed(each.gateway)) | \(fixed(each.postgres)) | "
+                + "\(fixed(each.receiver))"
+        }
+        for run in results.deliveries {
+            lines.append("| \(run.label) | \(cost(run.trafficCost)) | \(cost(run.drainCost)) |")
+        }
         let capacity = results.deliveries.first { $0.label == "capacity" }
         let deliveryVerdict: String
         if let capacity, let keeps = capacity.keepsUp {

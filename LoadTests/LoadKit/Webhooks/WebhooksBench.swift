@@ -97,6 +97,25 @@ struct WebhooksBench {
         var stored: Double
         var delivered: Int
         var pending: Int?
+        var cpu: ProcessesCPU
+    }
+
+    /// CPU used so far by the gateway, every postgres process and the receiver.
+    struct ProcessesCPU {
+        var gateway: Double
+        var postgres: [Int32: Int]
+        var receiver: Double
+
+        /// CPU-seconds of each between `self` and `later`.
+        func used(to later: ProcessesCPU) -> (gateway: Double, postgres: Double, receiver: Double) {
+            (later.gateway - gateway, WebhooksBench.used(from: postgres, to: later.postgres), later.receiver - receiver)
+        }
+    }
+
+    func processesCPU() -> ProcessesCPU {
+        ProcessesCPU(
+            gateway: ProcessCPU.seconds(gateway.pid) ?? .nan, postgres: Self.postgresTicks(),
+            receiver: ProcessCPU.seconds(receiver.pid) ?? .nan)
     }
 
     /// `conversations` at `shape` for `seconds` with the endpoint enabled:
@@ -115,17 +134,22 @@ struct WebhooksBench {
                 samples.append(
                     Sample(
                         at: at, stored: stored, delivered: stats.delivered,
-                        pending: WebhookOutbox.pending(context.databaseURL)))
+                        pending: WebhookOutbox.pending(context.databaseURL), cpu: processesCPU()))
             }
             DriveClock.sleep(seconds: max(0.05, at + 1 - DriveClock.monotonicSeconds()))
         }
         let report = try finishHarness(harness, directory: directory, seconds: 60)
         let left = WebhookOutbox.pending(context.databaseURL)
         let drainStart = DriveClock.monotonicSeconds()
+        let (cpuBeforeDrain, deliveredBeforeDrain) = (processesCPU(), receiver.stats()?.delivered)
         let drained = WebhookOutbox.waitUntilDrained(
             context.databaseURL, timeoutSeconds: drainTimeout, stallSeconds: 60)
         var run = DeliveryRun(label: label, shape: shape, seconds: seconds)
         run.drainSeconds = drained.map { _ in PythonFormat.round(DriveClock.monotonicSeconds() - drainStart, 2) }
+        if let deliveredBeforeDrain, let after = receiver.stats()?.delivered {
+            run.drainCost = DeliveryRun.Cost(
+                deliveries: after - deliveredBeforeDrain, cpu: cpuBeforeDrain.used(to: processesCPU()))
+        }
         run.pendingAfter = left
         run.passed = report["correctness"]?["failures"]?.doubleValue == 0
         run.harnessStoredPerSecond = report.figure("stored_per_second")
@@ -175,6 +199,7 @@ struct WebhooksBench {
         run.windowSeconds = b.at - a.at
         run.storedPerSecond = (b.stored - a.stored) / run.windowSeconds
         run.deliveredPerSecond = Double(b.delivered - a.delivered) / run.windowSeconds
+        run.trafficCost = DeliveryRun.Cost(deliveries: b.delivered - a.delivered, cpu: a.cpu.used(to: b.cpu))
         run.pendingStart = a.pending
         run.pendingEnd = b.pending
     }

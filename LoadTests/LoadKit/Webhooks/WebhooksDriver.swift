@@ -18,7 +18,8 @@ public enum WebhooksDriver {
 
     public static let usage = """
         usage: loadtest bench-webhooks [--seconds S] [--rate R] [--steady-rate R2] [--windows N]
-                                       [--window-seconds W] [--repeats K] [--quick] SET-UP
+                                       [--window-seconds W] [--repeats K] [--parts LIST]
+                                       [--hand-off on|off] [--quick] SET-UP
 
         First the receiver alone: `loadtest webhook-sender` (8 keep-alive connections, core 0)
         against `loadtest webhook-receiver` (core 1) for 5 s: webhooks/s and the receiver's CPU
@@ -54,6 +55,12 @@ public enum WebhooksDriver {
         Writes results.json, each run's harness report and the receiver's journal and summary
         to --out, and the "Webhooks" section of docs/benchmarks.md. About 7 minutes (more when an
         outbox drains slowly).
+        --parts LIST: which of steady, capacity, toggles to run (comma-separated; all by
+        default; the correctness check always runs). --hand-off off: the gateway with
+        `[webhooks] hand_off = false`, every delivery claimed (to compare what claims cost).
+        Either prints the section instead of writing it, as --quick does.
+        Each delivery run also reports the CPU per delivered webhook of the gateway,
+        PostgreSQL and the receiver, over the traffic and over the drain after it.
         --quick: 50 sessions, 200 and 1,000 msg/s, 5-s runs, 4 windows of 1.5 s, a 1-s receiver
         run; prints the section instead (under a minute). --check only checks the flags.
 
@@ -67,7 +74,11 @@ public enum WebhooksDriver {
         var windows: WebhooksBench.Windows
         var repeats: Int
         var receiverSeconds: Double
+        var parts: Set<String>
+        var handOff: Bool
     }
+
+    static let allParts: Set<String> = ["steady", "capacity", "toggles"]
 
     public static func main(_ arguments: [String]) -> Int32 {
         BenchMain.run(arguments, usage: usage, tag: "bench-webhooks", parse: parse, run: run)
@@ -77,7 +88,7 @@ public enum WebhooksDriver {
         let flags = try DriverFlags(
             arguments,
             options: BenchContext.setUpOptions + [
-                "seconds", "rate", "steady-rate", "windows", "window-seconds", "repeats",
+                "seconds", "rate", "steady-rate", "windows", "window-seconds", "repeats", "parts", "hand-off",
             ],
             switchNames: ["quick", "check"])
         let quick = flags.has("quick")
@@ -85,6 +96,16 @@ public enum WebhooksDriver {
         var steady = quick ? quickSteadyShape : steadyShape
         shape.rate = try flags.int("rate", default: shape.rate)
         steady.rate = try flags.int("steady-rate", default: steady.rate)
+        let parts = Set(
+            (flags.string("parts") ?? allParts.sorted().joined(separator: ",")).split(separator: ",").map(String.init))
+        guard !parts.isEmpty, parts.isSubset(of: allParts) else {
+            throw DriverFlags.UsageError(description: "--parts takes steady, capacity and toggles, comma-separated")
+        }
+        let handOffText = flags.string("hand-off") ?? "on"
+        guard handOffText == "on" || handOffText == "off" else {
+            throw DriverFlags.UsageError(description: "--hand-off takes on or off")
+        }
+        let handOff = handOffText == "on"
         var windows = quick ? quickWindows : windows
         windows.count = try flags.int("windows", default: windows.count)
         windows.seconds = try flags.double("window-seconds", default: windows.seconds)
@@ -92,7 +113,7 @@ public enum WebhooksDriver {
         let options = Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 5 : 30), shape: shape,
             steadyShape: steady, windows: windows, repeats: try flags.int("repeats", default: 1),
-            receiverSeconds: quick ? 1 : 5)
+            receiverSeconds: quick ? 1 : 5, parts: parts, handOff: handOff)
         guard options.seconds >= 4, shape.rate > 0, steady.rate > 0, options.repeats > 0 else {
             throw DriverFlags.UsageError(
                 description: "--seconds must be 4 or more, --rate, --steady-rate, --repeats above 0")
@@ -119,7 +140,7 @@ public enum WebhooksDriver {
         results.receiver = try WebhooksBench.receiverCapacity(
             context: context, seconds: options.receiverSeconds, connections: 8)
         let workspace = HarnessRuns.newWorkspace()
-        let gateway = try context.gateway(extra: gatewayConfig)
+        let gateway = try context.gateway(extra: gatewayConfig + (options.handOff ? "" : "\nhand_off = false\n"))
         defer { gateway.stop() }
         try WebhookAPI.ensureWorkspace(workspace, databaseURL: context.databaseURL)
         let token = WebhookAPI.adminToken(workspace: workspace, secret: context.secret)
@@ -138,11 +159,15 @@ public enum WebhooksDriver {
         let bench = WebhooksBench(
             context: context, gateway: gateway, receiver: receiver, workspace: workspace, endpoint: endpoint,
             token: token, drainTimeout: options.quick ? 120 : 3600)
-        results.deliveries.append(
-            try bench.deliveryRun(label: "steady", shape: options.steadyShape, seconds: options.seconds))
-        results.deliveries.append(
-            try bench.deliveryRun(label: "capacity", shape: options.shape, seconds: options.seconds))
-        for repeat_ in 1...options.repeats {
+        if options.parts.contains("steady") {
+            results.deliveries.append(
+                try bench.deliveryRun(label: "steady", shape: options.steadyShape, seconds: options.seconds))
+        }
+        if options.parts.contains("capacity") {
+            results.deliveries.append(
+                try bench.deliveryRun(label: "capacity", shape: options.shape, seconds: options.seconds))
+        }
+        for repeat_ in 1...options.repeats where options.parts.contains("toggles") {
             results.toggles.append(
                 try bench.toggleRun(
                     label: "with-without-\(repeat_)", switching: true, shape: options.shape, windows: options.windows))
@@ -155,7 +180,7 @@ public enum WebhooksDriver {
         gateway.stop()
         try context.publish(
             results: results.json, section: WebhooksSection.render(results), name: "bench-webhooks", title: "Webhooks",
-            quick: options.quick)
+            quick: options.quick || options.parts != allParts || !options.handOff)
         let failed = results.failed
         if !failed.isEmpty { log("correctness checks failed in \(failed)") }
         return failed.isEmpty

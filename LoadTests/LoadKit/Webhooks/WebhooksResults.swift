@@ -97,6 +97,31 @@ struct DeliveryRun {
     var badSignatures = 0
     /// The harness's send-to-delivery p99 (WebSocket), for comparison.
     var chatP99Ms: Double?
+    /// CPU over the traffic's window (storing and delivering) and over the
+    /// drain after it (delivering, and whatever else catches up then).
+    var trafficCost: Cost?
+    var drainCost: Cost?
+
+    /// CPU-seconds of each process over a stretch, and the deliveries the receiver accepted in it.
+    struct Cost {
+        var deliveries: Int
+        var cpu: (gateway: Double, postgres: Double, receiver: Double)
+
+        /// Microseconds of each process's CPU per delivery (nil without deliveries).
+        var perDelivery: (gateway: Double, postgres: Double, receiver: Double)? {
+            guard deliveries > 0 else { return nil }
+            let scale = 1e6 / Double(deliveries)
+            return (cpu.gateway * scale, cpu.postgres * scale, cpu.receiver * scale)
+        }
+
+        var json: JSONValue {
+            [
+                "deliveries": .int(deliveries), "gateway_cpu_s": .double(PythonFormat.round(cpu.gateway, 3)),
+                "postgres_cpu_s": .double(PythonFormat.round(cpu.postgres, 3)),
+                "receiver_cpu_s": .double(PythonFormat.round(cpu.receiver, 3)),
+            ]
+        }
+    }
 
     /// The outbox's growth over the window, per second of it.
     var growthPerSecond: Double? {
@@ -130,6 +155,7 @@ struct DeliveryRun {
             ],
             "delivered": .int(delivered), "duplicates": .int(duplicates), "retries": .int(retries),
             "bad_signatures": .int(badSignatures), "chat_p99_ms": .optional(chatP99Ms),
+            "traffic_cost": trafficCost?.json ?? .null, "drain_cost": drainCost?.json ?? .null,
         ]
     }
 }
