@@ -167,6 +167,19 @@ import Testing
         let (full, none) = try fixture.queries.expandWebhookBacklog(handoff: 0, leaseSeconds: 60)
         #expect(full.events == 1 && full.due == 2 && none.isEmpty)
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).count == 2)
+
+        // An endpoint disabled after the batch committed gets its delivery, held, never handed over.
+        try fixture.admin.query(
+            """
+            SELECT * FROM switchboard_append_messages(
+                ARRAY[$1::uuid], ARRAY['e'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['five'])
+            """, [session])
+        try fixture.admin.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1::uuid", [first])
+        let (later, handedLater) = try fixture.queries.expandWebhookBacklog(handoff: 10, leaseSeconds: 60)
+        #expect(later.events == 1 && later.due == 1 && handedLater.map(\.endpointID) == [second])
+        #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).isEmpty, "its endpoint is disabled")
+        try fixture.admin.query("UPDATE webhook_endpoints SET enabled = true WHERE id = $1::uuid", [first])
+        #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.endpointID) == [first])
     }
 
     @Test func outcomesRetryFailAndSucceed() throws {

@@ -73,7 +73,7 @@ enum Migration0023 {
             hooks AS MATERIALIZED (
                 SELECT h.* FROM (SELECT DISTINCT x.id FROM backlog b CROSS JOIN unnest(b.endpoints) AS x(id)) x
                  CROSS JOIN LATERAL (
-                     SELECT e.id, e.workspace_id, e.events, e.url, e.secret,
+                     SELECT e.id, e.workspace_id, e.events, e.url, e.secret, e.enabled,
                             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END
                                 AS previous_secret
                        FROM webhook_endpoints e
@@ -107,8 +107,12 @@ enum Migration0023 {
                 RETURNING webhook_events.id, webhook_events.body
             ),
             targets AS (
+                -- An endpoint disabled since the batch gets its deliveries, held (due) until it is
+                -- enabled again, as claims skip it: none is handed over.
                 SELECT w.event_id, w.workspace_id, ev.body, w.created_at, h.id AS endpoint_id, h.url, h.secret,
-                       h.previous_secret, row_number() OVER (ORDER BY w.event_id, h.id) <= p_handoff AS handed
+                       h.previous_secret,
+                       h.enabled AND count(*) FILTER (WHERE h.enabled)
+                                         OVER (ORDER BY w.event_id, h.id) <= p_handoff AS handed
                   FROM written ev
                   JOIN wanted w ON w.event_id = ev.id
                   JOIN hooks h ON h.id = ANY (w.batch_endpoints) AND h.workspace_id = w.workspace_id
