@@ -85,30 +85,12 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
         return try body(queries)
     }
 
-    /// Up to $1 due deliveries (pending, due, not leased, of an enabled live
-    /// endpoint not in $3), oldest due first, leased for $2 seconds; rows
-    /// another claim holds are skipped, and a row another claim leased
-    /// meanwhile fails the recheck that follows the lock. `attempts` counts
-    /// this one; the claimer gets the count before it.
+    /// Up to $1 due deliveries, leased for $2 seconds, skipping the endpoints
+    /// in $3 (migration 23's `switchboard_webhook_claim`, which reads the due
+    /// index in order whatever the statistics say).
     static let claimStatement = """
-        WITH due AS (
-            SELECT d.endpoint_id, d.id FROM webhook_deliveries d
-             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-               AND (d.leased_until IS NULL OR d.leased_until < now())
-               AND d.endpoint_id <> ALL ($3::uuid[])
-               AND EXISTS (SELECT 1 FROM webhook_endpoints e
-                            WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)
-             ORDER BY d.next_attempt_at
-             LIMIT $1::int
-             FOR UPDATE OF d SKIP LOCKED
-        )
-        UPDATE webhook_deliveries d
-           SET leased_until = now() + $2::int * interval '1 second', attempts = d.attempts + 1, updated_at = now()
-          FROM due, webhook_events ev, webhook_endpoints e
-         WHERE d.endpoint_id = due.endpoint_id AND d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id
-        RETURNING d.id::text, d.event_id, d.endpoint_id::text, e.url, e.secret,
-                  CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END,
-                  ev.body, d.attempts - 1, extract(epoch FROM ev.created_at)::float8
+        SELECT id, event_id, endpoint_id, url, secret, previous_secret, body, attempt, created_at
+          FROM switchboard_webhook_claim($1::int, $2::int, $3::uuid[])
         """
 
     /// Attempts' outcomes, one per element of the arrays: delivery $1 of

@@ -182,6 +182,30 @@ import Testing
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.endpointID) == [first])
     }
 
+    /// Migration 23's claim reads the due index in order and stops after
+    /// its limit even when the statistics were taken before the backlog grew:
+    /// the statement it replaced then fetched every due delivery and sorted
+    /// them (a claim cost O(backlog), and a large outbox drained ever slower).
+    @Test func aClaimReadsWhatItTakesNotTheBacklogWhateverTheStatisticsSay() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try fixture.admin.query("ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)")
+        try fixture.admin.query("ANALYZE webhook_deliveries")
+        _ = try dueDeliveries(fixture, 2000)
+        let claimer = try fixture.database.connect()
+        try claimer.query("BEGIN")
+        let claimed = try claimer.query("SELECT count(*) FROM switchboard_webhook_claim(5, 60, '{}')")
+        let read = try claimer.query(
+            """
+            SELECT coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0) FROM pg_stat_xact_user_tables
+             WHERE relname = 'webhook_deliveries'
+            """)
+        try claimer.query("ROLLBACK")
+        #expect(claimed.int(0, 0) == 5)
+        let fetched = try #require(read.int(0, 0))
+        #expect(fetched < 100, "deliveries read by a claim of 5 out of 2,000 due: \(fetched)")
+    }
+
     @Test func outcomesRetryFailAndSucceed() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

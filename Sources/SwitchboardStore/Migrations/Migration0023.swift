@@ -26,13 +26,26 @@
 ///   earlier (its `next_attempt_at` is in the future, so the due index's
 ///   range scan stops before it), and an admin's retry of one in flight
 ///   keeps its lease, as for a claimed one.
+/// - `switchboard_webhook_claim(p_limit, p_lease_seconds, p_busy)`: the
+///   claim `PostgresDeliveryQueue` sent as a statement, now planned so that
+///   it reads the due index in order and stops after `p_limit` rows whatever
+///   the statistics say. With statistics taken before a backlog built up
+///   (the table's are, after an outage or under a load the dispatcher cannot
+///   keep up with), the planner estimated a few due rows and chose to fetch
+///   them all by bitmap and sort them, through a join from the endpoints: a
+///   claim of 32 read all 17,104 due deliveries (9-11 ms on the development
+///   database, O(backlog): the drain of a large outbox slowed as it grew).
+///   Bitmap scans are off for the function, and the endpoint check is a
+///   subquery per row rather than a join: 1.0-2.3 ms for 32 on the same
+///   data, 4.5 ms for 256.
 enum Migration0023 {
     static let migration = Migration(version: 23, name: "webhook_deliveries_handed_off", sql: sql, down: down)
 
-    private static let sql = batchFunction + "\n\n" + expandFunction + "\n"
+    private static let sql = batchFunction + "\n\n" + expandFunction + "\n\n" + claimFunction + "\n"
 
     private static let down =
         """
+        DROP FUNCTION switchboard_webhook_claim(int, int, uuid[]);
         DROP FUNCTION switchboard_webhook_expand(int, int, int);
         DROP FUNCTION switchboard_webhook_batch_deliveries(bigint[], int, timestamptz);
 
@@ -210,6 +223,41 @@ enum Migration0023 {
             body := NULL;
             created_at := NULL;
             RETURN NEXT;
+        END;
+        $$;
+        """#
+
+    /// The claim (`PostgresDeliveryQueue.claim`): up to `p_limit` due
+    /// deliveries (pending, due, not leased, of an enabled live endpoint not
+    /// in `p_busy`), oldest due first, leased for `p_lease_seconds`; rows
+    /// another claim holds are skipped. `attempts` counts this one; the
+    /// claimer gets the count before it.
+    static let claimFunction = #"""
+        CREATE FUNCTION switchboard_webhook_claim(p_limit int, p_lease_seconds int, p_busy uuid[])
+        RETURNS TABLE (id text, event_id text, endpoint_id text, url text, secret text, previous_secret text,
+                       body text, attempt int, created_at float8)
+        LANGUAGE plpgsql SET enable_bitmapscan = off AS $$
+        #variable_conflict use_column
+        BEGIN
+            RETURN QUERY
+            WITH due AS (
+                SELECT d.endpoint_id, d.id FROM webhook_deliveries d
+                 WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+                   AND (d.leased_until IS NULL OR d.leased_until < now())
+                   AND d.endpoint_id <> ALL (p_busy)
+                   AND (SELECT e.enabled AND e.deleted_at IS NULL FROM webhook_endpoints e WHERE e.id = d.endpoint_id)
+                 ORDER BY d.next_attempt_at
+                 LIMIT p_limit
+                 FOR UPDATE OF d SKIP LOCKED
+            )
+            UPDATE webhook_deliveries d
+               SET leased_until = now() + p_lease_seconds * interval '1 second', attempts = d.attempts + 1,
+                   updated_at = now()
+              FROM due, webhook_events ev, webhook_endpoints e
+             WHERE d.endpoint_id = due.endpoint_id AND d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id
+            RETURNING d.id::text, d.event_id, d.endpoint_id::text, e.url, e.secret,
+                      CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END,
+                      ev.body, d.attempts - 1, extract(epoch FROM ev.created_at)::float8;
         END;
         $$;
         """#
