@@ -96,8 +96,7 @@ public enum WebhooksDriver {
         var steady = quick ? quickSteadyShape : steadyShape
         shape.rate = try flags.int("rate", default: shape.rate)
         steady.rate = try flags.int("steady-rate", default: steady.rate)
-        let parts = Set(
-            (flags.string("parts") ?? allParts.sorted().joined(separator: ",")).split(separator: ",").map(String.init))
+        let parts = flags.string("parts").map { Set($0.split(separator: ",").map(String.init)) } ?? allParts
         guard !parts.isEmpty, parts.isSubset(of: allParts) else {
             throw DriverFlags.UsageError(description: "--parts takes steady, capacity and toggles, comma-separated")
         }

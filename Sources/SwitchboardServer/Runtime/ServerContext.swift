@@ -150,7 +150,7 @@ final class ServerContext: Sendable {
                     busySharePercent: configuration.webhooksBacklogBusySharePercent),
                 metrics: metrics, logger: logger, dispatcher: dispatcher,
                 writerBusy: { [weak writer = chat.writer] in writer?.isBehind ?? false },
-                eventsWritten: { hooks.outboxHasWork() })
+                deliveriesLeftDue: { hooks.outboxHasWork() })
             hooks.setBacklogWakeup { [weak expander] in expander?.wake() }
             return expander
         }

@@ -24,18 +24,18 @@ final class WebhookExpander: Sendable {
     private let metrics: GatewayMetrics
     private let pacing: AfterCommitPacing
     private let writerBusy: @Sendable () -> Bool
-    private let eventsWritten: @Sendable () -> Void
+    private let deliveriesLeftDue: @Sendable () -> Void
     private let dispatcher: WebhookDispatcher?
     private let background = BackgroundThread(name: "sb-webhook-expand")
     private let wakeup: EventFD?
 
     /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`);
-    /// `eventsWritten`: wakes the dispatchers' claims after a pass that left
+    /// `deliveriesLeftDue`: wakes the dispatchers' claims after a pass that left
     /// deliveries due; `dispatcher`: this node's, when it dispatches.
     init(
         databaseURL: String, pacing: AfterCommitPacing, metrics: GatewayMetrics, logger: Logger,
         dispatcher: WebhookDispatcher?, writerBusy: @escaping @Sendable () -> Bool,
-        eventsWritten: @escaping @Sendable () -> Void
+        deliveriesLeftDue: @escaping @Sendable () -> Void
     ) {
         self.dispatcher = dispatcher
         // A pass lost in a crash is made again (its backlog rows come back with
@@ -44,7 +44,7 @@ final class WebhookExpander: Sendable {
         self.pacing = pacing
         self.metrics = metrics
         self.writerBusy = writerBusy
-        self.eventsWritten = eventsWritten
+        self.deliveriesLeftDue = deliveriesLeftDue
         self.logger = logger
         do {
             wakeup = try EventFD()
@@ -85,7 +85,7 @@ final class WebhookExpander: Sendable {
                 let pass = try queries.withLock { queries throws(QueryError) in try expand(queries) }
                 let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
                 if pass.events > 0 { metrics.webhookEventsWritten.increment(by: pass.events) }
-                if pass.due > 0 { eventsWritten() }
+                if pass.due > 0 { deliveriesLeftDue() }
                 metrics.webhookCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("webhook events are made again") }
                 failing = false
