@@ -290,9 +290,9 @@ public final class GatewayMetrics: Sendable {
             buckets: Self.webhookRequestBuckets)
         let queueErrors = counters(
             "switchboard_webhook_queue_errors_total",
-            "Claims and records of webhook deliveries the database failed (the dispatcher backs off and retries).",
-            label: "operation", values: ["claim", "record"])
-        webhookQueueErrors = ["claim": queueErrors[0], "record": queueErrors[1]]
+            "Claims, records and releases of webhook deliveries the database failed (the dispatcher backs off and retries).",
+            label: "operation", values: ["claim", "record", "release"])
+        webhookQueueErrors = ["claim": queueErrors[0], "record": queueErrors[1], "release": queueErrors[2]]
         _ = declare(Self.webhookAttemptsName, "counter", Self.webhookAttemptsHelp)
         _ = declare(Self.webhookPendingName, "gauge", Self.webhookPendingHelp)
         _ = declare(Self.webhookOldestName, "gauge", Self.webhookOldestHelp)

@@ -73,6 +73,17 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
         }
     }
 
+    public func release(_ deliveries: [DueDelivery]) throws {
+        guard !deliveries.isEmpty else { return }
+        _ = try withQueries { queries throws(QueryError) in
+            // Retryable: a second run finds the leases ended and changes nothing.
+            try queries.run(
+                Self.releaseStatement,
+                [RowDecoding.textArray(deliveries.map(\.id)), RowDecoding.textArray(deliveries.map(\.endpointID))],
+                retryable: true)
+        }
+    }
+
     private func withQueries(
         _ body: (ChatQueries) throws(QueryError) -> PostgresResult
     ) throws(QueryError)
@@ -91,6 +102,20 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     static let claimStatement = """
         SELECT id, event_id, endpoint_id, url, secret, previous_secret, body, attempt, created_at
           FROM switchboard_webhook_claim($1::int, $2::int, $3::uuid[])
+        """
+
+    /// Deliveries $1 of endpoints $2, held and never attempted: due now (a
+    /// handed-over one was due at its lease's end), not leased, and the
+    /// attempt their claim or hand-over counted taken back. Only while the
+    /// lease lasts: once it has ended the delivery may be another claimer's,
+    /// and the attempt stays counted (as after a node that died holding it).
+    static let releaseStatement = """
+        UPDATE webhook_deliveries d
+           SET leased_until = NULL, attempts = d.attempts - 1, next_attempt_at = least(d.next_attempt_at, now()),
+               updated_at = now()
+          FROM unnest($1::bigint[], $2::uuid[]) AS r(id, endpoint_id)
+         WHERE d.endpoint_id = r.endpoint_id AND d.id = r.id
+           AND d.status = 'pending' AND d.leased_until > now() AND d.attempts > 0
         """
 
     /// Attempts' outcomes, one per element of the arrays: delivery $1 of

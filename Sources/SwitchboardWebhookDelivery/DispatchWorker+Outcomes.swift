@@ -76,6 +76,36 @@ extension DispatchWorker {
         }
     }
 
+    /// Lets go of held deliveries that were never started, and gives them
+    /// back to the queue so that their attempt is not counted. Only those
+    /// whose lease lasts long enough for the call to land within it (the
+    /// others' leases end soon: they come back then, the attempt counted), and
+    /// not while the queue is being left alone after a failure; a release the
+    /// queue refuses is not tried again (the leases end).
+    func release(_ held: [HeldDelivery], now: UInt64) {
+        guard !held.isEmpty else { return }
+        context.bounds.withLock { bounds in
+            for one in held { bounds.finished(endpoint: one.delivery.endpointID, wasRunning: false) }
+        }
+        let margin = UInt64(WebhookDeliverySettings.recordMarginSeconds) * 1000
+        let givenBack = held.filter { $0.leaseEndsAt > now + margin }.map(\.delivery)
+        guard !givenBack.isEmpty, context.isStopping || !backoff.isWaiting(at: now) else { return }
+        do {
+            try context.queue.release(givenBack)
+        } catch {
+            if context.isStopping {
+                context.metrics.queueFailed(.release)
+                context.logger.warning(
+                    "stopping: \(givenBack.count) deliveries could not be given back: they are due again when their leases end",
+                    metadata: ["error": "\(error)"])
+            } else {
+                queueFailed(.release, error, now: now)
+            }
+            return
+        }
+        if !context.isStopping { queueSucceeded() }
+    }
+
     func queueFailed(_ operation: DeliveryQueueOperation, _ error: any Error, now: UInt64) {
         backoff.failed(at: now)
         context.metrics.queueFailed(operation)

@@ -49,7 +49,7 @@ final class DispatchWorker: @unchecked Sendable {
             if context.isStopping {
                 retryUnrecorded(now: now)
                 adoptHandedOver()
-                releaseWaiting()
+                releaseWaiting(now: now)
                 if running.isEmpty { break }
             } else {
                 adoptHandedOver()
@@ -129,18 +129,19 @@ final class DispatchWorker: @unchecked Sendable {
         finishedGenerationAtClaim = finishedGeneration
     }
 
-    /// Starts what its endpoint has a slot for; lets go of what could no
-    /// longer finish within its lease (it comes back when the lease ends).
+    /// Starts what its endpoint has a slot for; gives back what could no
+    /// longer finish within its lease (due again at once, unattempted).
     private func startWaiting(now: UInt64) {
         guard !waiting.isEmpty else { return }
         let latestStart = UInt64(settings.timeoutSeconds + WebhookDeliverySettings.recordMarginSeconds) * 1000
         var stillWaiting: [HeldDelivery] = []
+        var tooLate: [HeldDelivery] = []
         for held in waiting {
             if held.leaseEndsAt < now + latestStart {
-                context.bounds.withLock { $0.finished(endpoint: held.delivery.endpointID, wasRunning: false) }
                 context.logger.debug(
-                    "a delivery waited too long for a slot of its endpoint: left for its lease to run out",
+                    "a delivery waited too long for a slot of its endpoint: given back unattempted",
                     metadata: ["delivery": "\(held.delivery.id)", "endpoint": "\(held.delivery.endpointID)"])
+                tooLate.append(held)
             } else if context.bounds.withLock({ $0.tryStart(endpoint: held.delivery.endpointID) }) {
                 send(held)
             } else {
@@ -148,6 +149,7 @@ final class DispatchWorker: @unchecked Sendable {
             }
         }
         waiting = stillWaiting
+        release(tooLate, now: now)
     }
 
     private func send(_ held: HeldDelivery) {
@@ -183,12 +185,10 @@ final class DispatchWorker: @unchecked Sendable {
         waiting += taken
     }
 
-    /// Stopping: what has not started is left for its lease to run out.
-    private func releaseWaiting() {
-        guard !waiting.isEmpty else { return }
-        context.bounds.withLock { bounds in
-            for held in waiting { bounds.finished(endpoint: held.delivery.endpointID, wasRunning: false) }
-        }
+    /// Stopping: what has not started is given back, for this node's next
+    /// start or another node to take at once.
+    private func releaseWaiting(now: UInt64) {
+        release(waiting, now: now)
         waiting.removeAll()
     }
 }

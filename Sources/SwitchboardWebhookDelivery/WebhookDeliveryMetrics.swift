@@ -13,7 +13,7 @@ public protocol WebhookDeliveryMetrics: Sendable {
 }
 
 public enum DeliveryQueueOperation: String, Sendable {
-    case claim, record
+    case claim, record, release
 }
 
 /// Metrics that go nowhere.

@@ -14,6 +14,14 @@ public protocol DeliveryQueue: Sendable {
     /// thread records what ended since its last call together, so that a busy
     /// endpoint costs the database one round trip per batch, not per request.
     func record(_ outcomes: [DeliveryOutcome]) throws
+
+    /// Gives back deliveries this caller holds (claimed or handed over) and
+    /// never attempted: each is due again at once, its lease ended and the
+    /// attempt its claim counted taken back, so that deliveries let go unsent
+    /// (an endpoint too slow to start them within their lease, a dispatcher
+    /// stopping) never use up their retries. A delivery whose lease has
+    /// already ended is left as it is (another claimer may hold it now).
+    func release(_ deliveries: [DueDelivery]) throws
 }
 
 extension DeliveryQueue {

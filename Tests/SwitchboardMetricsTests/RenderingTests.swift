@@ -126,10 +126,11 @@ let webhookExposition = """
     switchboard_webhook_request_seconds_bucket{le="+Inf"} 0
     switchboard_webhook_request_seconds_sum 0.0
     switchboard_webhook_request_seconds_count 0
-    # HELP switchboard_webhook_queue_errors_total Claims and records of webhook deliveries the database failed (the dispatcher backs off and retries).
+    # HELP switchboard_webhook_queue_errors_total Claims, records and releases of webhook deliveries the database failed (the dispatcher backs off and retries).
     # TYPE switchboard_webhook_queue_errors_total counter
     switchboard_webhook_queue_errors_total{operation="claim"} 0
     switchboard_webhook_queue_errors_total{operation="record"} 0
+    switchboard_webhook_queue_errors_total{operation="release"} 0
     # HELP switchboard_webhook_attempts_total Webhook delivery attempts, by outcome: success (2xx), http_error (another status), or why no answer came.
     # TYPE switchboard_webhook_attempts_total counter
     # HELP switchboard_webhook_outbox_pending Deliveries not yet succeeded or failed, per endpoint (sampled every few seconds).

@@ -100,6 +100,36 @@ import Testing
         #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: [UUID().uuidString.lowercased()]).count == 1)
     }
 
+    /// A delivery held and never attempted (its endpoint too slow to start it
+    /// within the lease, the dispatcher stopping) is given back: due at once,
+    /// its attempt not counted, so that such releases never use up retries.
+    /// Once its lease has ended it is left alone (another claim may hold it).
+    @Test func aDeliveryGivenBackUnattemptedIsDueAtOnceWithItsAttemptUncounted() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        _ = try dueDeliveries(fixture, 2)
+        let queue = queue(fixture)
+        let claimed = try queue.claim(limit: 5, leaseSeconds: 60, skipping: [])
+        #expect(claimed.count == 2 && claimed.allSatisfy { $0.attempt == 0 })
+        for _ in 1...3 {
+            try queue.release(claimed)
+            let rows = try claimed.map { try row(fixture, $0.id) }
+            #expect(rows == Array(repeating: ["pending", "0", nil, nil, nil, "true", "t"], count: 2))
+            let again = try queue.claim(limit: 5, leaseSeconds: 60, skipping: [])
+            #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)) && again.allSatisfy { $0.attempt == 0 })
+        }
+        // A lease that ended is not this caller's to give back: the attempt stays counted.
+        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = now() - interval '1 second'")
+        try queue.release(claimed)
+        #expect(try row(fixture, claimed[0].id)[1] == "1")
+        // Nor is a delivery recorded meanwhile (a release that comes after the outcome).
+        let retaken = try queue.claim(limit: 5, leaseSeconds: 60, skipping: [])
+        #expect(retaken.count == 2 && retaken.allSatisfy { $0.attempt == 1 })
+        try queue.record(outcome(retaken[0], succeeded: true))
+        try queue.release([retaken[0]])
+        #expect(try row(fixture, retaken[0].id)[0...1] == ["succeeded", "2"])
+    }
+
     /// Migration 23: the expander's pass hands up to its limit of the
     /// deliveries it writes to its caller, leased at birth, with what a claim
     /// would return; claims see only the rest until that lease runs out.
@@ -157,6 +187,12 @@ import Testing
         let again = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
         #expect(again.map(\.id) == [handed[1].id] && again.first?.attempt == 1)
         #expect(try row(fixture, handed[0].id)[0] == "succeeded")
+
+        // Given back unattempted (due at its lease's end until then): due now, the attempt not counted.
+        try queue.release([handed[2]])
+        #expect(try row(fixture, handed[2].id) == ["pending", "0", nil, nil, nil, "true", "t"])
+        let released = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(released.map(\.id) == [handed[2].id] && released.first?.attempt == 0)
 
         // With no room, the pass hands nothing over and leaves every delivery due.
         try fixture.admin.query(

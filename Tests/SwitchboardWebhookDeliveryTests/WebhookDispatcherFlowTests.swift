@@ -104,6 +104,28 @@ import Testing
         #expect(fixture.queue.claims.count == threads)
     }
 
+    /// A delivery that could no longer finish within its lease is given back
+    /// (due again at once), not left for its lease to run out.
+    @Test func aDeliveryThatWaitedTooLongForItsEndpointIsGivenBackAndSentSoon() throws {
+        // Timeout 1 s: the lease is 7 s, and a delivery may wait 1 s for its endpoint's slot.
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.timeoutSeconds = 1
+                $0.threads = 1
+                $0.maxConcurrentPerEndpoint = 1
+            }
+        ) { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 900) }
+        defer { fixture.stop() }
+        for n in 1...3 { fixture.queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        // The third waits behind two requests of 0.9 s each: given back after 1 s and claimed again,
+        // so all three are done well before its lease (7 s) would have ended.
+        #expect(fixture.queue.waitForOutcomes(3, seconds: 6))
+        #expect(fixture.queue.released.contains("dlv_3"))
+        #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
+        #expect(fixture.receiver.requests.count == 3, "each sent once")
+    }
+
     @Test func aQueueThatFailsIsAskedAgainWithBackoffAndNothingIsLost() throws {
         let fixture = try DispatcherFixture()
         defer { fixture.stop() }
@@ -161,8 +183,9 @@ import Testing
         let stopping = MonotonicClock.nanoseconds()
         fixture.dispatcher.stop()
         let elapsed = millisecondsSince(stopping)
-        // The request in flight ended and was recorded; the two waiting were not started.
+        // The request in flight ended and was recorded; the two waiting were not started, and given back.
         #expect(fixture.queue.outcomes.map(\.deliveryID) == ["dlv_1"])
+        #expect(fixture.queue.released.sorted() == ["dlv_2", "dlv_3"])
         #expect(fixture.queue.outcomes[0].succeeded && fixture.queue.outcomes[0].responseHead == "done")
         #expect(elapsed >= 100 && elapsed < 3000, "stop took \(elapsed) ms")
         let claims = fixture.queue.claims.count

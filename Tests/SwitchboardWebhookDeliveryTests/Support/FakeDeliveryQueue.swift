@@ -28,6 +28,8 @@ final class FakeDeliveryQueue: DeliveryQueue {
         /// How many outcomes each successful `record` call brought.
         var recordCalls: [Int] = []
         var claims: [Claim] = []
+        /// Ids of the deliveries given back, in order.
+        var released: [String] = []
         var failing = false
         var recordsToFail = 0
         var failedCalls = 0
@@ -51,6 +53,7 @@ final class FakeDeliveryQueue: DeliveryQueue {
     var outcomes: [DeliveryOutcome] { state.withLock { $0.outcomes } }
     var claims: [Claim] { state.withLock { $0.claims } }
     var recordCalls: [Int] { state.withLock { $0.recordCalls } }
+    var released: [String] { state.withLock { $0.released } }
     var failedCalls: Int { state.withLock { $0.failedCalls } }
 
     /// Waits until `count` outcomes are recorded, at most `seconds`.
@@ -105,6 +108,25 @@ final class FakeDeliveryQueue: DeliveryQueue {
                 } else {
                     state.entries[index].finished = true
                 }
+            }
+        }
+    }
+
+    /// Attempts are counted when recorded here, so a delivery given back
+    /// keeps its count; its lease ends (if it has not already).
+    func release(_ deliveries: [DueDelivery]) throws {
+        try state.withLock { state in
+            guard !state.failing else {
+                state.failedCalls += 1
+                throw QueueDown()
+            }
+            let now = Self.now()
+            for delivery in deliveries {
+                state.released.append(delivery.id)
+                guard let index = state.entries.firstIndex(where: { $0.delivery.id == delivery.id }),
+                    state.entries[index].leasedUntil > now
+                else { continue }
+                state.entries[index].leasedUntil = 0
             }
         }
     }
