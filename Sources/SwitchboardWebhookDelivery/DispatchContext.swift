@@ -30,7 +30,9 @@ final class DispatchContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         bounds = Mutex(
-            DispatchBounds(maxConcurrent: settings.maxConcurrent, maxPerEndpoint: settings.maxConcurrentPerEndpoint))
+            DispatchBounds(
+                maxConcurrent: settings.maxConcurrent, maxPerEndpoint: settings.maxConcurrentPerEndpoint,
+                maxHeld: settings.maxHeld, maxHeldPerEndpoint: settings.maxHeldPerEndpoint))
     }
 
     var isStopping: Bool { stopping.load(ordering: .acquiring) }

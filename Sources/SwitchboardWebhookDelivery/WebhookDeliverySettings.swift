@@ -9,6 +9,10 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     public var maxConcurrent = 64
     /// `webhooks.max_concurrent_per_endpoint`: requests in flight to one endpoint.
     public var maxConcurrentPerEndpoint = 16
+    /// `webhooks.hold_rounds`: deliveries a node holds (in flight or waiting
+    /// for a slot), in rounds of requests: this many times `maxConcurrent` in
+    /// all and `maxConcurrentPerEndpoint` per endpoint.
+    public var holdRounds = 4
     /// `webhooks.connect_timeout_s`
     public var connectTimeoutSeconds = 5
     /// `webhooks.timeout_s`: a whole request, connecting included; no 2xx by then is a failed attempt.
@@ -32,9 +36,12 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     /// margin records the outcome. Past it, another claimer may take it.
     public var leaseSeconds: Int { 2 * timeoutSeconds + Self.recordMarginSeconds }
 
-    /// Deliveries one thread holds at most: an even share of `maxConcurrent`,
-    /// so that one thread's claim does not leave the others idle.
-    var perThreadCapacity: Int { (maxConcurrent + threads - 1) / threads }
+    var maxHeld: Int { holdRounds * maxConcurrent }
+    var maxHeldPerEndpoint: Int { holdRounds * maxConcurrentPerEndpoint }
+
+    /// Deliveries one thread holds at most: an even share of `maxHeld`, so
+    /// that one thread's claim does not leave the others idle.
+    var perThreadCapacity: Int { (maxHeld + threads - 1) / threads }
 
     var clientSettings: WebhookHTTPClient.Settings {
         WebhookHTTPClient.Settings(

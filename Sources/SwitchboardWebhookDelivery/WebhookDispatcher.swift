@@ -70,7 +70,7 @@ public final class WebhookDispatcher: Sendable {
         let now = DispatchClock.milliseconds()
         let limit =
             context.isStopping
-            ? 0 : context.bounds.withLock { $0.reserveClaim(wanted: context.settings.maxConcurrent)?.limit ?? 0 }
+            ? 0 : context.bounds.withLock { $0.reserveClaim(wanted: context.settings.maxHeld)?.limit ?? 0 }
         let made: (Result, [DueDelivery])
         do {
             made = try make(limit, leaseSeconds)
@@ -95,7 +95,7 @@ public final class WebhookDispatcher: Sendable {
 
     /// Stops claiming, lets the requests in flight end (within the request
     /// timeout), records their outcomes, and joins the threads. Deliveries
-    /// claimed but not started are left for their leases to run out.
+    /// held but not started are given back to the queue, due at once.
     public func stop() {
         guard !context.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         context.wakeAll()

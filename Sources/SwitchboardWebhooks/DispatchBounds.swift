@@ -2,15 +2,19 @@
 /// bookkeeping (its threads share one copy behind a lock).
 ///
 /// A delivery is *held* from its claim until its attempt ends: waiting for a
-/// slot of its endpoint, or *running* (in flight). Claims ask for no more than
-/// the global room, so `held` never passes `maxConcurrent` and running
-/// requests with it. Per endpoint, starting a request is checked against
-/// `maxPerEndpoint`; claims skip an endpoint once it holds twice that (as
-/// many waiting as running), so that a busy endpoint's next deliveries are
-/// claimed a batch at a time, each waiting at most one request for its slot.
+/// slot, or *running* (in flight). Starting a request is checked against
+/// `maxConcurrent` in all and `maxPerEndpoint` for its endpoint. Claims ask
+/// for no more than the room left under `maxHeld`, and skip an endpoint once
+/// it holds `maxHeldPerEndpoint`; holding a few rounds of requests more than
+/// run lets a busy endpoint's deliveries be claimed many at a time (a
+/// claim's cost is mostly per statement), each waiting a few requests' time
+/// for its slot.
 public struct DispatchBounds: Sendable {
     public let maxConcurrent: Int
     public let maxPerEndpoint: Int
+    /// Deliveries held at most, in all and per endpoint.
+    public let maxHeld: Int
+    public let maxHeldPerEndpoint: Int
 
     public private(set) var heldCount = 0
     public private(set) var runningCount = 0
@@ -22,20 +26,21 @@ public struct DispatchBounds: Sendable {
     /// endpoint it had to skip may have room again.
     public private(set) var finishedGeneration = 0
 
-    /// Held deliveries of one endpoint beyond which claims skip it.
-    public var maxHeldPerEndpoint: Int { 2 * maxPerEndpoint }
-
-    public init(maxConcurrent: Int, maxPerEndpoint: Int) {
+    public init(maxConcurrent: Int, maxPerEndpoint: Int, maxHeld: Int, maxHeldPerEndpoint: Int) {
         precondition(maxConcurrent >= 1 && maxPerEndpoint >= 1, "bounds are at least 1")
+        precondition(
+            maxHeld >= maxConcurrent && maxHeldPerEndpoint >= maxPerEndpoint, "what is held includes what runs")
         self.maxConcurrent = maxConcurrent
         self.maxPerEndpoint = maxPerEndpoint
+        self.maxHeld = maxHeld
+        self.maxHeldPerEndpoint = maxHeldPerEndpoint
     }
 
     /// What a claim may ask for: at most `wanted` (the caller's own room) and
-    /// what is left in all, reserved until `claimed`; and the endpoints to skip.
-    /// nil when there is no room.
+    /// what is left to hold in all, reserved until `claimed`; and the
+    /// endpoints to skip. nil when there is no room.
     public mutating func reserveClaim(wanted: Int) -> (limit: Int, busy: Set<String>)? {
-        let limit = min(wanted, maxConcurrent - heldCount - reserved)
+        let limit = min(wanted, maxHeld - heldCount - reserved)
         guard limit > 0 else { return nil }
         reserved += limit
         let busy = Set(held.filter { $0.value >= maxHeldPerEndpoint }.keys)
@@ -51,9 +56,10 @@ public struct DispatchBounds: Sendable {
         for endpoint in endpoints { held[endpoint, default: 0] += 1 }
     }
 
-    /// Takes a slot of the endpoint for a held delivery, if one is free.
+    /// Takes a slot of the endpoint for a held delivery, if one is free, and
+    /// one in all.
     public mutating func tryStart(endpoint: String) -> Bool {
-        guard running[endpoint, default: 0] < maxPerEndpoint else { return false }
+        guard runningCount < maxConcurrent, running[endpoint, default: 0] < maxPerEndpoint else { return false }
         running[endpoint, default: 0] += 1
         runningCount += 1
         return true

@@ -147,8 +147,8 @@ import Testing
         #expect(RoutingSettings(documented) == RoutingSettings(builtIn))
         let webhooks: [KeyPath<Configuration, Int>] = [
             \.webhooksTimeoutSeconds, \.webhooksConnectTimeoutSeconds, \.webhooksDisableAfterHours, \.webhooksThreads,
-            \.webhooksMaxConcurrent, \.webhooksMaxConcurrentPerEndpoint, \.webhooksPollIntervalMilliseconds,
-            \.webhooksRetryDivisor,
+            \.webhooksMaxConcurrent, \.webhooksMaxConcurrentPerEndpoint, \.webhooksHoldRounds,
+            \.webhooksPollIntervalMilliseconds, \.webhooksRetryDivisor,
         ]
         for key in webhooks { #expect(documented[keyPath: key] == builtIn[keyPath: key], "\(key)") }
         #expect(documented.webhooksEnabled == builtIn.webhooksEnabled)

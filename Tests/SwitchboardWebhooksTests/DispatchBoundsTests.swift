@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct DispatchBoundsTests {
     @Test func claimsNeverAskForMoreThanTheGlobalRoom() {
-        var bounds = DispatchBounds(maxConcurrent: 5, maxPerEndpoint: 2)
+        var bounds = DispatchBounds(maxConcurrent: 5, maxPerEndpoint: 2, maxHeld: 5, maxHeldPerEndpoint: 4)
         let first = bounds.reserveClaim(wanted: 3)
         #expect(first?.limit == 3)
         // A second claimer while the first is out: only what is left.
@@ -18,8 +18,8 @@ import Testing
         #expect(fourth?.limit == 4)
     }
 
-    @Test func skipsEndpointsHoldingTwiceTheirBound() {
-        var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2)
+    @Test func skipsEndpointsHoldingTheirHeldBound() {
+        var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2, maxHeld: 10, maxHeldPerEndpoint: 4)
         let claim = bounds.reserveClaim(wanted: 7)
         bounds.claimed(endpoints: ["a", "a", "a", "b", "b", "b", "b"], reserved: claim?.limit ?? 0)
         // "a" has one free place to wait in, "b" none.
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func startsNoMoreThanTheEndpointsBoundEvenWhenAClaimBroughtMore() {
-        var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2)
+        var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2, maxHeld: 10, maxHeldPerEndpoint: 4)
         let claim = bounds.reserveClaim(wanted: 10)
         bounds.claimed(endpoints: ["a", "a", "a", "b"], reserved: claim?.limit ?? 0)
         let starts = ["a", "a", "a", "b"].map { bounds.tryStart(endpoint: $0) }
@@ -43,8 +43,28 @@ import Testing
         #expect(bounds.heldCount == 3)
     }
 
+    /// Held beyond what runs: claims fill the held bound, starts stop at the
+    /// running bound in all as well as per endpoint.
+    @Test func holdsMoreThanRunsAndStartsNoMoreThanTheGlobalBound() {
+        var bounds = DispatchBounds(maxConcurrent: 3, maxPerEndpoint: 2, maxHeld: 12, maxHeldPerEndpoint: 8)
+        let claim = bounds.reserveClaim(wanted: 20)
+        #expect(claim?.limit == 12)
+        bounds.claimed(endpoints: Array(repeating: "a", count: 8) + ["b", "c", "c", "c"], reserved: claim?.limit ?? 0)
+        let full = bounds.reserveClaim(wanted: 1)
+        #expect(bounds.heldCount == 12 && full == nil)
+        let starts = ["a", "a", "a", "b", "c"].map { bounds.tryStart(endpoint: $0) }
+        // Two of "a" (its bound), one of "b"; then the three in all are running.
+        #expect(starts == [true, true, false, true, false])
+        #expect(bounds.runningCount == 3)
+        bounds.finished(endpoint: "b", wasRunning: true)
+        let afterB = bounds.tryStart(endpoint: "c")
+        #expect(afterB)
+        let next = bounds.reserveClaim(wanted: 20)
+        #expect(next?.limit == 1 && next?.busy == ["a"])
+    }
+
     @Test func lettingAWaitingDeliveryGoFreesItsRoom() {
-        var bounds = DispatchBounds(maxConcurrent: 2, maxPerEndpoint: 1)
+        var bounds = DispatchBounds(maxConcurrent: 2, maxPerEndpoint: 1, maxHeld: 2, maxHeldPerEndpoint: 2)
         let claim = bounds.reserveClaim(wanted: 2)
         bounds.claimed(endpoints: ["a", "a"], reserved: claim?.limit ?? 0)
         let full = bounds.reserveClaim(wanted: 1)

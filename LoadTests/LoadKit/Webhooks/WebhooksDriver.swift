@@ -58,7 +58,9 @@ public enum WebhooksDriver {
         --parts LIST: which of steady, capacity, toggles to run (comma-separated; all by
         default; the correctness check always runs). --hand-off off: the gateway with
         `[webhooks] hand_off = false`, every delivery claimed (to compare what claims cost).
-        Either prints the section instead of writing it, as --quick does.
+        --hold-rounds N: the gateway with `[webhooks] hold_rounds = N` (1-64; how many rounds
+        of requests it holds, hence how many a claim takes at once).
+        Each of these prints the section instead of writing it, as --quick does.
         Each delivery run also reports the CPU per delivered webhook of the gateway,
         PostgreSQL and the receiver, over the traffic and over the drain after it.
         --quick: 50 sessions, 200 and 1,000 msg/s, 5-s runs, 4 windows of 1.5 s, a 1-s receiver
@@ -76,6 +78,8 @@ public enum WebhooksDriver {
         var receiverSeconds: Double
         var parts: Set<String>
         var handOff: Bool
+        /// `webhooks.hold_rounds` when given (the gateway's default otherwise).
+        var holdRounds: Int?
     }
 
     static let allParts: Set<String> = ["steady", "capacity", "toggles"]
@@ -89,6 +93,7 @@ public enum WebhooksDriver {
             arguments,
             options: BenchContext.setUpOptions + [
                 "seconds", "rate", "steady-rate", "windows", "window-seconds", "repeats", "parts", "hand-off",
+                "hold-rounds",
             ],
             switchNames: ["quick", "check"])
         let quick = flags.has("quick")
@@ -105,6 +110,10 @@ public enum WebhooksDriver {
             throw DriverFlags.UsageError(description: "--hand-off takes on or off")
         }
         let handOff = handOffText == "on"
+        let holdRounds: Int? = flags.string("hold-rounds") == nil ? nil : try flags.int("hold-rounds", default: 0)
+        if let holdRounds, !(1...64).contains(holdRounds) {
+            throw DriverFlags.UsageError(description: "--hold-rounds takes 1 to 64")
+        }
         var windows = quick ? quickWindows : windows
         windows.count = try flags.int("windows", default: windows.count)
         windows.seconds = try flags.double("window-seconds", default: windows.seconds)
@@ -112,7 +121,7 @@ public enum WebhooksDriver {
         let options = Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 5 : 30), shape: shape,
             steadyShape: steady, windows: windows, repeats: try flags.int("repeats", default: 1),
-            receiverSeconds: quick ? 1 : 5, parts: parts, handOff: handOff)
+            receiverSeconds: quick ? 1 : 5, parts: parts, handOff: handOff, holdRounds: holdRounds)
         guard options.seconds >= 4, shape.rate > 0, steady.rate > 0, options.repeats > 0 else {
             throw DriverFlags.UsageError(
                 description: "--seconds must be 4 or more, --rate, --steady-rate, --repeats above 0")
@@ -139,7 +148,9 @@ public enum WebhooksDriver {
         results.receiver = try WebhooksBench.receiverCapacity(
             context: context, seconds: options.receiverSeconds, connections: 8)
         let workspace = HarnessRuns.newWorkspace()
-        let gateway = try context.gateway(extra: gatewayConfig + (options.handOff ? "" : "\nhand_off = false\n"))
+        let gateway = try context.gateway(
+            extra: gatewayConfig + (options.handOff ? "" : "\nhand_off = false\n")
+                + (options.holdRounds.map { "\nhold_rounds = \($0)\n" } ?? ""))
         defer { gateway.stop() }
         try WebhookAPI.ensureWorkspace(workspace, databaseURL: context.databaseURL)
         let token = WebhookAPI.adminToken(workspace: workspace, secret: context.secret)
@@ -179,7 +190,7 @@ public enum WebhooksDriver {
         gateway.stop()
         try context.publish(
             results: results.json, section: WebhooksSection.render(results), name: "bench-webhooks", title: "Webhooks",
-            quick: options.quick || options.parts != allParts || !options.handOff)
+            quick: options.quick || options.parts != allParts || !options.handOff || options.holdRounds != nil)
         let failed = results.failed
         if !failed.isEmpty { log("correctness checks failed in \(failed)") }
         return failed.isEmpty

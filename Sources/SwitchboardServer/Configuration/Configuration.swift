@@ -157,6 +157,9 @@ public struct Configuration: Sendable {
     /// Requests in flight on this node, all endpoints together, and per endpoint.
     public var webhooksMaxConcurrent = 64
     public var webhooksMaxConcurrentPerEndpoint = 16
+    /// Deliveries this node holds, in flight or waiting for a slot, as rounds
+    /// of those requests: claims take more at a time than run at once.
+    public var webhooksHoldRounds = 4
     /// How often an idle dispatcher looks for due deliveries (commits on this node wake it at once).
     public var webhooksPollIntervalMilliseconds = 1000
     /// The deliveries this node's expander makes go to its dispatcher in memory,

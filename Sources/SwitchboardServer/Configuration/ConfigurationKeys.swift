@@ -230,6 +230,7 @@ enum ConfigurationKeys {
         integer("webhooks.threads", 1...64, \.webhooksThreads),
         integer("webhooks.max_concurrent", 1...4096, \.webhooksMaxConcurrent),
         integer("webhooks.max_concurrent_per_endpoint", 1...1024, \.webhooksMaxConcurrentPerEndpoint),
+        integer("webhooks.hold_rounds", 1...64, \.webhooksHoldRounds),
         integer("webhooks.poll_interval_ms", 10...60_000, \.webhooksPollIntervalMilliseconds),
         boolean("webhooks.hand_off", \.webhooksHandOff),
         integer("webhooks.retry_divisor", 1...1_000_000, \.webhooksRetryDivisor),

@@ -16,6 +16,7 @@ final class WebhookRuntime: Sendable {
         settings.threads = configuration.webhooksThreads
         settings.maxConcurrent = configuration.webhooksMaxConcurrent
         settings.maxConcurrentPerEndpoint = configuration.webhooksMaxConcurrentPerEndpoint
+        settings.holdRounds = configuration.webhooksHoldRounds
         settings.connectTimeoutSeconds = configuration.webhooksConnectTimeoutSeconds
         settings.timeoutSeconds = configuration.webhooksTimeoutSeconds
         settings.pollIntervalMilliseconds = configuration.webhooksPollIntervalMilliseconds
