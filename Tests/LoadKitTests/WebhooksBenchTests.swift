@@ -156,6 +156,14 @@ struct WebhooksBenchTests {
         #expect(DeliveryRun.Cost(deliveries: 0, cpu: (1, 1, 1)).perDelivery == nil)
         run.pendingEnd = 1301
         #expect(run.keepsUp == false)
+        // The outbox probed every third second only (`OutboxProbe` spacing probes by their cost): each end
+        // of the window takes the probe nearest in time (6 s for 5 s, 12 s for 12 s).
+        var sparse = samples
+        for index in sparse.indices where index % 3 != 0 { sparse[index].pending = nil }
+        var sparseRun = DeliveryRun(label: "z", shape: (1, 2, 1000), seconds: 10)
+        WebhooksBench.rates(sparse, into: &sparseRun)
+        #expect(sparseRun.pendingStart == 400 && sparseRun.pendingEnd == 1000 && sparseRun.pendingPeak == 1000)
+        #expect(sparseRun.storedPerSecond == 1000)
         var empty = DeliveryRun(label: "y", shape: (1, 2, 1), seconds: 1)
         WebhooksBench.rates([], into: &empty)
         #expect(empty.storedPerSecond == nil && empty.keepsUp == nil)

@@ -127,6 +127,7 @@ struct WebhooksBench {
         let before = receiver.reset()
         let harness = try startHarness(shape, seconds: seconds, directory: directory)
         var samples: [Sample] = []
+        var probe = OutboxProbe(databaseURL: context.databaseURL)
         let deadline = DriveClock.monotonicSeconds() + Double(seconds) + 300
         while harness.isRunning && DriveClock.monotonicSeconds() < deadline {
             let at = DriveClock.monotonicSeconds()
@@ -134,7 +135,7 @@ struct WebhooksBench {
                 samples.append(
                     Sample(
                         at: at, stored: stored, delivered: stats.delivered,
-                        pending: WebhookOutbox.pending(context.databaseURL), cpu: processesCPU()))
+                        pending: probe.sample(), cpu: processesCPU()))
             }
             DriveClock.sleep(seconds: max(0.05, at + 1 - DriveClock.monotonicSeconds()))
         }
@@ -200,7 +201,14 @@ struct WebhooksBench {
         run.storedPerSecond = (b.stored - a.stored) / run.windowSeconds
         run.deliveredPerSecond = Double(b.delivered - a.delivered) / run.windowSeconds
         run.trafficCost = DeliveryRun.Cost(deliveries: b.delivered - a.delivered, cpu: a.cpu.used(to: b.cpu))
-        run.pendingStart = a.pending
-        run.pendingEnd = b.pending
+        // The outbox is probed as often as its cost allows (`OutboxProbe`): the nearest probe to each end.
+        run.pendingStart = nearestPending(samples, first)
+        run.pendingEnd = nearestPending(samples, end)
+    }
+
+    /// The depth probed nearest in time to `samples[index]`.
+    static func nearestPending(_ samples: [Sample], _ index: Int) -> Int? {
+        let at = samples[index].at
+        return samples.filter { $0.pending != nil }.min { abs($0.at - at) < abs($1.at - at) }?.pending
     }
 }
