@@ -164,6 +164,12 @@ struct WebhooksBenchTests {
         WebhooksBench.rates(sparse, into: &sparseRun)
         #expect(sparseRun.pendingStart == 400 && sparseRun.pendingEnd == 1000 && sparseRun.pendingPeak == 1000)
         #expect(sparseRun.storedPerSecond == 1000)
+        // One probe nearest to both ends: the outbox's growth is unknown, and so is whether delivery kept up.
+        var once = samples
+        for index in once.indices where index != 9 { once[index].pending = nil }
+        var onceRun = DeliveryRun(label: "o", shape: (1, 2, 1000), seconds: 10)
+        WebhooksBench.rates(once, into: &onceRun)
+        #expect(onceRun.pendingStart == 700 && onceRun.pendingEnd == nil && onceRun.keepsUp == nil)
         var empty = DeliveryRun(label: "y", shape: (1, 2, 1), seconds: 1)
         WebhooksBench.rates([], into: &empty)
         #expect(empty.storedPerSecond == nil && empty.keepsUp == nil)

@@ -201,14 +201,18 @@ struct WebhooksBench {
         run.storedPerSecond = (b.stored - a.stored) / run.windowSeconds
         run.deliveredPerSecond = Double(b.delivered - a.delivered) / run.windowSeconds
         run.trafficCost = DeliveryRun.Cost(deliveries: b.delivered - a.delivered, cpu: a.cpu.used(to: b.cpu))
-        // The outbox is probed as often as its cost allows (`OutboxProbe`): the nearest probe to each end.
-        run.pendingStart = nearestPending(samples, first)
-        run.pendingEnd = nearestPending(samples, end)
+        // The outbox is probed as often as its cost allows (`OutboxProbe`): the nearest probe to each end,
+        // and no growth claimed from one probe read at both ends.
+        let (startProbe, endProbe) = (nearestProbe(samples, first), nearestProbe(samples, end))
+        run.pendingStart = startProbe.flatMap { samples[$0].pending }
+        run.pendingEnd = endProbe == startProbe ? nil : endProbe.flatMap { samples[$0].pending }
     }
 
-    /// The depth probed nearest in time to `samples[index]`.
-    static func nearestPending(_ samples: [Sample], _ index: Int) -> Int? {
+    /// The index of the sample with a probed depth nearest in time to `samples[index]`.
+    static func nearestProbe(_ samples: [Sample], _ index: Int) -> Int? {
         let at = samples[index].at
-        return samples.filter { $0.pending != nil }.min { abs($0.at - at) < abs($1.at - at) }?.pending
+        return samples.indices.filter { samples[$0].pending != nil }.min {
+            abs(samples[$0].at - at) < abs(samples[$1].at - at)
+        }
     }
 }
