@@ -24,11 +24,11 @@ extension WebhooksBench {
     func toggleRun(label: String, switching: Bool, shape: WebhooksResults.Shape, windows: Windows) throws -> ToggleRun {
         // Drained first, while the endpoint is enabled: the dispatcher claims for enabled endpoints only.
         try settleForRun()
-        try WebhookAPI.setEnabled(port: gateway.port, token: token, id: endpoint.id, enabled: false)
+        try setEnabled(false)
         var enabled = false
         defer {
             // The other runs expect it enabled.
-            if !enabled { try? WebhookAPI.setEnabled(port: gateway.port, token: token, id: endpoint.id, enabled: true) }
+            if !enabled { try? setEnabled(true) }
         }
         let directory = try context.directory(label)
         // One window more than measured: the traffic starts between two windows.
@@ -54,7 +54,7 @@ extension WebhooksBench {
             let side = AlternatingWindows.side(
                 ofWall: UInt64((boundary + windows.seconds / 2) * 1e9), windowNanoseconds: nanoseconds)
             if switching && enabled != (side == .b) {
-                try WebhookAPI.setEnabled(port: gateway.port, token: token, id: endpoint.id, enabled: side == .b)
+                try setEnabled(side == .b)
                 enabled = side == .b
             }
             Self.sleep(untilWall: boundary + windows.settle)
@@ -71,7 +71,7 @@ extension WebhooksBench {
         }
         let report = try finishHarness(harness, directory: directory, seconds: Double(seconds) + 120)
         if !enabled {
-            try WebhookAPI.setEnabled(port: gateway.port, token: token, id: endpoint.id, enabled: true)
+            try setEnabled(true)
             enabled = true
         }
         run.passed = report["correctness"]?["failures"]?.doubleValue == 0
@@ -86,6 +86,12 @@ extension WebhooksBench {
                 + "\(PythonFormat.fixed(a.postgresMicrosPerMessage, 1)) / \(PythonFormat.fixed(b.postgresMicrosPerMessage, 1)) "
                 + "us/msg; \(a.windows) + \(b.windows) windows; harness \(run.passed == true ? "passed" : "FAILED")")
         return run
+    }
+
+    private func setEnabled(_ enabled: Bool) throws(DriveError) {
+        try WebhookAPI.setEnabled(
+            port: gateway.port, token: token, id: endpoint.id, enabled: enabled, databaseURL: context.databaseURL,
+            log: { context.log($0) })
     }
 
     /// With the outbox drained, every `message.created` event written for
