@@ -38,8 +38,8 @@ enum WebhooksSection {
         }
         lines += [
             "Delivery under the `conversations` load (*steady*: a rate the gateway keeps up with; *capacity*: more "
-                + "than it stores): stored messages/s (the gateway's "
-                + "`switchboard_messages_stored_total`) and webhooks accepted by the receiver per second over the "
+                + "than it stores): stored messages/s (the sum of the workspace's sessions' `last_seq`, read from "
+                + "PostgreSQL: the saturated gateway answers scrapes of its own counter after seconds) and webhooks accepted by the receiver per second over the "
                 + "same steady part of the traffic (from 2 s after it began to its last stored message), the "
                 + "outbox's depth (`webhook_deliveries` pending) at that part's start and end, the time it took to "
                 + "drain after the harness ended (and the deliveries per second meanwhile, the chat load gone), and "
@@ -104,8 +104,9 @@ enum WebhooksSection {
             "",
             "What an endpoint costs the writer, in one run: the same load in \(window)-s windows of the wall clock "
                 + "taken A B B A (`loadtest --alternate \(window) --alternate-settle \(settle)`), the endpoint "
-                + "disabled at the start of each A window and enabled at the start of each B window (`PATCH "
-                + "/api/v1/webhooks/{id}`); each window measured from \(settle) s after its start to its end: stored "
+                + "disabled at the start of each A window and enabled at the start of each B window (as `PATCH "
+                + "/api/v1/webhooks/{id}` does, but in the database: the saturated gateway's API answers after "
+                + "seconds); each window measured from \(settle) s after its start to its end: stored "
                 + "messages/s, and CPU-seconds per stored message of the gateway (its process: event loop, writer "
                 + "and dispatcher) and of PostgreSQL (every postgres process) from /proc. The *A/A* run leaves the "
                 + "endpoint disabled throughout: its two sides differ only by the method's own noise. The "

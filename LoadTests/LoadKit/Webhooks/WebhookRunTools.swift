@@ -44,50 +44,6 @@ public enum WebhookAPI {
         return WebhookEndpoint(id: id, secret: secret)
     }
 
-    /// `PATCH /api/v1/webhooks/{id}` with `{"enabled": ...}`. Twice bench
-    /// runs saw it go unanswered for 10 s on a gateway with no traffic (not
-    /// explained yet): an answer that does not come in 10 s is reported with
-    /// what the database's sessions were doing (`log`), and the request, which
-    /// can be repeated, is sent once more with a minute to answer.
-    public static func setEnabled(
-        port: UInt16, token: String, id: String, enabled: Bool, databaseURL: String? = nil,
-        log: ((String) -> Void)? = nil
-    ) throws(DriveError) {
-        let send = { (seconds: Double) throws(DriveError) -> HTTPResponse in
-            try HTTPClient.request(
-                "PATCH", "/api/v1/webhooks/\(id)", port: port,
-                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
-                body: Array(#"{"enabled":\#(enabled)}"#.utf8), timeoutSeconds: seconds)
-        }
-        let response: HTTPResponse
-        do {
-            response = try send(10)
-        } catch {
-            guard let log else { throw error }
-            let sessions = databaseURL.flatMap {
-                try? DatabaseCommands.psql(
-                    $0,
-                    """
-                    SELECT pid, application_name, state, wait_event_type, wait_event,
-                           round(extract(epoch FROM now() - query_start) * 1000), left(query, 100)
-                      FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                    """
-                ).standardOutput
-            }
-            log(
-                "PATCH enabled=\(enabled) not answered in 10 s (\(error)); the database's sessions:\n\(sessions ?? "?")"
-            )
-            let started = DriveClock.monotonicSeconds()
-            response = try send(60)
-            log(
-                "PATCH enabled=\(enabled) sent again: answered in \(PythonFormat.fixed(DriveClock.monotonicSeconds() - started, 1)) s"
-            )
-        }
-        guard (200...299).contains(response.status) else {
-            throw DriveError("PATCH /api/v1/webhooks/\(id) answered \(response.status): \(response.text.prefix(300))")
-        }
-    }
-
     /// An admin's token for `workspace`.
     public static func adminToken(workspace: String, secret: String) -> String {
         HarnessRuns.token(role: .admin, subject: "webhooks-admin", workspace: workspace, secret: secret)
@@ -121,6 +77,33 @@ public enum WebhookOutbox {
                        CROSS JOIN LATERAL (SELECT 1 FROM chats c WHERE c.id > b.after_id AND c.id <= b.last_id
                                            OFFSET 0) c)
             """)
+    }
+
+    /// Messages stored so far in `workspace`: the sum of its sessions'
+    /// `last_seq` (each session's seq is gap-free), read from PostgreSQL.
+    public static func storedMessages(_ databaseURL: String, workspace: String) -> Int? {
+        count(
+            databaseURL,
+            "SELECT coalesce(sum(last_seq), 0)::bigint FROM chat_sessions WHERE workspace_id = '\(workspace)'::uuid")
+    }
+
+    /// Enables or disables the endpoint as `PATCH /api/v1/webhooks/{id}`
+    /// with `{"enabled": ...}` does (enabling clears its failure, and wakes
+    /// every node's dispatcher with `NOTIFY switchboard_webhooks`), straight
+    /// in the database.
+    public static func setEnabled(_ databaseURL: String, endpoint: String, enabled: Bool) throws(DriveError) {
+        let result = try DatabaseCommands.psql(
+            databaseURL,
+            """
+            UPDATE webhook_endpoints
+               SET enabled = \(enabled), disabled_reason = CASE WHEN \(enabled) THEN NULL ELSE disabled_reason END,
+                   failing_since = CASE WHEN \(enabled) THEN NULL ELSE failing_since END
+             WHERE id = '\(endpoint)'::uuid;
+            SELECT pg_notify('switchboard_webhooks', '') WHERE \(enabled);
+            """)
+        guard result.exit.succeeded else {
+            throw DriveError("enabling or disabling webhook endpoint \(endpoint): \(result.standardError.prefix(300))")
+        }
     }
 
     /// Deliveries given up after the last retry.

@@ -81,7 +81,13 @@ struct WebhooksBench {
         return report
     }
 
-    var storedCount: Double? { gateway.metric("switchboard_messages_stored_total") }
+    /// Messages stored in the bench's workspace, read from PostgreSQL (the sum
+    /// of its sessions' `last_seq`). Not the gateway's
+    /// `switchboard_messages_stored_total`: while its event loop is saturated
+    /// (the capacity shape) a scrape of /metrics goes unanswered for seconds.
+    var storedCount: Double? {
+        WebhookOutbox.storedMessages(context.databaseURL, workspace: workspace).map(Double.init)
+    }
 
     /// Vacuumed and checkpointed, the webhook tables too, and the outbox empty.
     func settleForRun() throws {

@@ -41,8 +41,8 @@ public enum WebhooksDriver {
                      the traffic), and how long the outbox takes to drain after it
           with/without  K repeats (1) of the same load in windows of W s (10) taken A B B A
                      (N windows measured, a multiple of 4: 8; the first 2 s of each left out): the endpoint
-                     disabled in the A windows and enabled in the B windows (PATCH), the
-                     stored messages/s of each side from the gateway's counter and the CPU-
+                     disabled in the A windows and enabled in the B windows (in the database), the
+                     stored messages/s of each side (sessions' last_seq) and the CPU-
                      seconds per message of the gateway and PostgreSQL (/proc); then an A/A run
                      with the endpoint disabled throughout: the method's own noise. Target:
                      the two sides within 10%.
