@@ -1,3 +1,4 @@
+import SwitchboardSystem
 import SwitchboardWebhooks
 
 /// An attempt's end: metrics, the endpoint's slot, and the outcome recorded,
@@ -46,6 +47,8 @@ extension DispatchWorker {
         }
         while !unrecorded.isEmpty {
             let batch = unrecorded.prefix(Self.recordBatch)
+            let started = MonotonicClock.nanoseconds()
+            defer { paceAfterQueueCall(startedAt: started) }
             do {
                 try context.queue.record(batch.map(\.outcome))
             } catch {
@@ -104,6 +107,19 @@ extension DispatchWorker {
             return
         }
         if !context.isStopping { queueSucceeded() }
+    }
+
+    /// While the writer is behind, a queue call that took t keeps the next
+    /// claim back by t × (100 − share) / share: claims and records then take
+    /// at most `busySharePercent` of this thread's time (records are not held
+    /// back: they end leases, and there are no more of them than deliveries
+    /// held).
+    func paceAfterQueueCall(startedAt: UInt64) {
+        let share = UInt64(settings.busySharePercent)
+        guard share < 100, context.writerBusy() else { return }
+        let took = MonotonicClock.nanoseconds() - startedAt
+        let until = DispatchClock.milliseconds() + took * (100 - share) / share / 1_000_000
+        yieldUntil = max(yieldUntil, until)
     }
 
     func queueFailed(_ operation: DeliveryQueueOperation, _ error: any Error, now: UInt64) {

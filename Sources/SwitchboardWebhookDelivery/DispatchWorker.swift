@@ -36,6 +36,9 @@ final class DispatchWorker: @unchecked Sendable {
     /// soon as room frees.
     private var moreMayBeDue = false
     private var finishedGenerationAtClaim = 0
+    /// No claim before this (monotonic milliseconds): the thread is yielding
+    /// to a busy writer (`paceAfterQueueCall`).
+    var yieldUntil: UInt64 = 0
 
     init(context: DispatchContext) throws(WebhookHTTPError) {
         self.context = context
@@ -78,7 +81,7 @@ final class DispatchWorker: @unchecked Sendable {
     private var room: Int { settings.perThreadCapacity - waiting.count - running.count }
 
     private func shouldClaim(now: UInt64) -> Bool {
-        guard room > 0, !backoff.isWaiting(at: now) else { return false }
+        guard room > 0, !backoff.isWaiting(at: now), now >= yieldUntil else { return false }
         if context.wakeGeneration.load(ordering: .acquiring) != seenWakeGeneration || now >= nextPollAt { return true }
         // More may be due: claim once a request has ended and this thread has
         // started all it held, so that a busy endpoint is claimed for in
@@ -94,7 +97,7 @@ final class DispatchWorker: @unchecked Sendable {
     private func sleepMilliseconds(now: UInt64) -> Int {
         let interval = UInt64(settings.pollIntervalMilliseconds)
         if context.isStopping { return 100 }
-        var until = room > 0 ? max(nextPollAt, backoff.resumeAt) : now + interval
+        var until = room > 0 ? max(nextPollAt, backoff.resumeAt, yieldUntil) : now + interval
         if !unrecorded.isEmpty { until = min(until, max(backoff.resumeAt, now)) }
         return Int(min(until > now ? until - now : 0, interval))
     }
@@ -108,6 +111,8 @@ final class DispatchWorker: @unchecked Sendable {
         // No room left in all: the other threads hold it; try again at the next poll.
         guard let (limit, busy, finishedGeneration) = reservation else { return }
         var claimed: [DueDelivery]
+        let started = MonotonicClock.nanoseconds()
+        defer { paceAfterQueueCall(startedAt: started) }
         do {
             claimed = try context.queue.claim(limit: limit, leaseSeconds: settings.leaseSeconds, skipping: busy)
         } catch {

@@ -20,6 +20,10 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     /// `webhooks.poll_interval_ms`: how often an idle thread asks the queue
     /// for due deliveries (retries come due without anyone calling `wake`).
     public var pollIntervalMilliseconds = 1000
+    /// `webhooks.dispatch_busy_share_percent`: while this node's writer is
+    /// behind, the share of each thread's time its claims and records may
+    /// take (100: never yield).
+    public var busySharePercent = 5
     /// `webhooks.allow_private_targets`: lets deliveries reach loopback,
     /// private and link-local addresses (development and tests).
     public var allowPrivateTargets = false

@@ -148,6 +148,7 @@ import Testing
         let webhooks: [KeyPath<Configuration, Int>] = [
             \.webhooksTimeoutSeconds, \.webhooksConnectTimeoutSeconds, \.webhooksDisableAfterHours, \.webhooksThreads,
             \.webhooksMaxConcurrent, \.webhooksMaxConcurrentPerEndpoint, \.webhooksHoldRounds,
+            \.webhooksDispatchBusySharePercent,
             \.webhooksPollIntervalMilliseconds, \.webhooksRetryDivisor,
         ]
         for key in webhooks { #expect(documented[keyPath: key] == builtIn[keyPath: key], "\(key)") }

@@ -2,6 +2,7 @@ import SwitchboardSystem
 import SwitchboardTestSupport
 import SwitchboardWebhookDelivery
 import SwitchboardWebhooks
+import Synchronization
 import Testing
 
 /// How the dispatcher paces itself: bounds, wake-ups, a queue that fails, stopping.
@@ -127,6 +128,32 @@ import Testing
         #expect(fixture.queue.released.contains("dlv_3"))
         #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
         #expect(fixture.receiver.requests.count == 3, "each sent once")
+    }
+
+    /// While the writer is behind, claims take at most the busy share of a
+    /// thread's time: deliveries lag, then catch up once it is not.
+    @Test func whileTheWriterIsBehindClaimsTakeNoMoreThanTheirShare() throws {
+        let busy = Atomic<Bool>(true)
+        // One delivery per claim (one thread, one in flight), each claim 10 ms; a share of 10%: 100 ms a claim.
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.threads = 1
+                $0.maxConcurrent = 1
+                $0.maxConcurrentPerEndpoint = 1
+                $0.holdRounds = 1
+                $0.busySharePercent = 10
+            }, writerBusy: { busy.load(ordering: .relaxed) })
+        defer { fixture.stop() }
+        fixture.queue.claimMilliseconds = 10
+        for n in 1...40 { fixture.queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        ThisProcess.sleep(milliseconds: 1000)
+        // Unpaced, 40 claims of 10 ms and 40 local requests take about half a second.
+        let whileBusy = fixture.queue.outcomes.count
+        #expect(whileBusy >= 3 && whileBusy <= 13, "\(whileBusy) delivered in a second while the writer was behind")
+        busy.store(false, ordering: .relaxed)
+        #expect(fixture.queue.waitForOutcomes(40, seconds: 3), "caught up once the writer was not behind")
+        #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
     }
 
     @Test func aQueueThatFailsIsAskedAgainWithBackoffAndNothingIsLost() throws {

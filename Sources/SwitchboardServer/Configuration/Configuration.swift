@@ -160,6 +160,9 @@ public struct Configuration: Sendable {
     /// Deliveries this node holds, in flight or waiting for a slot, as rounds
     /// of those requests: claims take more at a time than run at once.
     public var webhooksHoldRounds = 4
+    /// While this node's writer is behind, the share of each dispatcher
+    /// thread's time its claims and records may take (100: never yield).
+    public var webhooksDispatchBusySharePercent = 5
     /// How often an idle dispatcher looks for due deliveries (commits on this node wake it at once).
     public var webhooksPollIntervalMilliseconds = 1000
     /// The deliveries this node's expander makes go to its dispatcher in memory,

@@ -231,6 +231,7 @@ enum ConfigurationKeys {
         integer("webhooks.max_concurrent", 1...4096, \.webhooksMaxConcurrent),
         integer("webhooks.max_concurrent_per_endpoint", 1...1024, \.webhooksMaxConcurrentPerEndpoint),
         integer("webhooks.hold_rounds", 1...64, \.webhooksHoldRounds),
+        integer("webhooks.dispatch_busy_share_percent", 1...100, \.webhooksDispatchBusySharePercent),
         integer("webhooks.poll_interval_ms", 10...60_000, \.webhooksPollIntervalMilliseconds),
         boolean("webhooks.hand_off", \.webhooksHandOff),
         integer("webhooks.retry_divisor", 1...1_000_000, \.webhooksRetryDivisor),

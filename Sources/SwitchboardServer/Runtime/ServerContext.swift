@@ -126,7 +126,8 @@ final class ServerContext: Sendable {
         }
         if configuration.webhooksEnabled, let chat {
             webhookRuntime = WebhookRuntime(
-                configuration: configuration, hooks: chat.webhooks, metrics: metrics, logger: logger)
+                configuration: configuration, hooks: chat.webhooks, metrics: metrics, logger: logger
+            ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
         } else {
             webhookRuntime = nil
         }

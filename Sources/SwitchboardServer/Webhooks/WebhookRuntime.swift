@@ -11,12 +11,17 @@ final class WebhookRuntime: Sendable {
     let dispatcher: WebhookDispatcher
     private let sampler: WebhookOutboxSampler
 
-    init(configuration: Configuration, hooks: WebhookHooks, metrics: GatewayMetrics, logger: Logger) {
+    /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
+    init(
+        configuration: Configuration, hooks: WebhookHooks, metrics: GatewayMetrics, logger: Logger,
+        writerBusy: @escaping @Sendable () -> Bool
+    ) {
         var settings = WebhookDeliverySettings()
         settings.threads = configuration.webhooksThreads
         settings.maxConcurrent = configuration.webhooksMaxConcurrent
         settings.maxConcurrentPerEndpoint = configuration.webhooksMaxConcurrentPerEndpoint
         settings.holdRounds = configuration.webhooksHoldRounds
+        settings.busySharePercent = configuration.webhooksDispatchBusySharePercent
         settings.connectTimeoutSeconds = configuration.webhooksConnectTimeoutSeconds
         settings.timeoutSeconds = configuration.webhooksTimeoutSeconds
         settings.pollIntervalMilliseconds = configuration.webhooksPollIntervalMilliseconds
@@ -25,7 +30,8 @@ final class WebhookRuntime: Sendable {
         dispatcher = WebhookDispatcher(
             queue: PostgresDeliveryQueue(
                 databaseURL: configuration.databaseURL, disableAfterHours: configuration.webhooksDisableAfterHours),
-            settings: settings, metrics: GatewayWebhookMetrics(metrics: metrics), logger: logger)
+            settings: settings, metrics: GatewayWebhookMetrics(metrics: metrics), logger: logger,
+            writerBusy: writerBusy)
         sampler = WebhookOutboxSampler(databaseURL: configuration.databaseURL, metrics: metrics, logger: logger)
         let dispatcher = dispatcher
         hooks.setWakeup { dispatcher.wake() }

@@ -33,6 +33,7 @@ final class FakeDeliveryQueue: DeliveryQueue {
         var failing = false
         var recordsToFail = 0
         var failedCalls = 0
+        var claimMilliseconds = 0
     }
 
     private let state = Mutex(State())
@@ -45,6 +46,12 @@ final class FakeDeliveryQueue: DeliveryQueue {
     var failing: Bool {
         get { state.withLock { $0.failing } }
         set { state.withLock { $0.failing = newValue } }
+    }
+
+    /// How long each claim takes (a database under load).
+    var claimMilliseconds: Int {
+        get { state.withLock { $0.claimMilliseconds } }
+        set { state.withLock { $0.claimMilliseconds = newValue } }
     }
 
     /// The next `count` record calls throw (the claims still work).
@@ -67,7 +74,9 @@ final class FakeDeliveryQueue: DeliveryQueue {
     }
 
     func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
-        try state.withLock { state in
+        let delay = claimMilliseconds
+        if delay > 0 { ThisProcess.sleep(milliseconds: delay) }
+        return try state.withLock { state in
             guard !state.failing else {
                 state.failedCalls += 1
                 throw QueueDown()
