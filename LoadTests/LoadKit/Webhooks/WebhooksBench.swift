@@ -15,7 +15,6 @@ struct WebhooksBench {
     let receiver: WebhookReceiverProcess
     let workspace: String
     let endpoint: WebhookEndpoint
-    let token: String
     /// How long an outbox may take to drain after a run (it must go down at least once a minute).
     let drainTimeout: Double
 

@@ -168,7 +168,7 @@ public enum WebhooksDriver {
         log("endpoint \(endpoint.id) for message.created in workspace \(workspace) -> \(receiver.url)")
         let bench = WebhooksBench(
             context: context, gateway: gateway, receiver: receiver, workspace: workspace, endpoint: endpoint,
-            token: token, drainTimeout: options.quick ? 120 : 3600)
+            drainTimeout: options.quick ? 120 : 3600)
         if options.parts.contains("steady") {
             results.deliveries.append(
                 try bench.deliveryRun(label: "steady", shape: options.steadyShape, seconds: options.seconds))
