@@ -167,12 +167,12 @@ public enum WebhookOutbox {
 }
 
 /// The outbox's depth, probed no more often than the probe's own cost
-/// allows: over a backlog of hundreds of thousands a count takes a fifth of a
-/// second of the database's CPU, which the bench reports per delivery (probed
-/// every quarter second, it took about a third of a core while a capacity
-/// run drained). After a probe that took t seconds the next waits 20 t, so
-/// probes take at most a twenty-first of one core; a small outbox is still
-/// probed every time it is asked.
+/// allows: over a backlog of hundreds of thousands a count takes about a
+/// fifth of a second in the database, whose CPU the bench reports per
+/// delivery (probed every quarter second, that is up to a third of a core
+/// while a capacity run drains). After a probe that took t seconds the next
+/// waits 20 t, so probes take at most a twenty-first of the time; a small
+/// outbox is still probed every time it is asked.
 public struct OutboxProbe {
     let databaseURL: String
     private var nextAt = 0.0

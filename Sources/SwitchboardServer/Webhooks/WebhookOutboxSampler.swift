@@ -10,7 +10,7 @@ import Synchronization
 /// endpoint whose deliveries are all done reads 0, not its last value.
 ///
 /// The query counts every pending delivery: over a backlog of hundreds of
-/// thousands it takes a fifth of a second of the database's CPU. The pause
+/// thousands it takes about a fifth of a second in the database. The pause
 /// after a sample is at least 20 times what the sample took, so sampling
 /// never takes more than a twenty-first of one core of the database.
 final class WebhookOutboxSampler: Sendable {
