@@ -35,7 +35,7 @@ final class AfterCommitLoop: @unchecked Sendable {
                     done.add(result.done, ordering: .relaxed)
                     let wait = pacing.wait(
                         more: result.more, passMicroseconds: Int((now() - started) / 1000),
-                        writerBusy: writer.isBehind)
+                        gatewayBusy: writer.isBehind)
                     if wait > 0 { usleep(UInt32(wait) * 1000) }
                 } catch {
                     fatalError("\(backlog): a pass failed: \(error)")

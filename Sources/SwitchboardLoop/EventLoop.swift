@@ -59,8 +59,17 @@ public final class EventLoop: @unchecked Sendable {
 
     public private(set) var connectionCount = 0
 
-    public init(index: Int, maxFileDescriptors: Int, taskQueueCapacity: Int = 65536) throws(SystemError) {
+    /// Told when this loop becomes saturated or stops being so.
+    private let saturation: LoopSaturation?
+    private var busy: BusyWindow
+
+    /// `saturation`: shared by the process's loops, read by work that yields to them.
+    public init(
+        index: Int, maxFileDescriptors: Int, taskQueueCapacity: Int = 65536, saturation: LoopSaturation? = nil
+    ) throws(SystemError) {
         self.index = index
+        self.saturation = saturation
+        busy = BusyWindow(startingAt: MonotonicClock.nanoseconds())
         epfd = try Epoll.create()
         wakeup = try EventFD()
         ticker = try TimerFD()
@@ -164,8 +173,13 @@ public final class EventLoop: @unchecked Sendable {
     public func run() {
         let events = EpollEvents(capacity: 512)
         while running.load(ordering: .acquiring) {
-            let timeout = readAgain.isEmpty && laterInPass.isEmpty ? nextTimeout() : 0
+            var timeout = readAgain.isEmpty && laterInPass.isEmpty ? nextTimeout() : 0
+            // A saturated loop gone idle wakes within a window to say so.
+            if busy.saturated && (timeout < 0 || timeout > BusyWindow.windowMilliseconds) {
+                timeout = BusyWindow.windowMilliseconds
+            }
             let n: Int
+            let waitedFrom = MonotonicClock.nanoseconds()
             do {
                 n = try Epoll.wait(epfd, into: events, timeoutMilliseconds: timeout)
             } catch {
@@ -173,6 +187,9 @@ public final class EventLoop: @unchecked Sendable {
             }
             now = MonotonicClock.coarseMilliseconds()
             wokeAt = MonotonicClock.nanoseconds()
+            if let saturation, let changed = busy.passed(sleptNanoseconds: wokeAt &- waitedFrom, now: wokeAt) {
+                saturation.loopBecame(saturated: changed)
+            }
             for i in 0..<n {
                 let event = events[i]
                 let data = event.data
@@ -196,6 +213,8 @@ public final class EventLoop: @unchecked Sendable {
             runLaterInPass()
             runScheduledWork()
         }
+        // A stopped loop holds nothing back.
+        if busy.saturated { saturation?.loopBecame(saturated: false) }
     }
 
     /// How long epoll_wait may sleep: until scheduled work is due, or until an

@@ -24,6 +24,8 @@ public final class GatewayMetrics: Sendable {
     private let connectionsByRole: [GaugeHandle]
     /// `switchboard_writer_queue_depth`: set it, or attach a pull source with ``setPullSource(for:_:)``.
     public let writerQueueDepth: GaugeHandle
+    /// `switchboard_event_loops_saturated`: attach a pull source.
+    public let eventLoopsSaturated: GaugeHandle
 
     // Counters.
     /// `switchboard_frames_in_total`
@@ -181,6 +183,12 @@ public final class GatewayMetrics: Sendable {
             registry.makeGauge(
                 descriptor: declare(
                     "switchboard_writer_queue_depth", "gauge", "Write commands waiting for the batch writer.")))
+        eventLoopsSaturated = GaugeHandle(
+            registry.makeGauge(
+                descriptor: declare(
+                    "switchboard_event_loops_saturated", "gauge",
+                    "Event loops that slept less than a tenth of their last 200 ms: background work yields meanwhile."))
+        )
 
         framesIn = counter("switchboard_frames_in_total", "WebSocket frames received.")
         framesOut = counter(

@@ -2,11 +2,11 @@
 /// its next pass: the search indexer and the webhook expander. Such work
 /// yields to the durable path: it costs the database about as much as storing
 /// a message does (docs/database.md, "Search"; docs/writer.md, "Webhook
-/// outbox"), so while the writer is behind (more commands wait than it takes
-/// in a batch) the job takes at most `busySharePercent` of its connection's
-/// time (after a pass of t, it waits t·(100−s)/s), and falls behind rather
-/// than acknowledgements; once the writer keeps up, it catches up at full
-/// speed. An idle job (its last pass emptied the backlog) waits
+/// outbox"), so while the gateway is busy (its writer behind: more commands
+/// wait than it takes in a batch; or an event loop with no idle time) the job
+/// takes at most `busySharePercent` of its connection's time (after a pass of
+/// t, it waits t·(100−s)/s), and falls behind rather than acknowledgements;
+/// once the gateway has room again, it catches up at full speed. An idle job (its last pass emptied the backlog) waits
 /// `idleMilliseconds`.
 public struct AfterCommitPacing: Sendable, Equatable {
     public let idleMilliseconds: Int
@@ -32,9 +32,9 @@ public struct AfterCommitPacing: Sendable, Equatable {
 
     /// Milliseconds to wait after a pass that took `passMicroseconds` and
     /// left work (`more`) or emptied the backlog.
-    public func wait(more: Bool, passMicroseconds: Int, writerBusy: Bool) -> Int {
+    public func wait(more: Bool, passMicroseconds: Int, gatewayBusy: Bool) -> Int {
         guard more else { return idleMilliseconds }
-        guard writerBusy else { return 0 }
+        guard gatewayBusy else { return 0 }
         return max(0, passMicroseconds) * (100 - busySharePercent) / busySharePercent / 1000
     }
 }

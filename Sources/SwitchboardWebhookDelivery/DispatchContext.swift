@@ -11,9 +11,10 @@ final class DispatchContext: Sendable {
     let settings: WebhookDeliverySettings
     let metrics: any WebhookDeliveryMetrics
     let logger: Logger
-    /// Whether this node's writer is behind: claims then take at most
+    /// Whether this node is saturated (writer behind, or an event loop with no
+    /// idle time): claims then take at most
     /// `settings.busySharePercent` of a thread's time.
-    let writerBusy: @Sendable () -> Bool
+    let gatewayBusy: @Sendable () -> Bool
     let bounds: Mutex<DispatchBounds>
     /// Counts `wake()` calls: a thread that sees it change claims at once.
     let wakeGeneration = Atomic<Int>(0)
@@ -26,10 +27,10 @@ final class DispatchContext: Sendable {
 
     init(
         queue: any DeliveryQueue, settings: WebhookDeliverySettings, metrics: any WebhookDeliveryMetrics,
-        logger: Logger, writerBusy: @escaping @Sendable () -> Bool
+        logger: Logger, gatewayBusy: @escaping @Sendable () -> Bool
     ) {
         self.queue = queue
-        self.writerBusy = writerBusy
+        self.gatewayBusy = gatewayBusy
         self.settings = settings
         self.metrics = metrics
         self.logger = logger

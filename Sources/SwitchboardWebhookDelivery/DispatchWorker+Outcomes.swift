@@ -109,14 +109,14 @@ extension DispatchWorker {
         if !context.isStopping { queueSucceeded() }
     }
 
-    /// While the writer is behind, a queue call that took t keeps the next
+    /// While the gateway is busy, a queue call that took t keeps the next
     /// claim back by t × (100 − share) / share: claims and records then take
     /// at most `busySharePercent` of this thread's time (records are not held
     /// back: they end leases, and there are no more of them than deliveries
     /// held).
     func paceAfterQueueCall(startedAt: UInt64) {
         let share = UInt64(settings.busySharePercent)
-        guard share < 100, context.writerBusy() else { return }
+        guard share < 100, context.gatewayBusy() else { return }
         let took = MonotonicClock.nanoseconds() - startedAt
         let until = DispatchClock.milliseconds() + took * (100 - share) / share / 1_000_000
         yieldUntil = max(yieldUntil, until)

@@ -11,9 +11,10 @@ import Synchronization
 /// At least once: an attempt whose outcome is not recorded (the process died,
 /// the database was down) is due again when its lease ends, and sent again.
 ///
-/// While `writerBusy` says this node's writer is behind, each thread's claims
-/// and records take at most `busySharePercent` of its time: deliveries lag
-/// rather than acknowledgements, and catch up once the writer does.
+/// While `gatewayBusy` says this node is saturated (its writer behind, or an
+/// event loop with no idle time), each thread's claims and records take at
+/// most `busySharePercent` of its time: deliveries lag rather than
+/// acknowledgements, and catch up once the gateway has room again.
 public final class WebhookDispatcher: Sendable {
     private let context: DispatchContext
     private let threads = Mutex<[NamedThread]>([])
@@ -22,7 +23,7 @@ public final class WebhookDispatcher: Sendable {
         queue: any DeliveryQueue, settings: WebhookDeliverySettings,
         metrics: any WebhookDeliveryMetrics = NoWebhookDeliveryMetrics(),
         logger: Logger = Logger(label: "switchboard.webhooks"),
-        writerBusy: @escaping @Sendable () -> Bool = { false }
+        gatewayBusy: @escaping @Sendable () -> Bool = { false }
     ) {
         // The server's configuration checks the ranges; 0 would mean "no timeout" to libcurl.
         precondition(
@@ -30,7 +31,7 @@ public final class WebhookDispatcher: Sendable {
                 && settings.pollIntervalMilliseconds >= 1 && (1...100).contains(settings.busySharePercent),
             "webhooks: threads, timeouts and the poll interval are at least 1, the busy share 1-100")
         context = DispatchContext(
-            queue: queue, settings: settings, metrics: metrics, logger: logger, writerBusy: writerBusy)
+            queue: queue, settings: settings, metrics: metrics, logger: logger, gatewayBusy: gatewayBusy)
     }
 
     deinit { stop() }

@@ -13,6 +13,7 @@ import Darwin
 let expectedFamilies: [(name: String, type: String)] = [
     ("switchboard_connections", "gauge"),
     ("switchboard_writer_queue_depth", "gauge"),
+    ("switchboard_event_loops_saturated", "gauge"),
     ("switchboard_frames_in_total", "counter"),
     ("switchboard_frames_out_total", "counter"),
     ("switchboard_messages_stored_total", "counter"),

@@ -168,6 +168,9 @@ let webhookExposition = """
             # HELP switchboard_writer_queue_depth Write commands waiting for the batch writer.
             # TYPE switchboard_writer_queue_depth gauge
             switchboard_writer_queue_depth 7.0
+            # HELP switchboard_event_loops_saturated Event loops that slept less than a tenth of their last 200 ms: background work yields meanwhile.
+            # TYPE switchboard_event_loops_saturated gauge
+            switchboard_event_loops_saturated 0.0
 
             """
         expected += counter("switchboard_frames_in_total", "WebSocket frames received.", 3)

@@ -8,20 +8,20 @@ import Testing
     let pacing = AfterCommitPacing(idleMilliseconds: 200, busySharePercent: 25)
 
     @Test func anEmptiedBacklogWaitsTheIdleIntervalWhateverTheWriterDoes() {
-        #expect(pacing.wait(more: false, passMicroseconds: 40_000, writerBusy: false) == 200)
-        #expect(pacing.wait(more: false, passMicroseconds: 40_000, writerBusy: true) == 200)
+        #expect(pacing.wait(more: false, passMicroseconds: 40_000, gatewayBusy: false) == 200)
+        #expect(pacing.wait(more: false, passMicroseconds: 40_000, gatewayBusy: true) == 200)
     }
 
     @Test func moreWorkRunsAtOnceWhileTheWriterKeepsUp() {
-        #expect(pacing.wait(more: true, passMicroseconds: 40_000, writerBusy: false) == 0)
+        #expect(pacing.wait(more: true, passMicroseconds: 40_000, gatewayBusy: false) == 0)
     }
 
     @Test func aBusyWriterLeavesTheIndexerItsShareOfTheTime() {
         // 25%: a 40 ms pass, then 120 ms of rest.
-        #expect(pacing.wait(more: true, passMicroseconds: 40_000, writerBusy: true) == 120)
+        #expect(pacing.wait(more: true, passMicroseconds: 40_000, gatewayBusy: true) == 120)
         let half = AfterCommitPacing(idleMilliseconds: 200, busySharePercent: 50)
-        #expect(half.wait(more: true, passMicroseconds: 40_000, writerBusy: true) == 40)
+        #expect(half.wait(more: true, passMicroseconds: 40_000, gatewayBusy: true) == 40)
         let never = AfterCommitPacing(idleMilliseconds: 200, busySharePercent: 100)
-        #expect(never.wait(more: true, passMicroseconds: 40_000, writerBusy: true) == 0)
+        #expect(never.wait(more: true, passMicroseconds: 40_000, gatewayBusy: true) == 0)
     }
 }

@@ -142,7 +142,7 @@ import Testing
                 $0.maxConcurrentPerEndpoint = 1
                 $0.holdRounds = 1
                 $0.busySharePercent = 10
-            }, writerBusy: { busy.load(ordering: .relaxed) })
+            }, gatewayBusy: { busy.load(ordering: .relaxed) })
         defer { fixture.stop() }
         fixture.queue.claimMilliseconds = 10
         for n in 1...40 { fixture.queue.add(fixture.delivery(n)) }

@@ -160,8 +160,8 @@ public struct Configuration: Sendable {
     /// Deliveries this node holds, in flight or waiting for a slot, as rounds
     /// of those requests: claims take more at a time than run at once.
     public var webhooksHoldRounds = 4
-    /// While this node's writer is behind, the share of each dispatcher
-    /// thread's time its claims and records may take (100: never yield).
+    /// While this node's writer is behind or an event loop is saturated, the
+    /// share of each dispatcher thread's time its claims and records may take (100: never yield).
     public var webhooksDispatchBusySharePercent = 5
     /// How often an idle dispatcher looks for due deliveries (commits on this node wake it at once).
     public var webhooksPollIntervalMilliseconds = 1000
@@ -174,14 +174,15 @@ public struct Configuration: Sendable {
     /// still to be made (a commit on this node that left some wakes it at once).
     public var webhooksBacklogIntervalMilliseconds = AfterCommitPacing.webhooks.idleMilliseconds
     /// The share of its connection's time the webhook expander may take while
-    /// the writer is behind (100: it never yields).
+    /// the writer is behind or an event loop is saturated (100: it never yields).
     public var webhooksBacklogBusySharePercent = AfterCommitPacing.webhooks.busySharePercent
 
     /// How often an idle search indexer looks for committed messages to index
     /// (a pass that found more work runs the next at once).
     public var searchIndexIntervalMilliseconds = AfterCommitPacing.search.idleMilliseconds
-    /// The share of its connection's time the search indexer may take while
-    /// the writer is behind (more commands wait than a batch takes; 100: it never yields).
+    /// The share of its connection's time the search indexer may take while the
+    /// writer is behind (more commands wait than a batch takes) or an event loop
+    /// is saturated (100: it never yields).
     public var searchIndexBusySharePercent = AfterCommitPacing.search.busySharePercent
 
     /// The retry schedule's scale (`RetrySchedule`'s factor).

@@ -18,20 +18,20 @@ final class SearchIndexer: Sendable {
     private let logger: Logger
     private let metrics: GatewayMetrics
     private let pacing: AfterCommitPacing
-    private let writerBusy: @Sendable () -> Bool
+    private let gatewayBusy: @Sendable () -> Bool
     private let background = BackgroundThread(name: "sb-search-index")
 
-    /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
+    /// `gatewayBusy`: whether this node is saturated: its writer behind (`BatchWriter.isBehind`) or an event loop with no idle time (`LoopSaturation`).
     init(
         databaseURL: String, pacing: AfterCommitPacing, metrics: GatewayMetrics, logger: Logger,
-        writerBusy: @escaping @Sendable () -> Bool
+        gatewayBusy: @escaping @Sendable () -> Bool
     ) {
         // A vector lost in a crash is indexed again (its backlog row comes back
         // with it): no commit waits for the disk.
         queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
         self.pacing = pacing
         self.metrics = metrics
-        self.writerBusy = writerBusy
+        self.gatewayBusy = gatewayBusy
         self.logger = logger
     }
 
@@ -52,7 +52,7 @@ final class SearchIndexer: Sendable {
                 metrics.searchCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("search indexing resumed") }
                 failing = false
-                wait = pacing.wait(more: pass.more, passMicroseconds: took, writerBusy: writerBusy())
+                wait = pacing.wait(more: pass.more, passMicroseconds: took, gatewayBusy: gatewayBusy())
                 catchingUp = pass.more ? catchingUp + pass.indexed : 0
                 if catchingUp >= 100_000 {
                     logger.info("search indexing is catching up: \(catchingUp) messages indexed in a row")

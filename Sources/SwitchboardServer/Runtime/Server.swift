@@ -49,7 +49,8 @@ public final class Server: @unchecked Sendable {
         let fileLimit = Posix.raiseOpenFileLimit()
         let count = context.configuration.effectiveThreads
         for index in 0..<count {
-            loops.append(try EventLoop(index: index, maxFileDescriptors: fileLimit))
+            loops.append(
+                try EventLoop(index: index, maxFileDescriptors: fileLimit, saturation: context.loopSaturation))
         }
         let plain = context.configuration.listen.map { ($0, false) }
         let secure = context.configuration.tlsListen.map { ($0, true) }

@@ -2,6 +2,7 @@ import Logging
 import SwitchboardAttachmentStore
 import SwitchboardDeflate
 import SwitchboardHTTP
+import SwitchboardLoop
 import SwitchboardMetrics
 import SwitchboardReaders
 import SwitchboardTLS
@@ -27,6 +28,8 @@ final class ServerContext: Sendable {
     let router: HTTPRouter<HTTPRoute>
     let logger: Logger
     let metrics = GatewayMetrics()
+    /// Which event loops are saturated: background work yields to them (`gatewayBusy`).
+    let loopSaturation = LoopSaturation()
     /// Per-address limits and trusted proxies (docs/limits.md).
     let admission: AdmissionControl
     /// Uploads and downloads (docs/attachments.md); nil when disabled, without
@@ -124,10 +127,19 @@ final class ServerContext: Sendable {
         if let chat {
             WebhookRuntime.installTargetCheck(on: chat.webhooks)
         }
+        // Background work after the commit (search, webhooks) yields while this node is saturated: its
+        // writer behind, or an event loop with no idle time (their threads and database backends share
+        // the loops' cores).
+        metrics.setPullSource(for: metrics.eventLoopsSaturated) { [loopSaturation] in
+            Double(loopSaturation.saturatedCount)
+        }
+        let gatewayBusy: @Sendable () -> Bool = { [weak writer = chat?.writer, loopSaturation] in
+            (writer?.isBehind ?? false) || loopSaturation.anySaturated
+        }
         if configuration.webhooksEnabled, let chat {
             webhookRuntime = WebhookRuntime(
-                configuration: configuration, hooks: chat.webhooks, metrics: metrics, logger: logger
-            ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
+                configuration: configuration, hooks: chat.webhooks, metrics: metrics, logger: logger,
+                gatewayBusy: gatewayBusy)
         } else {
             webhookRuntime = nil
         }
@@ -138,8 +150,7 @@ final class ServerContext: Sendable {
                 pacing: AfterCommitPacing(
                     idleMilliseconds: configuration.searchIndexIntervalMilliseconds,
                     busySharePercent: configuration.searchIndexBusySharePercent),
-                metrics: metrics, logger: logger
-            ) { [weak writer = chat.writer] in writer?.isBehind ?? false }
+                metrics: metrics, logger: logger, gatewayBusy: gatewayBusy)
         }
         let dispatcher = configuration.webhooksHandOff ? webhookRuntime?.dispatcher : nil
         webhookExpander = chat.map { chat in
@@ -150,7 +161,7 @@ final class ServerContext: Sendable {
                     idleMilliseconds: configuration.webhooksBacklogIntervalMilliseconds,
                     busySharePercent: configuration.webhooksBacklogBusySharePercent),
                 metrics: metrics, logger: logger, dispatcher: dispatcher,
-                writerBusy: { [weak writer = chat.writer] in writer?.isBehind ?? false },
+                gatewayBusy: gatewayBusy,
                 deliveriesLeftDue: { hooks.outboxHasWork() })
             hooks.setBacklogWakeup { [weak expander] in expander?.wake() }
             return expander

@@ -23,18 +23,19 @@ final class WebhookExpander: Sendable {
     private let logger: Logger
     private let metrics: GatewayMetrics
     private let pacing: AfterCommitPacing
-    private let writerBusy: @Sendable () -> Bool
+    private let gatewayBusy: @Sendable () -> Bool
     private let deliveriesLeftDue: @Sendable () -> Void
     private let dispatcher: WebhookDispatcher?
     private let background = BackgroundThread(name: "sb-webhook-expand")
     private let wakeup: EventFD?
 
-    /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`);
+    /// `gatewayBusy`: whether this node is saturated (its writer behind, or an
+    /// event loop with no idle time);
     /// `deliveriesLeftDue`: wakes the dispatchers' claims after a pass that left
     /// deliveries due; `dispatcher`: this node's, when it dispatches.
     init(
         databaseURL: String, pacing: AfterCommitPacing, metrics: GatewayMetrics, logger: Logger,
-        dispatcher: WebhookDispatcher?, writerBusy: @escaping @Sendable () -> Bool,
+        dispatcher: WebhookDispatcher?, gatewayBusy: @escaping @Sendable () -> Bool,
         deliveriesLeftDue: @escaping @Sendable () -> Void
     ) {
         self.dispatcher = dispatcher
@@ -43,7 +44,7 @@ final class WebhookExpander: Sendable {
         queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
         self.pacing = pacing
         self.metrics = metrics
-        self.writerBusy = writerBusy
+        self.gatewayBusy = gatewayBusy
         self.deliveriesLeftDue = deliveriesLeftDue
         self.logger = logger
         do {
@@ -89,8 +90,8 @@ final class WebhookExpander: Sendable {
                 metrics.webhookCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("webhook events are made again") }
                 failing = false
-                let busy = writerBusy()
-                wait = pacing.wait(more: pass.more, passMicroseconds: took, writerBusy: busy)
+                let busy = gatewayBusy()
+                wait = pacing.wait(more: pass.more, passMicroseconds: took, gatewayBusy: busy)
                 yielding = pass.more && busy
             } catch {
                 if !failing { logger.warning("making webhook events failed (retrying every second): \(error)") }

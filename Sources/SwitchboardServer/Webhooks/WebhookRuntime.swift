@@ -11,10 +11,10 @@ final class WebhookRuntime: Sendable {
     let dispatcher: WebhookDispatcher
     private let sampler: WebhookOutboxSampler
 
-    /// `writerBusy`: whether this node's writer is behind (`BatchWriter.isBehind`).
+    /// `gatewayBusy`: whether this node is saturated: its writer behind (`BatchWriter.isBehind`) or an event loop with no idle time (`LoopSaturation`).
     init(
         configuration: Configuration, hooks: WebhookHooks, metrics: GatewayMetrics, logger: Logger,
-        writerBusy: @escaping @Sendable () -> Bool
+        gatewayBusy: @escaping @Sendable () -> Bool
     ) {
         var settings = WebhookDeliverySettings()
         settings.threads = configuration.webhooksThreads
@@ -31,7 +31,7 @@ final class WebhookRuntime: Sendable {
             queue: PostgresDeliveryQueue(
                 databaseURL: configuration.databaseURL, disableAfterHours: configuration.webhooksDisableAfterHours),
             settings: settings, metrics: GatewayWebhookMetrics(metrics: metrics), logger: logger,
-            writerBusy: writerBusy)
+            gatewayBusy: gatewayBusy)
         sampler = WebhookOutboxSampler(databaseURL: configuration.databaseURL, metrics: metrics, logger: logger)
         let dispatcher = dispatcher
         hooks.setWakeup { dispatcher.wake() }

@@ -26,13 +26,13 @@ struct DispatcherFixture {
     init(
         settings: WebhookDeliverySettings = Self.settings(),
         reply: @escaping @Sendable (TestReceiver.Request, Int) -> TestReceiver.Reply = { _, _ in .ok },
-        writerBusy: @escaping @Sendable () -> Bool = { false }
+        gatewayBusy: @escaping @Sendable () -> Bool = { false }
     ) throws {
         receiver = try TestReceiver(reply: reply)
         var logger = Logger(label: "webhooks-test")
         logger.logLevel = .error
         dispatcher = WebhookDispatcher(
-            queue: queue, settings: settings, metrics: metrics, logger: logger, writerBusy: writerBusy)
+            queue: queue, settings: settings, metrics: metrics, logger: logger, gatewayBusy: gatewayBusy)
     }
 
     /// A delivery of event `n` to the receiver's `path`, as endpoint `endpoint`.
