@@ -11,6 +11,14 @@ package protocol LoopExecutor: AnyObject, Sendable {
     /// On the loop's own thread: runs `work` once the writes made so far have
     /// been handed to their sockets (`EventLoop.afterWrites`).
     func afterWrites(_ work: @escaping () -> Void)
+    /// Queues `task` ahead of the ordinary queue (the control plane's
+    /// answers: `EventLoop.executeFirst`); false when that queue is full.
+    func executeFirst(_ task: @escaping @Sendable () -> Void) -> Bool
+}
+
+extension LoopExecutor {
+    /// Executors without a queue of their own for it (tests' fakes) keep one order.
+    package func executeFirst(_ task: @escaping @Sendable () -> Void) -> Bool { execute(task) }
 }
 
 /// The way onto one loop from another thread, with the two rules for a full
@@ -30,9 +38,10 @@ package struct LoopHandoff: Sendable {
     /// waits while the loop's queue is full, so nothing committed is dropped.
     /// A stalled loop so holds the writer back, whose full queue then answers
     /// `overloaded` to new sends. Gives up only on a stopped loop (shutdown).
-    package func post(_ task: @escaping @Sendable () -> Void) {
+    /// `first`: ahead of the ordinary queue (an HTTP answer: `executeFirst`).
+    package func post(first: Bool = false, _ task: @escaping @Sendable () -> Void) {
         var waitedMilliseconds = 0
-        while !loop.execute(task) {
+        while !(first ? loop.executeFirst(task) : loop.execute(task)) {
             guard loop.isRunning else { return }
             waitedMilliseconds += 1
             if waitedMilliseconds % 2000 == 0 {

@@ -52,6 +52,10 @@ public protocol ConnectionIO: AnyObject {
     /// Between `pauseReading` and `resumeReading`.
     var isReadingPaused: Bool { get }
 
+    /// The connection now carries bulk traffic (an upgrade to WebSocket):
+    /// the loop serves it in turn with the others, no longer ahead of them.
+    func leavePriority()
+
     /// Sends what is queued, then closes (the peer reads our last bytes).
     func closeAfterFlush()
     /// Closes at once, dropping anything unsent.
@@ -66,4 +70,9 @@ public protocol ConnectionLoop: AnyObject {
     var now: UInt64 { get }
     /// When the current pass's input was seen (monotonic nanoseconds), for latency stages.
     var wokeAt: UInt64 { get }
+}
+
+extension ConnectionIO {
+    /// Connections without a priority set (in-memory ones in tests) have nothing to leave.
+    public func leavePriority() {}
 }

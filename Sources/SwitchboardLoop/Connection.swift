@@ -30,6 +30,9 @@ public final class Connection: EventSource, ConnectionIO {
     private var outboundStart = 0
     /// `outbound` holds writes made while the loop holds writes (not a full socket).
     private var isHeld = false
+    /// In the loop's priority set (plain HTTP, not yet upgraded): served
+    /// within long passes, and its writes are never held for the pass's end.
+    private var isPriority = false
     /// A write was queued for a full socket: the handler hears when it drains.
     private var drainWanted = false
 
@@ -63,19 +66,29 @@ public final class Connection: EventSource, ConnectionIO {
         self.maxOutboundBytes = maxOutboundBytes
     }
 
-    /// Wraps an accepted socket and registers it with `loop`.
+    /// Wraps an accepted socket and registers it with `loop`; `priority`: in
+    /// the loop's priority set until `leavePriority` (the gateway's HTTP).
     public static func open(
         fd: Int32, loop: EventLoop, cipher: StreamCipher?, maxOutboundBytes: Int,
-        handler: any ConnectionHandler<Connection>
+        handler: any ConnectionHandler<Connection>, priority: Bool = false
     ) throws(SystemError) -> Connection {
         Socket.setNoDelay(fd)
         let connection = Connection(fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: maxOutboundBytes)
         connection.handler = handler
-        try loop.register(
-            fd: fd, source: connection,
-            events: Epoll.readable | Epoll.writable | Epoll.peerHangup | Epoll.edgeTriggered)
+        try loop.register(fd: fd, source: connection, events: Self.events, priority: priority)
+        connection.isPriority = priority
         loop.connectionOpened()
         return connection
+    }
+
+    private static let events = Epoll.readable | Epoll.writable | Epoll.peerHangup | Epoll.edgeTriggered
+
+    /// Leaves the loop's priority set: the connection now carries bulk
+    /// traffic (a WebSocket), served in turn with the others.
+    public func leavePriority() {
+        guard isPriority, state != .closed else { return }
+        loop.leavePriority(fd: fd, events: Self.events)
+        isPriority = false
     }
 
     public var isOpen: Bool { state == .open }
@@ -314,7 +327,7 @@ public final class Connection: EventSource, ConnectionIO {
 
     private func sendRaw(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
         guard state != .closed, state != .lingering else { return .dropped }
-        if loop.holdsWrites && (isHeld || pendingOutboundBytes == 0) {
+        if loop.holdsWrites && !isPriority && (isHeld || pendingOutboundBytes == 0) {
             if pendingOutboundBytes + bytes.count <= Self.holdLimit {
                 if !isHeld {
                     isHeld = true

@@ -14,10 +14,28 @@ public protocol EventSource: AnyObject {
 public final class EventLoop: @unchecked Sendable {
     public let index: Int
     private let epfd: Int32
+    /// The control plane's own epoll instance, nested in `epfd`: listeners and
+    /// connections still speaking plain HTTP (`register(priority: true)`).
+    /// Under overload a pass over the busy WebSockets takes seconds (they
+    /// read what arrived during the last one, which took as long); this set is
+    /// served every `priorityIntervalNanoseconds` within a pass, so a scrape,
+    /// a health check or an admin's request is not answered seconds late.
+    private let priorityEpfd: Int32
+    private let priorityEvents = EpollEvents(capacity: 64)
+    /// Per fd: registered in `priorityEpfd` rather than `epfd`.
+    private var inPriority: [Bool]
+    /// When the priority set is polled next within a long pass (monotonic nanoseconds).
+    private var priorityDueAt: UInt64 = 0
+    /// Work done since the clock was last read for `priorityDueAt`.
+    private var sincePriorityCheck = 0
     private let wakeup: EventFD
     private let ticker: TimerFD
     private var tickerArmed = false
     private let tasks: LoopTaskQueue
+    /// The control plane's posted work (`executeFirst`): run when the priority
+    /// set is served, ahead of the ordinary queue.
+    private let priorityTasks: LoopTaskQueue
+    private var priorityTaskBatch: [LoopTaskQueue.Task] = []
     private let running = Atomic<Bool>(true)
 
     private var sources: [EventSource?]
@@ -71,11 +89,14 @@ public final class EventLoop: @unchecked Sendable {
         self.saturation = saturation
         busy = BusyWindow(startingAt: MonotonicClock.nanoseconds())
         epfd = try Epoll.create()
+        priorityEpfd = try Epoll.create()
         wakeup = try EventFD()
         ticker = try TimerFD()
         tasks = LoopTaskQueue(capacity: taskQueueCapacity)
+        priorityTasks = LoopTaskQueue(capacity: Self.priorityTaskCapacity)
         sources = Array(repeating: nil, count: maxFileDescriptors + 16)
         generations = Array(repeating: 0, count: maxFileDescriptors + 16)
+        inPriority = Array(repeating: false, count: maxFileDescriptors + 16)
         now = MonotonicClock.coarseMilliseconds()
         timers = TimerWheel(nowMilliseconds: now)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
@@ -83,6 +104,8 @@ public final class EventLoop: @unchecked Sendable {
         cork.reserveCapacity(64 * 1024)
         try Epoll.add(epfd, fd: wakeup.fd, events: Epoll.readable | Epoll.edgeTriggered, data: Self.wakeupToken)
         try Epoll.add(epfd, fd: ticker.fd, events: Epoll.readable | Epoll.edgeTriggered, data: Self.tickerToken)
+        // Level-triggered: readable for as long as the nested set has events left.
+        try Epoll.add(epfd, fd: priorityEpfd, events: Epoll.readable, data: Self.priorityToken)
     }
 
     deinit {
@@ -90,6 +113,7 @@ public final class EventLoop: @unchecked Sendable {
         plaintextBuffer.deallocate()
         wakeup.close()
         ticker.close()
+        Posix.close(priorityEpfd)
         Posix.close(epfd)
     }
 
@@ -99,6 +123,16 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
         guard let wasEmpty = tasks.push(task) else { return false }
+        if wasEmpty { wakeup.signal() }
+        return true
+    }
+
+    /// Runs `task` on the loop's thread ahead of the ordinary queue, within
+    /// the current pass if it is a long one (the answer to a plain HTTP
+    /// request, made on a reader thread). Returns false when its queue is full.
+    @discardableResult
+    public func executeFirst(_ task: @escaping @Sendable () -> Void) -> Bool {
+        guard let wasEmpty = priorityTasks.push(task) else { return false }
         if wasEmpty { wakeup.signal() }
         return true
     }
@@ -115,23 +149,45 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Registers `source` for `fd`, edge-triggered for reading and writing.
     /// Both are registered once so a blocked write never costs an epoll_ctl.
-    public func register(fd: Int32, source: EventSource, events: UInt32) throws(SystemError) {
+    /// `priority`: in the control plane's set, served within long passes too
+    /// (listeners, and connections until `leavePriority`).
+    public func register(fd: Int32, source: EventSource, events: UInt32, priority: Bool = false) throws(SystemError) {
         precondition(Int(fd) < sources.count, "fd \(fd) beyond the loop's table; raise maxFileDescriptors")
         generations[Int(fd)] &+= 1
         sources[Int(fd)] = source
-        let data = UInt64(generations[Int(fd)]) << 32 | UInt64(UInt32(fd))
         do throws(SystemError) {
-            try Epoll.add(epfd, fd: fd, events: events, data: data)
+            try Epoll.add(priority ? priorityEpfd : epfd, fd: fd, events: events, data: eventData(fd))
         } catch {
             sources[Int(fd)] = nil
             throw error
         }
+        inPriority[Int(fd)] = priority
+    }
+
+    /// Moves `fd` from the priority set to the ordinary one (a connection
+    /// upgraded to WebSocket: its traffic is the bulk the set exists to pass).
+    /// Added before it is removed, so no readiness is lost in between; if
+    /// the move fails it stays a priority fd, which only serves it sooner.
+    public func leavePriority(fd: Int32, events: UInt32) {
+        guard inPriority[Int(fd)], sources[Int(fd)] != nil else { return }
+        do throws(SystemError) {
+            try Epoll.add(epfd, fd: fd, events: events, data: eventData(fd))
+        } catch {
+            return
+        }
+        Epoll.remove(priorityEpfd, fd: fd)
+        inPriority[Int(fd)] = false
     }
 
     /// Forgets `fd`; the caller closes it, which removes it from epoll.
     public func deregister(fd: Int32) {
         sources[Int(fd)] = nil
         generations[Int(fd)] &+= 1
+        inPriority[Int(fd)] = false
+    }
+
+    private func eventData(_ fd: Int32) -> UInt64 {
+        UInt64(generations[Int(fd)]) << 32 | UInt64(UInt32(fd))
     }
 
     /// Calls `body` for every open connection of this loop (shutdown, sweeps).
@@ -195,6 +251,7 @@ public final class EventLoop: @unchecked Sendable {
                 let data = event.data
                 if data == Self.wakeupToken {
                     wakeup.drain()
+                    runPriorityTasks()
                     continue
                 }
                 if data == Self.tickerToken {
@@ -202,11 +259,12 @@ public final class EventLoop: @unchecked Sendable {
                     fireTimers()
                     continue
                 }
-                let fd = Int(UInt32(truncatingIfNeeded: data))
-                guard generations[fd] == UInt32(truncatingIfNeeded: data >> 32), let source = sources[fd] else {
+                if data == Self.priorityToken {
+                    servePriority()
                     continue
                 }
-                source.handleEvents(event.events)
+                dispatch(event.events, data)
+                servePriorityIfDue()
             }
             runPostedTasks()
             retryReads()
@@ -227,11 +285,55 @@ public final class EventLoop: @unchecked Sendable {
         return nearest > clock ? Int32(clamping: nearest - clock) : 0
     }
 
+    private func dispatch(_ events: UInt32, _ data: UInt64) {
+        let fd = Int(UInt32(truncatingIfNeeded: data))
+        guard generations[fd] == UInt32(truncatingIfNeeded: data >> 32), let source = sources[fd] else { return }
+        source.handleEvents(events)
+    }
+
+    /// Serves the priority set if `priorityIntervalNanoseconds` have passed
+    /// since it last was: called between units of a pass's work (an event, a
+    /// posted task, a read retry); the clock is read every 4 of them.
+    @inline(__always)
+    private func servePriorityIfDue() {
+        sincePriorityCheck &+= 1
+        guard sincePriorityCheck & 3 == 0 else { return }
+        if MonotonicClock.nanoseconds() >= priorityDueAt { servePriority() }
+    }
+
+    /// Handles what the priority set has ready, without waiting. Writes of
+    /// priority connections are never held (`Connection.sendRaw`), so an
+    /// answer made here goes out now even inside posted tasks.
+    private func servePriority() {
+        priorityDueAt = MonotonicClock.nanoseconds() + Self.priorityIntervalNanoseconds
+        runPriorityTasks()
+        let n: Int
+        do {
+            n = try Epoll.wait(priorityEpfd, into: priorityEvents, timeoutMilliseconds: 0)
+        } catch {
+            fatalError("\(error)")
+        }
+        for i in 0..<n {
+            let event = priorityEvents[i]
+            dispatch(event.events, event.data)
+        }
+    }
+
+    private func runPriorityTasks() {
+        priorityTasks.drain(into: &priorityTaskBatch)
+        guard !priorityTaskBatch.isEmpty else { return }
+        for task in priorityTaskBatch { task() }
+        priorityTaskBatch.removeAll(keepingCapacity: true)
+    }
+
     private func runPostedTasks() {
         tasks.drain(into: &taskBatch)
         guard !taskBatch.isEmpty else { return }
         holdsWrites = true
-        for task in taskBatch { task() }
+        for task in taskBatch {
+            task()
+            servePriorityIfDue()
+        }
         holdsWrites = false
         taskBatch.removeAll(keepingCapacity: taskBatch.count <= 1024)
         if !heldConnections.isEmpty {
@@ -270,7 +372,10 @@ public final class EventLoop: @unchecked Sendable {
         guard !readAgain.isEmpty else { return }
         let batch = readAgain
         readAgain.removeAll(keepingCapacity: true)
-        for connection in batch { connection.handleEvents(Epoll.readable) }
+        for connection in batch {
+            connection.handleEvents(Epoll.readable)
+            servePriorityIfDue()
+        }
     }
 
     private func runScheduledWork() {
@@ -297,4 +402,12 @@ public final class EventLoop: @unchecked Sendable {
 
     private static let wakeupToken = UInt64(UInt32.max)
     private static let tickerToken = UInt64(UInt32.max) - 1
+    private static let priorityToken = UInt64(UInt32.max) - 2
+    /// How long the control plane may wait within a pass: a pass of bulk
+    /// traffic under overload took up to 4.8 s (docs/webhooks.md, "Yielding
+    /// to a busy gateway").
+    static let priorityIntervalNanoseconds: UInt64 = 5_000_000
+    /// Answers to plain HTTP requests in flight at once: bounded by the
+    /// readers' own queue long before this.
+    static let priorityTaskCapacity = 4096
 }

@@ -34,7 +34,7 @@ public final class Listener: EventSource {
         self.onAccept = onAccept
         self.onError = onError
         do throws(SystemError) {
-            try loop.register(fd: fd, source: self, events: Epoll.readable | Epoll.edgeTriggered)
+            try loop.register(fd: fd, source: self, events: Epoll.readable | Epoll.edgeTriggered, priority: true)
         } catch {
             Posix.close(fd)
             throw error

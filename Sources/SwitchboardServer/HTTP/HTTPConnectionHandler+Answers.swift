@@ -45,7 +45,7 @@ extension HTTPConnectionHandler {
         // loop calls it, and a @Sendable closure may not capture the connection's type.
         let finish = LoopBound { (response: HTTPResponse) in self.finish(response, to: request, on: connection) }
         let loop = chat.cores.handoff(forLoop: connection.loop.index)
-        let submitted = chat.readers.run(job, thenOn: loop) { response in finish.value(response) }
+        let submitted = chat.readers.run(job, thenOn: loop, first: true) { response in finish.value(response) }
         if !submitted {
             awaitingResponse = false
             respond(

@@ -85,7 +85,7 @@ extension HTTPConnectionHandler {
                 return .refused(.api(ChatError(error)), .failed)
             }
         }
-        let submitted = service.chat.readers.run(checkSession, thenOn: handoff) { verdict in
+        let submitted = service.chat.readers.run(checkSession, thenOn: handoff, first: true) { verdict in
             slot.value?.sessionChecked(verdict)
         }
         if !submitted {

@@ -119,7 +119,7 @@ public final class Server: @unchecked Sendable {
         do {
             let connection = try Connection.open(
                 fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: context.configuration.maxOutboundBytes,
-                handler: handler)
+                handler: handler, priority: true)
             connection.closeObserver = ticket
             handler.start(on: connection)
         } catch {

@@ -33,6 +33,7 @@ enum WebSocketUpgrade {
                 context.configuration.maxOutboundBytes, configuration.maxMessageBytes + FrameEncoder.maxHeaderLength)
             let handler = WebSocketConnectionHandler<IO>(session: session, application: application, context: context)
             connection.handler = handler
+            connection.leavePriority()
             handler.start(on: connection)
             if leftover.count > 0 { handler.received(leftover, on: connection) }
             return nil
