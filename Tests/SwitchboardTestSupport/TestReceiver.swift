@@ -137,11 +137,14 @@ public final class TestReceiver: Sendable {
             }
             let answer = reply(request, index)
             sleepUnlessStopped(milliseconds: answer.delayMilliseconds)
-            let sent = !stopped.load(ordering: .acquiring) && write(answer, to: fd)
+            // Out of progress before the answer is written: once it is, the client may send its
+            // next request, which another thread could count before this one had left (a request
+            // counted here is always in flight at the client, never the other way round).
             state.withLock { state in
                 state.inProgress -= 1
                 state.inProgressByPath[path]! -= 1
             }
+            let sent = !stopped.load(ordering: .acquiring) && write(answer, to: fd)
             if !sent { break }
         }
         state.withLock { _ = $0.connectionFDs.remove(fd) }
