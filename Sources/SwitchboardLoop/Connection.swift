@@ -30,9 +30,6 @@ public final class Connection: EventSource, ConnectionIO {
     private var outboundStart = 0
     /// `outbound` holds writes made while the loop holds writes (not a full socket).
     private var isHeld = false
-    /// In the loop's priority set (plain HTTP, not yet upgraded): served
-    /// within long passes, and its writes are never held for the pass's end.
-    private var isPriority = false
     /// A write was queued for a full socket: the handler hears when it drains.
     private var drainWanted = false
 
@@ -76,7 +73,6 @@ public final class Connection: EventSource, ConnectionIO {
         let connection = Connection(fd: fd, loop: loop, cipher: cipher, maxOutboundBytes: maxOutboundBytes)
         connection.handler = handler
         try loop.register(fd: fd, source: connection, events: Self.events, priority: priority)
-        connection.isPriority = priority
         loop.connectionOpened()
         return connection
     }
@@ -86,9 +82,8 @@ public final class Connection: EventSource, ConnectionIO {
     /// Leaves the loop's priority set: the connection now carries bulk
     /// traffic (a WebSocket), served in turn with the others.
     public func leavePriority() {
-        guard isPriority, state != .closed else { return }
+        guard state != .closed else { return }
         loop.leavePriority(fd: fd, events: Self.events)
-        isPriority = false
     }
 
     public var isOpen: Bool { state == .open }
@@ -327,7 +322,8 @@ public final class Connection: EventSource, ConnectionIO {
 
     private func sendRaw(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
         guard state != .closed, state != .lingering else { return .dropped }
-        if loop.holdsWrites && !isPriority && (isHeld || pendingOutboundBytes == 0) {
+        // A connection in the loop's priority set (plain HTTP) is never held: its answer goes out now.
+        if loop.holdsWrites && !loop.isInPrioritySet(fd) && (isHeld || pendingOutboundBytes == 0) {
             if pendingOutboundBytes + bytes.count <= Self.holdLimit {
                 if !isHeld {
                     isHeld = true

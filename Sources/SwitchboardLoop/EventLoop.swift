@@ -186,6 +186,9 @@ public final class EventLoop: @unchecked Sendable {
         inPriority[Int(fd)] = false
     }
 
+    /// Whether `fd` is in the priority set (its writes are never held).
+    func isInPrioritySet(_ fd: Int32) -> Bool { inPriority[Int(fd)] }
+
     private func eventData(_ fd: Int32) -> UInt64 {
         UInt64(generations[Int(fd)]) << 32 | UInt64(UInt32(fd))
     }
@@ -234,13 +237,8 @@ public final class EventLoop: @unchecked Sendable {
             if busy.saturated && (timeout < 0 || timeout > BusyWindow.windowMilliseconds) {
                 timeout = BusyWindow.windowMilliseconds
             }
-            let n: Int
             let waitedFrom = MonotonicClock.nanoseconds()
-            do {
-                n = try Epoll.wait(epfd, into: events, timeoutMilliseconds: timeout)
-            } catch {
-                fatalError("\(error)")
-            }
+            let n = Self.wait(epfd, into: events, timeoutMilliseconds: timeout)
             now = MonotonicClock.coarseMilliseconds()
             wokeAt = MonotonicClock.nanoseconds()
             if let saturation, let changed = busy.passed(sleptNanoseconds: wokeAt &- waitedFrom, now: wokeAt) {
@@ -285,6 +283,16 @@ public final class EventLoop: @unchecked Sendable {
         return nearest > clock ? Int32(clamping: nearest - clock) : 0
     }
 
+    /// An error here (EBADF, EINVAL) means the loop's own descriptors are
+    /// broken and would fail every pass: stop the process.
+    private static func wait(_ epfd: Int32, into events: EpollEvents, timeoutMilliseconds: Int32) -> Int {
+        do {
+            return try Epoll.wait(epfd, into: events, timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
     private func dispatch(_ events: UInt32, _ data: UInt64) {
         let fd = Int(UInt32(truncatingIfNeeded: data))
         guard generations[fd] == UInt32(truncatingIfNeeded: data >> 32), let source = sources[fd] else { return }
@@ -307,12 +315,7 @@ public final class EventLoop: @unchecked Sendable {
     private func servePriority() {
         priorityDueAt = MonotonicClock.nanoseconds() + Self.priorityIntervalNanoseconds
         runPriorityTasks()
-        let n: Int
-        do {
-            n = try Epoll.wait(priorityEpfd, into: priorityEvents, timeoutMilliseconds: 0)
-        } catch {
-            fatalError("\(error)")
-        }
+        let n = Self.wait(priorityEpfd, into: priorityEvents, timeoutMilliseconds: 0)
         for i in 0..<n {
             let event = priorityEvents[i]
             dispatch(event.events, event.data)
