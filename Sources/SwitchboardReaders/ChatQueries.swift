@@ -13,6 +13,12 @@ public final class ChatQueries {
     /// Shown in pg_stat_activity, so operators (and tests) can tell reader backends apart.
     static let applicationName = "switchboard-reader"
 
+    /// This connection's application_name: `applicationName` for the reader
+    /// pool; the background workers name themselves (`BackgroundRole`), so
+    /// that what each costs the database can be told apart in
+    /// pg_stat_activity, pg_stat_statements and /proc.
+    private let role: String
+
     /// Whether this connection's commits wait for the WAL to reach the disk.
     private let waitsForDisk: Bool
 
@@ -20,9 +26,10 @@ public final class ChatQueries {
     /// rather than loses it (the webhook dispatcher's claims and records: a
     /// lost one sends a delivery again, which at-least-once allows), so that
     /// each does not wait for a flush of its own.
-    public init(databaseURL: String, waitsForDisk: Bool = true) {
+    public init(databaseURL: String, waitsForDisk: Bool = true, role: BackgroundRole? = nil) {
         self.databaseURL = databaseURL
         self.waitsForDisk = waitsForDisk
+        self.role = role?.rawValue ?? Self.applicationName
     }
 
     /// SELECT 1 (for readiness checks).
@@ -108,7 +115,7 @@ public final class ChatQueries {
             // A bound on every reader query: a stuck statement must not hold a reader thread
             // (and the requests queued behind it) forever.
             try fresh.execute(
-                "SET application_name = '\(Self.applicationName)'; SET statement_timeout = '\(Self.statementTimeout)'"
+                "SET application_name = '\(role)'; SET statement_timeout = '\(Self.statementTimeout)'"
                     + (waitsForDisk ? "" : "; SET synchronous_commit = off"))
             connection = fresh
             return fresh

@@ -80,3 +80,22 @@ import Testing
         #expect(isUnavailable(result), "\(result)")
     }
 }
+
+@Suite struct BackgroundRoleTests {
+    /// Each background worker's connection carries its own name, so that its
+    /// cost to the database can be told apart from the readers'.
+    @Test func aBackgroundConnectionIsNamedForItsRole() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let named = ChatQueries(databaseURL: fixture.database.url, waitsForDisk: false, role: .webhookDispatcher)
+        try named.ping()
+        try fixture.queries.ping()
+        let names = try fixture.admin.query(
+            """
+            SELECT application_name FROM pg_stat_activity
+             WHERE datname = $1 AND application_name LIKE 'switchboard-%' ORDER BY 1
+            """, [fixture.database.name])
+        let found = (0..<names.rowCount).compactMap { names.string($0, 0) }
+        #expect(found == ["switchboard-reader", "switchboard-webhook-dispatcher"])
+    }
+}

@@ -45,7 +45,8 @@ final class ChaosFaults {
             let done = try DatabaseCommands.psql(
                 options.databaseURL,
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name "
-                    + "IN ('switchboard-writer', 'switchboard-reader')")
+                    + "IN ('switchboard-writer', 'switchboard-reader', 'switchboard-webhook-dispatcher', "
+                    + "'switchboard-webhook-expander', 'switchboard-webhook-sampler', 'switchboard-search-indexer')")
             let count = done.standardOutput.trimmingPythonSpace()
             note = "\(count.isEmpty ? "0" : count) connections terminated"
             recovered = waitRecovered(since: at)

@@ -28,7 +28,7 @@ final class SearchIndexer: Sendable {
     ) {
         // A vector lost in a crash is indexed again (its backlog row comes back
         // with it): no commit waits for the disk.
-        queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
+        queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false, role: .searchIndexer))
         self.pacing = pacing
         self.metrics = metrics
         self.gatewayBusy = gatewayBusy

@@ -41,7 +41,7 @@ final class WebhookExpander: Sendable {
         self.dispatcher = dispatcher
         // A pass lost in a crash is made again (its backlog rows come back with
         // it): no commit waits for the disk.
-        queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false))
+        queries = Mutex(ChatQueries(databaseURL: databaseURL, waitsForDisk: false, role: .webhookExpander))
         self.pacing = pacing
         self.metrics = metrics
         self.gatewayBusy = gatewayBusy

@@ -23,7 +23,7 @@ final class WebhookOutboxSampler: Sendable {
     private let seen = Mutex<Set<String>>([])
 
     init(databaseURL: String, metrics: GatewayMetrics, logger: Logger, intervalMilliseconds: Int = 5000) {
-        queries = Mutex(ChatQueries(databaseURL: databaseURL))
+        queries = Mutex(ChatQueries(databaseURL: databaseURL, role: .webhookSampler))
         self.metrics = metrics
         self.logger = logger
         self.intervalMilliseconds = intervalMilliseconds
