@@ -126,6 +126,16 @@ struct BenchDriverTests {
         #expect(rows.map(\.application) == ["switchboard-writer", "other", "switchboard-bus"])
     }
 
+    @Test("postgres processes that are not client backends are named by their titles")
+    func auxiliaryRoles() {
+        #expect(BackendCPU.auxiliaryRole(title: "postgres: autovacuum worker tbench") == "autovacuum")
+        #expect(BackendCPU.auxiliaryRole(title: "postgres: checkpointer ") == "background")
+        #expect(BackendCPU.auxiliaryRole(title: "postgres: walwriter ") == "background")
+        #expect(BackendCPU.auxiliaryRole(title: "/usr/lib/postgresql/15/bin/postgres -D /x") == "postmaster")
+        #expect(BackendCPU.auxiliaryRole(title: "postgres: postgres tbench 127.0.0.1(5432) idle") == nil)
+        #expect(WebhookOutbox.databaseName("postgresql://postgres@127.0.0.1:29960/tbench?sslmode=disable") == "tbench")
+    }
+
     @Test("the CPU sampler sees this machine's busy cores")
     func samplerSamples() {
         let sampler = CPUSampler(named: [("nothing", "no-such-process-anywhere")])

@@ -148,13 +148,19 @@ struct WebhooksBench {
         let left = WebhookOutbox.pending(context.databaseURL)
         let drainStart = DriveClock.monotonicSeconds()
         let (cpuBeforeDrain, deliveredBeforeDrain) = (processesCPU(), receiver.stats()?.delivered)
+        let roles = BackendCPU(
+            databaseURL: context.databaseURL, database: WebhookOutbox.databaseName(context.databaseURL))
+        roles.start()
         let drained = WebhookOutbox.waitUntilDrained(
             context.databaseURL, timeoutSeconds: drainTimeout, stallSeconds: 60)
+        let byRole = roles.stop()
         var run = DeliveryRun(label: label, shape: shape, seconds: seconds)
         run.drainSeconds = drained.map { _ in PythonFormat.round(DriveClock.monotonicSeconds() - drainStart, 2) }
         if let deliveredBeforeDrain, let after = receiver.stats()?.delivered {
             run.drainCost = DeliveryRun.Cost(
-                deliveries: after - deliveredBeforeDrain, cpu: cpuBeforeDrain.used(to: processesCPU()))
+                deliveries: after - deliveredBeforeDrain, cpu: cpuBeforeDrain.used(to: processesCPU()),
+                postgresByRole: byRole)
+            context.log("\(label): PostgreSQL per delivery over the drain by role: \(run.drainCost!.rolesPerDelivery)")
         }
         run.pendingAfter = left
         run.passed = report["correctness"]?["failures"]?.doubleValue == 0

@@ -106,6 +106,8 @@ struct DeliveryRun {
     struct Cost {
         var deliveries: Int
         var cpu: (gateway: Double, postgres: Double, receiver: Double)
+        /// PostgreSQL's CPU-seconds by role (`BackendCPU`), when watched.
+        var postgresByRole: [String: Double] = [:]
 
         /// Microseconds of each process's CPU per delivery (nil without deliveries).
         var perDelivery: (gateway: Double, postgres: Double, receiver: Double)? {
@@ -119,7 +121,16 @@ struct DeliveryRun {
                 "deliveries": .int(deliveries), "gateway_cpu_s": .double(PythonFormat.round(cpu.gateway, 3)),
                 "postgres_cpu_s": .double(PythonFormat.round(cpu.postgres, 3)),
                 "receiver_cpu_s": .double(PythonFormat.round(cpu.receiver, 3)),
+                "postgres_cpu_s_by_role": .numbers(postgresByRole),
             ]
+        }
+
+        /// "role N us, ..." per delivery, the costliest first.
+        var rolesPerDelivery: String {
+            guard deliveries > 0 else { return "" }
+            return postgresByRole.sorted { $0.value > $1.value }.map {
+                "\($0.key) \(PythonFormat.fixed($0.value * 1e6 / Double(deliveries), 0)) us"
+            }.joined(separator: ", ")
         }
     }
 
