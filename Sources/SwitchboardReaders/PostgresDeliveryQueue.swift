@@ -1,4 +1,5 @@
 import SwitchboardPostgres
+import SwitchboardSystem
 import SwitchboardWebhooks
 import Synchronization
 
@@ -13,6 +14,7 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     private let databaseURL: String
     private let disableAfterHours: Int
     private let idle = Mutex(Idle())
+    private let position: Mutex<ClaimPosition>
 
     /// Connections not in use. A `ChatQueries` is used by one thread at a
     /// time: taken out under the lock, put back when its call ends.
@@ -22,24 +24,42 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
 
     /// `disableAfterHours`: `webhooks.disable_after_hours`, how long an
     /// endpoint may keep failing before it is disabled.
-    public init(databaseURL: String, disableAfterHours: Int) {
+    ///
+    /// `rescanSeconds`: how often, at least, a claim starts from the due
+    /// index's front rather than after the last claim (`ClaimPosition`).
+    public init(databaseURL: String, disableAfterHours: Int, rescanSeconds: Double = 1) {
         self.databaseURL = databaseURL
         self.disableAfterHours = disableAfterHours
+        position = Mutex(ClaimPosition(rescanSeconds: rescanSeconds))
     }
 
     public func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
         guard limit > 0 else { return [] }
-        let result = try withQueries { queries throws(QueryError) in
-            // Not retried after a lost connection: a claim that committed holds its rows until
-            // the lease ends, and a second would lease others meanwhile.
-            try queries.run(
-                Self.claimStatement,
-                [String(limit), String(leaseSeconds), "{" + busy.sorted().joined(separator: ",") + "}"],
-                retryable: false)
+        let after = position.withLock { $0.start(now: Double(MonotonicClock.nanoseconds()) / 1e9) }
+        let result: PostgresResult
+        do {
+            result = try withQueries { queries throws(QueryError) in
+                // Not retried after a lost connection: a claim that committed holds its rows until
+                // the lease ends, and a second would lease others meanwhile.
+                try queries.run(
+                    Self.claimStatement,
+                    [
+                        String(limit), String(leaseSeconds), "{" + busy.sorted().joined(separator: ",") + "}",
+                        after.map { String($0.dueMicros) }, after.map { String($0.id) },
+                    ],
+                    retryable: false)
+            }
+        } catch {
+            position.withLock { $0.forget() }
+            throw error
         }
         var due: [DueDelivery] = []
         due.reserveCapacity(result.rowCount)
+        var last: ClaimPosition.Key?
         for row in 0..<result.rowCount {
+            let key = ClaimPosition.Key(
+                dueMicros: try RowDecoding.int64(result, row, 9), id: try RowDecoding.int64(result, row, 0))
+            if last.map({ $0 < key }) ?? true { last = key }
             var secrets = [try RowDecoding.required(result, row, 4)]
             if let previous = result.string(row, 5) { secrets.append(previous) }
             due.append(
@@ -50,11 +70,18 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
                     attempt: Int(try RowDecoding.int64(result, row, 7)),
                     eventCreatedAt: try RowDecoding.double(result, row, 8) ?? 0))
         }
+        position.withLock { $0.claimed(last, full: due.count == limit) }
         return due
     }
 
     public func record(_ outcomes: [DeliveryOutcome]) throws {
         guard !outcomes.isEmpty else { return }
+        // A retry due already (a schedule scaled down below the time since the position's claim)
+        // may lie behind the position: the next claim starts from the front.
+        let now = Double(UnixClock.nowMicroseconds()) / 1e6
+        if outcomes.contains(where: { !$0.succeeded && ($0.nextAttemptAt ?? .infinity) <= now + 1 }) {
+            position.withLock { $0.forget() }
+        }
         _ = try withQueries { queries throws(QueryError) in
             // Retryable: it writes the same state again.
             try queries.run(
@@ -75,6 +102,8 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
 
     public func release(_ deliveries: [DueDelivery]) throws {
         guard !deliveries.isEmpty else { return }
+        // Due again at once, perhaps behind the position: the next claim starts from the front.
+        position.withLock { $0.forget() }
         _ = try withQueries { queries throws(QueryError) in
             // Retryable: a second run finds the leases ended and changes nothing.
             try queries.run(
@@ -91,17 +120,19 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     {
         // Claims and records do not wait for the disk: one lost in a crash sends its delivery again.
         let queries =
-            idle.withLock { $0.queries.popLast() } ?? ChatQueries(databaseURL: databaseURL, waitsForDisk: false)
+            idle.withLock { $0.queries.popLast() }
+            ?? ChatQueries(databaseURL: databaseURL, waitsForDisk: false, role: .webhookDispatcher)
         defer { idle.withLock { $0.queries.append(queries) } }
         return try body(queries)
     }
 
     /// Up to $1 due deliveries, leased for $2 seconds, skipping the endpoints
-    /// in $3 (migration 23's `switchboard_webhook_claim`, which reads the due
-    /// index in order whatever the statistics say).
+    /// in $3, after the due index's position ($4, $5) or from its front
+    /// (NULLs): migration 24's `switchboard_webhook_claim`, which reads the
+    /// due index in order whatever the statistics say.
     static let claimStatement = """
-        SELECT id, event_id, endpoint_id, url, secret, previous_secret, body, attempt, created_at
-          FROM switchboard_webhook_claim($1::int, $2::int, $3::uuid[])
+        SELECT id, event_id, endpoint_id, url, secret, previous_secret, body, attempt, created_at, due_us
+          FROM switchboard_webhook_claim($1::int, $2::int, $3::uuid[], $4::bigint, $5::bigint)
         """
 
     /// Deliveries $1 of endpoints $2, held and never attempted: due now (a

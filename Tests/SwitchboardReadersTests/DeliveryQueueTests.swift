@@ -20,6 +20,13 @@ import Testing
         return endpoint
     }
 
+    /// `count` due deliveries, due a millisecond apart in the order of their ids, an hour ago.
+    private func dueOneAfterAnother(_ fixture: ReadersFixture, _ count: Int) throws {
+        _ = try dueDeliveries(fixture, count)
+        try fixture.admin.query(
+            "UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 hour' + id * interval '1 ms'")
+    }
+
     private func queue(_ fixture: ReadersFixture, disableAfterHours: Int = 72) -> PostgresDeliveryQueue {
         PostgresDeliveryQueue(databaseURL: fixture.database.url, disableAfterHours: disableAfterHours)
     }
@@ -89,15 +96,127 @@ import Testing
         #expect(abs(first.eventCreatedAt - Double(event.string(0, 1)!)!) < 0.001)
         #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).isEmpty, "leased")
 
+        // Leased, it is out of the due range until the lease's end.
+        #expect(
+            try fixture.admin.query(
+                "SELECT (next_attempt_at = leased_until AND leased_until > now())::text FROM webhook_deliveries"
+            )
+            .string(0, 0) == "true")
+
         // The claimer died: its lease runs out and the delivery is due again, one attempt later.
-        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = now() - interval '1 second'")
+        try fixture.admin.query(
+            """
+            UPDATE webhook_deliveries SET leased_until = leased_until - interval '61 seconds',
+                   next_attempt_at = next_attempt_at - interval '61 seconds'
+            """)
         let again = try #require(try queue.claim(limit: 5, leaseSeconds: 60, skipping: []).first)
         #expect(again.id == first.id && again.attempt == 1)
 
         // An endpoint at its bound is skipped.
-        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = NULL")
+        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = NULL, next_attempt_at = now()")
         #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: [endpoint]).isEmpty)
         #expect(try queue.claim(limit: 5, leaseSeconds: 60, skipping: [UUID().uuidString.lowercased()]).count == 1)
+    }
+
+    /// A claim reads the due index from its oldest entry; the deliveries
+    /// held in flight are not in its range, so claims cost the same however
+    /// many a node holds (migration 24; before it, every claim fetched every
+    /// held delivery's row to find it leased, and 210 entries were read here).
+    @Test func aClaimDoesNotWalkPastTheDeliveriesHeldInFlight() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        // The 200 held are the oldest, at the index's front.
+        try dueOneAfterAnother(fixture, 300)
+        let held = try queue(fixture).claim(limit: 200, leaseSeconds: 60, skipping: [])
+        #expect(held.count == 200)
+        // The entries their claims left behind point to versions no snapshot may see: a scan marks
+        // them dead as it passes (unless their page changed meanwhile, as it does in an index this
+        // small), vacuum removes them. Held deliveries' own entries are live: vacuum keeps them.
+        try fixture.admin.query("VACUUM webhook_deliveries")
+        try fixture.admin.query("BEGIN")
+        let before = try Self.dueEntriesReturned(fixture.admin)
+        let claimed = try fixture.admin.query(
+            "SELECT count(*)::text FROM switchboard_webhook_claim(10, 60, '{}', NULL, NULL)")
+        let read = try Self.dueEntriesReturned(fixture.admin) - before
+        try fixture.admin.query("COMMIT")
+        #expect(claimed.string(0, 0) == "10")
+        #expect(read <= 20, "due index entries read: \(read)")
+    }
+
+    /// Entries the due index returned to scans of this connection not yet
+    /// reported to the statistics (which happens only between transactions:
+    /// call it twice inside one and subtract).
+    static func dueEntriesReturned(_ connection: PostgresConnection) throws -> Int {
+        let read = try connection.query(
+            "SELECT pg_stat_get_xact_tuples_returned('idx_webhook_deliveries_due'::regclass)::text")
+        return Int(read.string(0, 0) ?? "") ?? .max
+    }
+
+    /// While another transaction is open, the entries of deliveries claimed
+    /// and recorded since it began stay in the due index's front, and a
+    /// claim from the front fetches each one's row again; a claim after the
+    /// last one's position (migration 24) reads only what it takes.
+    @Test func aClaimAfterAPositionDoesNotReadWhatWasDoneBeforeIt() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try dueOneAfterAnother(fixture, 300)
+        let reader = try fixture.database.connect()
+        try reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        try reader.query("SELECT count(*) FROM webhook_deliveries")
+        let done = try fixture.admin.query(
+            "SELECT max(due_us)::text, max(id::bigint)::text FROM switchboard_webhook_claim(100, 60, '{}', NULL, NULL)")
+        try fixture.admin.query(
+            "UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE attempts = 1")
+
+        func entriesRead(after: [String?]) throws -> (claimed: String?, read: Int) {
+            try fixture.admin.query("BEGIN")
+            let before = try Self.dueEntriesReturned(fixture.admin)
+            let claimed = try fixture.admin.query(
+                "SELECT count(*)::text FROM switchboard_webhook_claim(10, 60, '{}', $1::bigint, $2::bigint)", after)
+            let read = try Self.dueEntriesReturned(fixture.admin) - before
+            try fixture.admin.query("ROLLBACK")
+            return (claimed.string(0, 0), read)
+        }
+        let fromFront = try entriesRead(after: [nil, nil])
+        let fromPosition = try entriesRead(after: [done.string(0, 0), done.string(0, 1)])
+        try reader.query("ROLLBACK")
+        #expect(fromFront.claimed == "10" && fromPosition.claimed == "10")
+        #expect(fromFront.read >= 100, "from the front: \(fromFront.read) entries")
+        #expect(fromPosition.read <= 20, "from the position: \(fromPosition.read) entries")
+    }
+
+    /// What comes due behind the position (here a delivery given back with
+    /// its old time) is claimed once the queue starts from the front again:
+    /// when a claim finds fewer than it asked for, and at least every
+    /// `rescanSeconds`.
+    @Test func whatIsLeftBehindThePositionIsClaimedByTheNextScanFromTheFront() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try dueOneAfterAnother(fixture, 40)
+        let queue = PostgresDeliveryQueue(databaseURL: fixture.database.url, disableAfterHours: 72, rescanSeconds: 1)
+        let first = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(first.count == 10)
+        // One of them due again behind the position, as if written by a transaction that began
+        // before the claim and committed after it.
+        try fixture.admin.query(
+            """
+            UPDATE webhook_deliveries SET leased_until = NULL, attempts = 0, next_attempt_at = now() - interval '2 hours'
+             WHERE id = $1::bigint
+            """, [first[0].id])
+        let second = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(second.count == 10 && !second.contains { $0.id == first[0].id }, "after the position")
+        Thread.sleep(forTimeInterval: 1.1)
+        let third = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(third.first?.id == first[0].id, "from the front again: \(third.map(\.id))")
+        // A claim that found fewer than it asked for sends the next one to the front at once.
+        let rest = try queue.claim(limit: 30, leaseSeconds: 60, skipping: [])
+        #expect(rest.count == 11)
+        try fixture.admin.query(
+            """
+            UPDATE webhook_deliveries SET leased_until = NULL, next_attempt_at = now() - interval '2 hours'
+             WHERE id = $1::bigint
+            """, [second[0].id])
+        #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.id) == [second[0].id])
     }
 
     /// A delivery held and never attempted (its endpoint too slow to start it
@@ -119,7 +238,11 @@ import Testing
             #expect(Set(again.map(\.id)) == Set(claimed.map(\.id)) && again.allSatisfy { $0.attempt == 0 })
         }
         // A lease that ended is not this caller's to give back: the attempt stays counted.
-        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = now() - interval '1 second'")
+        try fixture.admin.query(
+            """
+            UPDATE webhook_deliveries SET leased_until = leased_until - interval '61 seconds',
+                   next_attempt_at = next_attempt_at - interval '61 seconds'
+            """)
         try queue.release(claimed)
         #expect(try row(fixture, claimed[0].id)[1] == "1")
         // Nor is a delivery recorded meanwhile (a release that comes after the outcome).
@@ -230,7 +353,7 @@ import Testing
         _ = try dueDeliveries(fixture, 2000)
         let claimer = try fixture.database.connect()
         try claimer.query("BEGIN")
-        let claimed = try claimer.query("SELECT count(*) FROM switchboard_webhook_claim(5, 60, '{}')")
+        let claimed = try claimer.query("SELECT count(*) FROM switchboard_webhook_claim(5, 60, '{}', NULL, NULL)")
         let read = try claimer.query(
             """
             SELECT coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0) FROM pg_stat_xact_user_tables
@@ -395,7 +518,7 @@ import Testing
         let queue = queue(fixture)
         let during = try #require(try queue.claim(limit: 1, leaseSeconds: 60, skipping: []).first)
         #expect(during.secrets == ["whsec_new", "whsec_t"])
-        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = NULL")
+        try fixture.admin.query("UPDATE webhook_deliveries SET leased_until = NULL, next_attempt_at = now()")
         try fixture.admin.query("UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second'")
         let after = try #require(try queue.claim(limit: 1, leaseSeconds: 60, skipping: []).first)
         #expect(after.secrets == ["whsec_new"])

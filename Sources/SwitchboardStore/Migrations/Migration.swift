@@ -76,6 +76,7 @@ public enum Migrations {
         Migration0021.migration,
         Migration0022.migration,
         Migration0023.migration,
+        Migration0024.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
