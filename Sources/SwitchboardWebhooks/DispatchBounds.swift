@@ -43,9 +43,11 @@ public struct DispatchBounds: Sendable {
         let limit = min(wanted, maxHeld - heldCount - reserved)
         guard limit > 0 else { return nil }
         reserved += limit
-        let busy = Set(held.filter { $0.value >= maxHeldPerEndpoint }.keys)
-        return (limit, busy)
+        return (limit, busyEndpoints)
     }
+
+    /// The endpoints holding their share: claims skip them.
+    public var busyEndpoints: Set<String> { Set(held.filter { $0.value >= maxHeldPerEndpoint }.keys) }
 
     /// The claim that reserved `limit` brought deliveries of these endpoints
     /// (one entry per delivery; none when it failed).

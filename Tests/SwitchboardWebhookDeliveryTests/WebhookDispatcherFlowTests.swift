@@ -27,6 +27,28 @@ import Testing
         #expect(fixture.queue.claims.contains { $0.busy == ["ep_busy"] })
     }
 
+    /// A claim that skipped the only endpoint with due work (at its bound)
+    /// and found nothing else read every due delivery of it in the database:
+    /// another is not made until that endpoint has room again (or new work is
+    /// woken, or the poll comes), not after every request that ends.
+    @Test func aClaimThatFoundOnlyBusyEndpointsIsNotRepeatedUntilOneHasRoom() throws {
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.maxConcurrentPerEndpoint = 2
+                $0.pollIntervalMilliseconds = 1000
+            },
+            reply: { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 20) })
+        defer { fixture.stop() }
+        for n in 1...80 { fixture.queue.add(fixture.delivery(n, endpoint: "ep_only", path: "/only")) }
+        try fixture.start()
+        #expect(fixture.queue.waitForOutcomes(80))
+        let claims = fixture.queue.claims
+        let fruitless = claims.filter { $0.returned == 0 && !$0.busy.isEmpty }.count
+        let fruitful = claims.filter { $0.returned > 0 }.count
+        // Each fruitless claim follows a fruitful one (or a poll: at most two in this run, per thread).
+        #expect(fruitless <= fruitful + 4, "\(fruitless) claims found only the busy endpoint, \(fruitful) found work")
+    }
+
     @Test func neverSendsMoreInAllThanTheGlobalBound() throws {
         let fixture = try DispatcherFixture(
             settings: DispatcherFixture.settings {
