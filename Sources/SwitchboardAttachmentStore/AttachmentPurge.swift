@@ -54,27 +54,27 @@ struct AttachmentPurge {
 
     // MARK: - Rows and their bytes
 
-    /// Deletes, batch by batch, the rows `selection` picks, then their bytes; returns how many.
+    /// Deletes, batch by batch, the rows `selection` picks with their bytes
+    /// in PostgreSQL in the same statement (an attachment is never seen gone
+    /// with its chunks still there), then the files of those stored on disk;
+    /// returns how many.
     private func deleteRows(_ selection: String, _ parameter: String) throws(AttachmentStoreError) -> Int {
         var total = 0
         while true {
             let rows = try database.run(
-                "DELETE FROM attachments WHERE id IN (\(selection)) RETURNING id::text, storage", [parameter],
-                retryable: true)
+                """
+                WITH gone AS (
+                    DELETE FROM attachments WHERE id IN (\(selection)) RETURNING id, storage
+                ),
+                chunks AS (
+                    DELETE FROM attachment_chunks c USING gone g WHERE c.attachment_id = g.id AND g.storage <> 'filesystem'
+                )
+                SELECT id::text, storage FROM gone
+                """, [parameter], retryable: true)
             guard rows.rowCount > 0 else { return total }
-            var chunked: [String] = []
-            for row in 0..<rows.rowCount {
+            for row in 0..<rows.rowCount where rows.string(row, 1) == "filesystem" {
                 guard let id = rows.string(row, 0) else { continue }
-                if rows.string(row, 1) == "filesystem" {
-                    try deleteFiles(id)
-                } else {
-                    chunked.append(id)
-                }
-            }
-            if !chunked.isEmpty {
-                try database.run(
-                    "DELETE FROM attachment_chunks WHERE attachment_id = ANY($1::uuid[])",
-                    ["{" + chunked.joined(separator: ",") + "}"], retryable: true)
+                try deleteFiles(id)
             }
             total += rows.rowCount
         }
