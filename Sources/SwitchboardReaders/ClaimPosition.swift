@@ -40,15 +40,12 @@ struct ClaimPosition {
     /// Claims on several threads may end in any order: the position only
     /// moves forward between scans from the front.
     mutating func claimed(_ last: Key?, full: Bool) {
-        guard full, let last else {
-            after = nil
-            lastFrontScan = -.infinity
-            return
-        }
+        guard full, let last else { return forget() }
         if after.map({ $0 < last }) ?? true { after = last }
     }
 
-    /// A claim failed: the next starts from the front.
+    /// The next claim starts from the front (a claim failed, or something
+    /// may have come due behind the position).
     mutating func forget() {
         after = nil
         lastFrontScan = -.infinity

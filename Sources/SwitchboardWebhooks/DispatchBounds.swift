@@ -47,7 +47,7 @@ public struct DispatchBounds: Sendable {
     }
 
     /// The endpoints holding their share: claims skip them.
-    public var busyEndpoints: Set<String> { Set(held.filter { $0.value >= maxHeldPerEndpoint }.keys) }
+    private var busyEndpoints: Set<String> { Set(held.filter { $0.value >= maxHeldPerEndpoint }.keys) }
 
     /// The claim that reserved `limit` brought deliveries of these endpoints
     /// (one entry per delivery; none when it failed).
