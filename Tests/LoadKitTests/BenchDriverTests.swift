@@ -53,6 +53,18 @@ struct BenchDriverTests {
         #expect(try UploaderDriver.parse(["8080", "30", "--jwt-secret", "s"]).alternateSeconds == 0)
     }
 
+    @Test("loadtest bench-latency's flags: a subset of the shapes, the ramp left out, and then no section written")
+    func latencyFlags() throws {
+        let all = try LatencyDriver.parse([])
+        #expect(all.shapes.count == 3 && all.ramp && !all.partial)
+        let one = try LatencyDriver.parse(["--shapes", "500x2", "--skip-ramp", "--repeats", "1"])
+        #expect(one.shapes.map { "\($0.0)x\($0.1)x\($0.2)" } == ["500x2x10000"])
+        #expect(!one.ramp && one.partial && one.repeats == 1)
+        #expect(try LatencyDriver.parse(["--shapes", "10x100,50x20"]).shapes.count == 2)
+        #expect(try LatencyDriver.parse(["--skip-ramp"]).partial)
+        #expect(throws: DriverFlags.UsageError.self) { try LatencyDriver.parse(["--shapes", "500x3"]) }
+    }
+
     @Test("loadtest abuser's flags")
     func abuserFlags() throws {
         let abuser = try AbuserDriver.parse(["8080", "18", "--rate", "500", "--alternate", "5"])
@@ -133,7 +145,7 @@ struct BenchDriverTests {
         #expect(BackendCPU.auxiliaryRole(title: "postgres: walwriter ") == "background")
         #expect(BackendCPU.auxiliaryRole(title: "/usr/lib/postgresql/15/bin/postgres -D /x") == "postmaster")
         #expect(BackendCPU.auxiliaryRole(title: "postgres: postgres tbench 127.0.0.1(5432) idle") == nil)
-        #expect(WebhookOutbox.databaseName("postgresql://postgres@127.0.0.1:29960/tbench?sslmode=disable") == "tbench")
+        #expect(BackendCPU.databaseName("postgresql://postgres@127.0.0.1:29960/tbench?sslmode=disable") == "tbench")
     }
 
     @Test("the CPU sampler sees this machine's busy cores")

@@ -111,7 +111,7 @@ struct BenchContext: Sendable {
         try TextFile.write(TextFile.join(out, "results.json"), results.text + "\n")
         if quick {
             print(section)
-            log("--quick: docs/benchmarks.md left alone")
+            log("a quick or partial run: docs/benchmarks.md left alone")
         } else {
             try BenchmarksDoc.replaceSection(name, with: section)
             log("docs/benchmarks.md: section \(title) written")

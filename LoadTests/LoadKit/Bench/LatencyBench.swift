@@ -27,11 +27,20 @@ struct LatencyBench {
         let directory = try context.directory(label)
         let before = try context.scrape(gateway, to: TextFile.join(directory, "metrics-before.txt"))
         let sampler = CPUSampler(named: [("harness", "loadtest fanout"), ("gateway", "switchboard serve")])
-        let report = try sampler.measure { () throws in
-            try context.fanout(
-                gateway, sessions: sessions, subscribers: subscribers, rate: rate, seconds: seconds,
-                directory: directory)
+        let roles = BackendCPU(databaseURL: context.databaseURL)
+        roles.start()
+        let report: JSONValue
+        do {
+            report = try sampler.measure { () throws in
+                try context.fanout(
+                    gateway, sessions: sessions, subscribers: subscribers, rate: rate, seconds: seconds,
+                    directory: directory)
+            }
+        } catch {
+            _ = roles.stop()
+            throw error
         }
+        let byRole = roles.stop()
         let after = try context.scrape(gateway, to: TextFile.join(directory, "metrics-after.txt"))
         let base = try floor(sessions: sessions, rate: rate)
         var row = LatencyRun(label: label, shape: "\(sessions) x \(subscribers)", rate: rate)
@@ -45,6 +54,10 @@ struct LatencyBench {
         row.floorP99Ms = base["p99_ms"]?.doubleValue
         row.stages = SendStages.between(before: before, after: after)
         row.cpu = sampler.cores()
+        let stored = "switchboard_messages_stored_total"
+        row.stored = (PrometheusText.value(stored, in: after) ?? 0) - (PrometheusText.value(stored, in: before) ?? 0)
+        row.postgresByRole = byRole
+        context.log("\(label): PostgreSQL per stored message: \(row.postgresPerStoredText)")
         context.log(
             "\(label): delivery p50 \(show(row.deliveryP50Ms)) p99 \(show(row.deliveryP99Ms)) ms; floor p50 "
                 + "\(show(row.floorP50Ms)) p99 \(show(row.floorP99Ms)) ms; above \(show(row.aboveP99Ms)) ms")

@@ -22,8 +22,10 @@ public enum LatencyDriver {
         25,000): the highest rate whose p99 stays within that rate's floor + 5 ms. Writes
         results.json and each run's reports to --out, and the "Latency" section of
         docs/benchmarks.md (--quick: small shapes, one repeat, prints the section instead).
-        Defaults: 8 s per shape, 3 repeats. --render DIR writes the section again from DIR's
-        results.json. --check only checks the flags.
+        Defaults: 8 s per shape, 3 repeats. --shapes 500x2,50x20 runs only those of the three
+        shapes, --skip-ramp leaves the ramp out (for measuring one change; the section is then not
+        written, only printed). --render DIR writes the section again from DIR's results.json.
+        --check only checks the flags.
 
         """ + BenchContext.setUpUsage
 
@@ -32,6 +34,12 @@ public enum LatencyDriver {
         var quick: Bool
         var seconds: Int
         var repeats: Int
+        /// The shapes to run (all by default), and whether the ramp runs.
+        var shapes: [(Int, Int, Int)]
+        var ramp: Bool
+
+        /// A part left out: the run is a measurement, not the section.
+        var partial: Bool { !ramp || shapes.count != LatencyDriver.shapes.count }
     }
 
     public static func main(_ arguments: [String]) -> Int32 {
@@ -40,12 +48,21 @@ public enum LatencyDriver {
 
     static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
         let flags = try DriverFlags(
-            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render"],
-            switchNames: ["quick", "check"])
+            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render", "shapes"],
+            switchNames: ["quick", "check", "skip-ramp"])
         let quick = flags.has("quick")
+        var chosen = quick ? quickShapes : shapes
+        if let names = flags.string("shapes") {
+            chosen = try names.split(separator: ",").map { name throws(DriverFlags.UsageError) in
+                guard let shape = shapes.first(where: { "\($0.0)x\($0.1)" == name }) else {
+                    throw DriverFlags.UsageError(description: "--shapes: \(name) is not one of 10x100, 50x20, 500x2")
+                }
+                return shape
+            }
+        }
         return Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 8),
-            repeats: try flags.int("repeats", default: quick ? 1 : 3))
+            repeats: try flags.int("repeats", default: quick ? 1 : 3), shapes: chosen, ramp: !flags.has("skip-ramp"))
     }
 
     static func run(_ options: Options, log: DriveLog) throws -> Bool {
@@ -64,19 +81,21 @@ public enum LatencyDriver {
         defer { gateway.stop() }
         let bench = LatencyBench(context: context, gateway: gateway, seconds: options.seconds, quick: options.quick)
         for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
-            for (sessions, subscribers, rate) in options.quick ? quickShapes : shapes {
+            for (sessions, subscribers, rate) in options.shapes {
                 results.fanout.append(
                     try bench.fanout(
                         label: "fanout-\(sessions)x\(subscribers)-\(repeat_)", sessions: sessions,
                         subscribers: subscribers, rate: rate))
             }
-            results.ramp.append(
-                try bench.ramp(label: "ramp-\(repeat_)", rates: options.quick ? quickRampRates : rampRates))
+            if options.ramp {
+                results.ramp.append(
+                    try bench.ramp(label: "ramp-\(repeat_)", rates: options.quick ? quickRampRates : rampRates))
+            }
         }
         gateway.stop()
         try context.publish(
             results: results.json, section: LatencySection.render(results), name: "bench-latency", title: "Latency",
-            quick: options.quick)
+            quick: options.quick || options.partial)
         return true
     }
 }

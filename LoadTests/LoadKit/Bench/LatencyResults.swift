@@ -32,6 +32,25 @@ struct LatencyRun {
     var stages: [SendStages.Stage] = []
     /// Busy cores by party (machine, postgres, harness, gateway).
     var cpu: [String: Double] = [:]
+    /// Messages the gateway stored over the run, and PostgreSQL's CPU-seconds
+    /// meanwhile by role (`BackendCPU`: the writer, the search indexer, ...).
+    var stored: Double = 0
+    var postgresByRole: [String: Double] = [:]
+
+    /// Microseconds of PostgreSQL's CPU per stored message, all its processes.
+    var postgresPerStored: Double? {
+        guard stored > 0, !postgresByRole.isEmpty else { return nil }
+        return PythonFormat.round(postgresByRole.values.reduce(0, +) * 1e6 / stored, 1)
+    }
+
+    /// "N us: role N us, ..." per stored message, the costliest role first.
+    var postgresPerStoredText: String {
+        guard let total = postgresPerStored else { return "none" }
+        let roles = postgresByRole.sorted { $0.value > $1.value }.map {
+            "\($0.key) \(PythonFormat.fixed($0.value * 1e6 / stored, 1))"
+        }
+        return "\(PythonFormat.fixed(total, 1)) us (" + roles.joined(separator: ", ") + ")"
+    }
 
     func stage(_ name: String) -> SendStages.Stage? { stages.first { $0.name == name } }
 
@@ -48,7 +67,9 @@ struct LatencyRun {
             "ack_p99_ms": .optional(ackP99Ms), "deliveries_per_s": .optional(deliveriesPerSecond),
             "gateway_cores": .optional(gatewayCores), "floor_p50_ms": .optional(floorP50Ms),
             "floor_p99_ms": .optional(floorP99Ms), "stages": SendStages.json(stages), "cpu": .numbers(cpu),
-            "above_p99_ms": .optional(aboveP99Ms),
+            "above_p99_ms": .optional(aboveP99Ms), "stored": .double(stored),
+            "postgres_cpu_s_by_role": .numbers(postgresByRole),
+            "postgres_us_per_stored": .optional(postgresPerStored),
         ]
     }
 }
@@ -109,7 +130,8 @@ extension LatencyRun {
             deliveryP50Ms: json["delivery_p50_ms"]?.doubleValue, deliveryP99Ms: json["delivery_p99_ms"]?.doubleValue,
             ackP99Ms: json["ack_p99_ms"]?.doubleValue, deliveriesPerSecond: json["deliveries_per_s"]?.doubleValue,
             gatewayCores: json["gateway_cores"]?.doubleValue, floorP50Ms: json["floor_p50_ms"]?.doubleValue,
-            floorP99Ms: json["floor_p99_ms"]?.doubleValue, stages: stages, cpu: json["cpu"]?.numbers ?? [:])
+            floorP99Ms: json["floor_p99_ms"]?.doubleValue, stages: stages, cpu: json["cpu"]?.numbers ?? [:],
+            stored: json["stored"]?.doubleValue ?? 0, postgresByRole: json["postgres_cpu_s_by_role"]?.numbers ?? [:])
     }
 }
 

@@ -20,15 +20,22 @@ final class BackendCPU: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let namer = Mutex<NamedThread?>(nil)
 
-    init(databaseURL: String, database: String) {
+    /// Client backends of `database` (by default the one `databaseURL` names), asked about through `databaseURL`.
+    init(databaseURL: String, database: String? = nil) {
         self.databaseURL = databaseURL
-        self.database = database
+        self.database = database ?? Self.databaseName(databaseURL)
+    }
+
+    /// The database a `postgresql://.../name?options` URL names.
+    static func databaseName(_ url: String) -> String {
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 
     /// Runs `command` (it must succeed); its output, and the CPU-seconds each
     /// kind of backend used meanwhile, rounded to 2 places.
     static func run(
-        _ command: [String], databaseURL: String, database: String
+        _ command: [String], databaseURL: String, database: String? = nil
     ) throws -> (output: String, seconds: [String: Double]) {
         let watch = BackendCPU(databaseURL: databaseURL, database: database)
         watch.start()

@@ -50,6 +50,7 @@ enum LatencySection {
                 lines.append("| \(shape) | \(PythonFormat.grouped(rate)) | " + cells.joined(separator: " | ") + " |")
             }
         }
+        lines += databaseCost(shapes)
         lines += [
             "",
             "Where the time goes: each stage's p50 / p99 in ms from `switchboard_send_stage_seconds` "
@@ -94,6 +95,39 @@ enum LatencySection {
             "",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// PostgreSQL's CPU per stored message, in all and by role (issue 36), when the runs measured it.
+    static func databaseCost(_ shapes: [(shape: String, rate: Int, rows: [LatencyRun])]) -> [String] {
+        let runs = shapes.flatMap(\.rows).filter { $0.postgresPerStored != nil }
+        guard !runs.isEmpty else { return [] }
+        var totals: [String: Double] = [:]
+        for run in runs {
+            for (role, seconds) in run.postgresByRole { totals[role, default: 0] += seconds }
+        }
+        let roles = totals.sorted { $0.value > $1.value }.map(\.key)
+        var lines = [
+            "",
+            "PostgreSQL's CPU per stored message, in µs: CPU-seconds of every PostgreSQL process over the whole "
+                + "run (from /proc, each client backend named by its application_name, the others by their "
+                + "title: *background* is the checkpointer, the WAL writer and the like) over the messages the "
+                + "gateway stored meanwhile (`switchboard_messages_stored_total`).",
+            "",
+            "| shape | msg/s | PostgreSQL | " + roles.joined(separator: " | ") + " |",
+            "| --- | ---: | ---: |" + String(repeating: " ---: |", count: roles.count),
+        ]
+        for (shape, rate, rows) in shapes {
+            let measured = rows.filter { $0.postgresPerStored != nil }
+            guard !measured.isEmpty else { continue }
+            let cells = roles.map { role in
+                BenchFormat.spread(measured.map { ($0.postgresByRole[role] ?? 0) * 1e6 / $0.stored }, decimals: 1)
+            }
+            lines.append(
+                "| \(shape) | \(PythonFormat.grouped(rate)) | "
+                    + BenchFormat.spread(measured.map(\.postgresPerStored), decimals: 1) + " | "
+                    + cells.joined(separator: " | ") + " |")
+        }
+        return lines
     }
 
     /// The runs by shape and rate, in the order the shapes first ran.

@@ -63,12 +63,6 @@ public enum WebhookAPI {
 /// The outbox as SQL sees it (migration 13's webhook_events and
 /// webhook_deliveries, migration 21's webhook_backlog), through psql.
 public enum WebhookOutbox {
-    /// The database a `postgresql://.../name?options` URL names.
-    static func databaseName(_ url: String) -> String {
-        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        return path.split(separator: "/").last.map(String.init) ?? path
-    }
-
     /// Deliveries not yet answered 2xx nor given up, and messages whose
     /// events the expander has still to make: the outbox's depth. Each backlog
     /// range is counted by the key (`OFFSET 0`): a join let the planner scan

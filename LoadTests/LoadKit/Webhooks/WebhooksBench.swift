@@ -148,8 +148,7 @@ struct WebhooksBench {
         let left = WebhookOutbox.pending(context.databaseURL)
         let drainStart = DriveClock.monotonicSeconds()
         let (cpuBeforeDrain, deliveredBeforeDrain) = (processesCPU(), receiver.stats()?.delivered)
-        let roles = BackendCPU(
-            databaseURL: context.databaseURL, database: WebhookOutbox.databaseName(context.databaseURL))
+        let roles = BackendCPU(databaseURL: context.databaseURL)
         roles.start()
         let drained = WebhookOutbox.waitUntilDrained(
             context.databaseURL, timeoutSeconds: drainTimeout, stallSeconds: 60)
