@@ -1,5 +1,7 @@
-import LoadKit
+import SwitchboardChat
 import Testing
+
+@testable import LoadKit
 
 @Suite("SequenceTracker")
 struct SequenceTrackerTests {
@@ -123,6 +125,54 @@ struct ServerFrameTests {
         #expect(String(decoding: bytes[id], as: UTF8.self) == "abc")
     }
 
+    @Test("a message frame as the gateway encodes it is read by the fast path, as the general walk reads it")
+    func gatewayMessage() throws {
+        var encoder = ServerFrameEncoder()
+        for body in ["t123 hello", "t9 say \"hi\" \\", "", String(repeating: "é", count: 40)] {
+            let message = ChatMessage(
+                id: "0193a1b2-0000-7000-8000-000000000001", sessionID: "5f0c9d2e-1111-4222-8333-444455556666",
+                seq: 7, clientMessageID: "5000009", kind: "text", body: body,
+                sender: SwitchboardChat.Participant(id: "v-1", role: "visitor", name: "Ann"),
+                createdAt: "2026-11-27T08:00:01.234Z")
+            let bytes = encoder.message(message)
+            let fast = try #require(bytes.withUnsafeBytes { ServerFrame.readMessage($0) })
+            let general = try #require(bytes.withUnsafeBytes { ServerFrame.readMembers($0) })
+            #expect(fast == general)
+            #expect(fast.kind == .message && fast.seq == 7)
+            #expect(String(decoding: bytes[try #require(fast.sessionID)], as: UTF8.self) == message.sessionID)
+            #expect(String(decoding: bytes[try #require(fast.clientMsgID)], as: UTF8.self) == "5000009")
+        }
+    }
+
+    @Test(
+        "a message in another layout is left to the general walk",
+        arguments: [
+            #"{"type":"message","seq":3,"session_id":"s","id":"i","client_msg_id":"c","kind":"text","body":"b"}"#,
+            #"{"type":"message","session_id":"s","seq":-x,"id":"i","client_msg_id":"c","kind":"text","body":"b"}"#,
+            #"{"type": "message","session_id":"s","seq":3,"id":"i","client_msg_id":"c","kind":"text","body":"b"}"#,
+            #"{"type":"message","session_id":"s","seq":3,"id":"i","client_msg_id":"c","kind":"text","body":"b"#,
+        ])
+    func otherLayouts(_ text: String) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBytes { ServerFrame.readMessage($0) } == nil)
+        #expect(read(text).0 == bytes.withUnsafeBytes { ServerFrame.readMembers($0) })
+    }
+
+    @Test("a string ends at its first unescaped quote wherever it falls in a word")
+    func stringEnds() {
+        for length in 0..<24 {
+            for escapedAt in [-1] + Array(0..<length) {
+                var content = Array(repeating: UInt8(ascii: "a"), count: length)
+                if escapedAt >= 0 { content.replaceSubrange(escapedAt..<(escapedAt + 1), with: Array(#"\""#.utf8)) }
+                let bytes = content + Array(#"","x":1}"#.utf8)
+                let end = bytes.withUnsafeBytes { JSONMembers.stringEnd($0, 0, bytes.count) }
+                #expect(end == content.count, "length \(length), escaped quote at \(escapedAt)")
+            }
+        }
+        let unterminated = Array(#"abcdefghij\"klmno"#.utf8)
+        #expect(unterminated.withUnsafeBytes { JSONMembers.stringEnd($0, 0, unterminated.count) } == nil)
+    }
+
     @Test("truncated or non-object payloads are refused", arguments: [#"{"type":"ack","seq":1"#, "[1]", "", #"{"a""#])
     func malformed(_ text: String) {
         #expect(read(text).0 == nil)
@@ -131,6 +181,29 @@ struct ServerFrameTests {
 
 @Suite("ClientFrames")
 struct ClientFramesTests {
+    @Test("an instant is read whole, eight digits at a time or one by one, up to the first other byte")
+    func stampedInstants() {
+        var generator = SystemRandomNumberGenerator()
+        let samples: [UInt64] =
+            [0, 7, 12_345_678, 123_456_789, 99_999_999_999, .max / 10]
+            + (0..<500).map { _ in UInt64.random(in: 0...(.max / 10), using: &generator) }
+        for value in samples {
+            for tail in ["", " x", "\"", ":9", "/"] {
+                let bytes = Array("t\(value)\(tail)".utf8)
+                let read = bytes.withUnsafeBytes {
+                    ClientFrames.stampedInstant($0, 0..<bytes.count, prefix: UInt8(ascii: "t"))
+                }
+                #expect(read == value, "t\(value)\(tail)")
+            }
+        }
+        let bytes = Array("t12345678901234567890".utf8)
+        #expect(
+            bytes.withUnsafeBytes { ClientFrames.stampedInstant($0, 0..<9, prefix: UInt8(ascii: "t")) } == 12_345_678)
+        #expect(
+            Array("x123".utf8).withUnsafeBytes { ClientFrames.stampedInstant($0, 0..<4, prefix: UInt8(ascii: "t")) }
+                == nil)
+    }
+
     @Test("a send frame carries its instant in ref and body, padded to the body size")
     func sendFrame() throws {
         var out: [UInt8] = []

@@ -67,6 +67,21 @@ struct UTF8ValidatorTests {
         #expect([0x41].withUnsafeBytes { validator.validate($0) })
     }
 
+    /// A code point or a bad byte at every place of a long ASCII run (the
+    /// 32- and 8-byte fast paths, and the bytes after them) is found.
+    @Test func longAsciiRunsWithOneOtherByteAnywhere() {
+        for length in [31, 32, 33, 40, 64, 79] {
+            for place in 0..<length {
+                for inserted: [UInt8] in [[0xCE, 0xBA], [0xFF], [0xE1, 0x80]] {
+                    var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                    bytes.replaceSubrange(place..<(place + 1), with: inserted)
+                    let expected = String(validating: bytes, as: UTF8.self) != nil
+                    #expect(UTF8Validator.isValid(bytes) == expected, "length \(length), \(inserted) at \(place)")
+                }
+            }
+        }
+    }
+
     /// Agrees with the standard library on every 1- and 2-byte input and many 3- and 4-byte ones.
     @Test func agreesWithStandardLibrary() {
         for a in 0...255 {

@@ -81,9 +81,21 @@ public enum ClientFrames {
 
     /// The decimal after a one-letter prefix (`r123`, `t123 xxx`), or nil.
     public static func stampedInstant(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, prefix: UInt8) -> UInt64? {
-        guard range.count > 1, bytes[range.lowerBound] == prefix else { return nil }
+        guard range.count > 1, bytes[range.lowerBound] == prefix, let base = bytes.baseAddress else { return nil }
         var value: UInt64 = 0
         var index = range.lowerBound + 1
+        // Eight digits at a time while a whole word of them is there (an
+        // instant has 10 to 20): read once per delivery in a fan-out run.
+        while range.upperBound - index >= 8 {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let digits = word &- 0x3030_3030_3030_3030
+            // Every byte 0...9 after the subtraction (no borrow, no byte above 9).
+            guard word & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
+                (digits &+ 0x7676_7676_7676_7676) & 0x8080_8080_8080_8080 == 0
+            else { break }
+            value = value &* 100_000_000 &+ eightDigits(digits)
+            index += 8
+        }
         while index < range.upperBound {
             let digit = bytes[index] &- UInt8(ascii: "0")
             if digit >= 10 { break }
@@ -91,6 +103,16 @@ public enum ClientFrames {
             index += 1
         }
         return index > range.lowerBound + 1 ? value : nil
+    }
+
+    /// Eight decimal digits (byte values 0...9, the first in the lowest byte) as a number.
+    @inline(__always)
+    private static func eightDigits(_ digits: UInt64) -> UInt64 {
+        // Pairs, then fours, then the eight: each step multiplies the higher part by its weight.
+        let pairs = (digits &* 10) &+ (digits >> 8)
+        let fours = ((pairs & 0x00FF_00FF_00FF_00FF) &* 100) &+ ((pairs >> 16) & 0x00FF_00FF_00FF_00FF)
+        let quads = fours & 0x0000_FFFF_0000_FFFF
+        return (quads & 0xFFFF) &* 10_000 &+ (quads >> 32)
     }
 
     /// A hex `client_msg_id` back to its number, or nil when it is not one of ours.

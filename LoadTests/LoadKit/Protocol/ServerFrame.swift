@@ -2,7 +2,7 @@
 /// the received payload: read without building a JSON tree, because a fan-out
 /// run parses a million of these a second on one core. Members may come in
 /// any order; unknown members are skipped.
-public struct ServerFrame {
+public struct ServerFrame: Equatable {
     public enum Kind: Equatable, Sendable {
         case welcome, session, joined, ack, message, error, other
     }
@@ -21,6 +21,11 @@ public struct ServerFrame {
 
     /// Reads a frame; nil when the payload is not a JSON object.
     public static func read(_ bytes: UnsafeRawBufferPointer) -> ServerFrame? {
+        readMessage(bytes) ?? readMembers(bytes)
+    }
+
+    /// Any frame, its members in any order.
+    static func readMembers(_ bytes: UnsafeRawBufferPointer) -> ServerFrame? {
         var frame = ServerFrame()
         let complete = JSONMembers.forEach(in: bytes, range: 0..<bytes.count) { key, value in
             if JSONMembers.equals(bytes, key, "type") {
@@ -49,6 +54,18 @@ public struct ServerFrame {
             return !(frame.kind == .message && frame.seq >= 0 && frame.sessionID != nil && frame.body != nil)
         }
         return complete ? frame : nil
+    }
+
+    /// A `message` frame in the gateway's layout (`MessageFrame`), as the general walk reads it.
+    static func readMessage(_ bytes: UnsafeRawBufferPointer) -> ServerFrame? {
+        guard let message = MessageFrame.read(bytes), let body = message.body(in: bytes) else { return nil }
+        var frame = ServerFrame()
+        frame.kind = .message
+        frame.sessionID = message.sessionID
+        frame.seq = message.seq
+        frame.clientMsgID = message.clientMsgID
+        frame.body = body
+        return frame
     }
 
     /// The `id` member of the object at `range` (a `session` frame's session).
