@@ -58,13 +58,13 @@ public struct ServerFrame: Equatable {
 
     /// A `message` frame in the gateway's layout (`MessageFrame`), as the general walk reads it.
     static func readMessage(_ bytes: UnsafeRawBufferPointer) -> ServerFrame? {
-        guard let message = MessageFrame.read(bytes), let body = message.body(in: bytes) else { return nil }
+        guard let message = MessageFrame.read(bytes) else { return nil }
         var frame = ServerFrame()
         frame.kind = .message
         frame.sessionID = message.sessionID
         frame.seq = message.seq
         frame.clientMsgID = message.clientMsgID
-        frame.body = body
+        frame.body = message.body
         return frame
     }
 

@@ -139,9 +139,8 @@ final class Shard {
         errors[code, default: 0] += 1
     }
 
-    /// A message delivered to `participant`; `body` starts where the
-    /// message's body does (its end may be the frame's: only the instant
-    /// stamped at its front is read).
+    /// A message delivered to `participant`: its seq, and its body's range in
+    /// `bytes`, which starts with the instant the sender stamped.
     @inline(__always)
     func delivered(
         to participant: Participant, seq: Int64, bytes: UnsafeRawBufferPointer, body: Range<Int>?, at now: UInt64
