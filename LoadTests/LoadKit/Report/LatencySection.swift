@@ -101,11 +101,19 @@ enum LatencySection {
     static func databaseCost(_ shapes: [(shape: String, rate: Int, rows: [LatencyRun])]) -> [String] {
         let runs = shapes.flatMap(\.rows).filter { $0.postgresPerStored != nil }
         guard !runs.isEmpty else { return [] }
+        // A column for each role that costs a microsecond a message in some
+        // run; the idle ones (the webhook workers without endpoints, the
+        // postmaster) are summed as "the rest".
         var totals: [String: Double] = [:]
+        var costly: Set<String> = []
         for run in runs {
-            for (role, seconds) in run.postgresByRole { totals[role, default: 0] += seconds }
+            for (role, seconds) in run.postgresByRole {
+                totals[role, default: 0] += seconds
+                if seconds * 1e6 / run.stored >= 1 { costly.insert(role) }
+            }
         }
-        let roles = totals.sorted { $0.value > $1.value }.map(\.key)
+        let roles = totals.sorted { $0.value > $1.value }.map(\.key).filter(costly.contains)
+        let rest = Set(totals.keys).subtracting(costly)
         var lines = [
             "",
             "PostgreSQL's CPU per stored message, in µs: CPU-seconds of every PostgreSQL process over the whole "
@@ -113,14 +121,22 @@ enum LatencySection {
                 + "title: *background* is the checkpointer, the WAL writer and the like) over the messages the "
                 + "gateway stored meanwhile (`switchboard_messages_stored_total`).",
             "",
-            "| shape | msg/s | PostgreSQL | " + roles.joined(separator: " | ") + " |",
-            "| --- | ---: | ---: |" + String(repeating: " ---: |", count: roles.count),
+            "| shape | msg/s | PostgreSQL | " + roles.joined(separator: " | ") + (rest.isEmpty ? "" : " | the rest")
+                + " |",
+            "| --- | ---: | ---: |" + String(repeating: " ---: |", count: roles.count + (rest.isEmpty ? 0 : 1)),
         ]
         for (shape, rate, rows) in shapes {
             let measured = rows.filter { $0.postgresPerStored != nil }
             guard !measured.isEmpty else { continue }
-            let cells = roles.map { role in
+            var cells = roles.map { role in
                 BenchFormat.spread(measured.map { ($0.postgresByRole[role] ?? 0) * 1e6 / $0.stored }, decimals: 1)
+            }
+            if !rest.isEmpty {
+                cells.append(
+                    BenchFormat.spread(
+                        measured.map { run in rest.reduce(0) { $0 + (run.postgresByRole[$1] ?? 0) } * 1e6 / run.stored
+                        },
+                        decimals: 1))
             }
             lines.append(
                 "| \(shape) | \(PythonFormat.grouped(rate)) | "
