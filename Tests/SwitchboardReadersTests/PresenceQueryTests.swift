@@ -107,6 +107,44 @@ import Testing
             "the other transaction committed too")
     }
 
+    /// A node with thousands of operators' consoles: the beat that finds
+    /// half of them gone deletes exactly those and gives them their grace,
+    /// and its cost grows with the connections, not their square (the
+    /// nested loop it once was took seconds here; a hashed set takes
+    /// milliseconds, so the bound is loose).
+    @Test func aBeatOfThousandsOfConnectionsFindsTheGoneOnesInOnePass() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let workspace = fixture.workspaceID
+        // Statistics from a quiet night make the planner expect one connection row,
+        // and join the view to it by a nested loop; with hash and merge joins off its
+        // choice here is that one whatever the statistics say (the session of
+        // `fixture.queries` starts after this).
+        try fixture.admin.query(
+            """
+            DO $$ BEGIN
+                EXECUTE format('ALTER DATABASE %I SET enable_hashjoin = off', current_database());
+                EXECUTE format('ALTER DATABASE %I SET enable_mergejoin = off', current_database());
+            END $$
+            """)
+        let all = (0..<6_000).map { connection(workspace, "op-\($0)") }
+        _ = try fixture.queries.heartbeat(node: "node-a", connections: all, settings: Self.settings)
+        try fixture.admin.query("UPDATE operators SET connected_until = now() + interval '3 s'")
+        let kept = Array(all.prefix(3_000))
+        let took = try ContinuousClock().measure {
+            _ = try fixture.queries.heartbeat(node: "node-a", connections: kept, settings: Self.settings)
+        }
+        #expect(
+            try rows(fixture, "SELECT count(*)::text, min(connections)::text FROM operator_connections")
+                == [["3000", "1"]])
+        let graced = """
+            SELECT count(*)::text FROM operators
+             WHERE connected_until BETWEEN now() + interval '29 s' AND now() + interval '31 s'
+            """
+        #expect(try rows(fixture, graced) == [["6000"]], "the kept ones by their beat, the gone ones by their leaving")
+        #expect(took < .seconds(2), "a beat of 6,000 connections took \(took)")
+    }
+
     @Test func aHeartbeatFindsTheWorkspacesWithWork() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

@@ -57,7 +57,12 @@ struct LatencyBench {
         let stored = "switchboard_messages_stored_total"
         row.stored = (PrometheusText.value(stored, in: after) ?? 0) - (PrometheusText.value(stored, in: before) ?? 0)
         row.postgresByRole = byRole
-        context.log("\(label): PostgreSQL per stored message: \(row.postgresPerStoredText)")
+        let indexed = "switchboard_search_indexed_total"
+        row.indexed = (PrometheusText.value(indexed, in: after) ?? 0) - (PrometheusText.value(indexed, in: before) ?? 0)
+        context.log(
+            "\(label): PostgreSQL per stored message: \(row.postgresPerStoredText); search indexer "
+                + "\(row.indexerPerIndexed.map { PythonFormat.fixed($0, 1) } ?? "-") us per indexed message "
+                + "(\(Int(row.indexed)) indexed)")
         context.log(
             "\(label): delivery p50 \(show(row.deliveryP50Ms)) p99 \(show(row.deliveryP99Ms)) ms; floor p50 "
                 + "\(show(row.floorP50Ms)) p99 \(show(row.floorP99Ms)) ms; above \(show(row.aboveP99Ms)) ms")

@@ -36,6 +36,8 @@ struct LatencyRun {
     /// meanwhile by role (`BackendCPU`: the writer, the search indexer, ...).
     var stored: Double = 0
     var postgresByRole: [String: Double] = [:]
+    /// Messages the search indexer indexed over the run (`switchboard_search_indexed_total`).
+    var indexed: Double = 0
 
     /// Microseconds of PostgreSQL's CPU per stored message, all its processes.
     var postgresPerStored: Double? {
@@ -51,6 +53,17 @@ struct LatencyRun {
         }
         return "\(PythonFormat.fixed(total, 1)) us (" + roles.joined(separator: ", ") + ")"
     }
+
+    /// Microseconds of the search indexer's CPU per message it indexed. It
+    /// runs behind the writer and yields while the gateway is busy, so its
+    /// share per *stored* message moves with how much of its work fell inside
+    /// the run; per indexed message it does not.
+    var indexerPerIndexed: Double? {
+        guard indexed > 0, let seconds = postgresByRole[Self.indexerRole] else { return nil }
+        return PythonFormat.round(seconds * 1e6 / indexed, 1)
+    }
+
+    static let indexerRole = "switchboard-search-indexer"
 
     func stage(_ name: String) -> SendStages.Stage? { stages.first { $0.name == name } }
 
@@ -69,7 +82,8 @@ struct LatencyRun {
             "floor_p99_ms": .optional(floorP99Ms), "stages": SendStages.json(stages), "cpu": .numbers(cpu),
             "above_p99_ms": .optional(aboveP99Ms), "stored": .double(stored),
             "postgres_cpu_s_by_role": .numbers(postgresByRole),
-            "postgres_us_per_stored": .optional(postgresPerStored),
+            "postgres_us_per_stored": .optional(postgresPerStored), "indexed": .double(indexed),
+            "indexer_us_per_indexed": .optional(indexerPerIndexed),
         ]
     }
 }
@@ -131,7 +145,8 @@ extension LatencyRun {
             ackP99Ms: json["ack_p99_ms"]?.doubleValue, deliveriesPerSecond: json["deliveries_per_s"]?.doubleValue,
             gatewayCores: json["gateway_cores"]?.doubleValue, floorP50Ms: json["floor_p50_ms"]?.doubleValue,
             floorP99Ms: json["floor_p99_ms"]?.doubleValue, stages: stages, cpu: json["cpu"]?.numbers ?? [:],
-            stored: json["stored"]?.doubleValue ?? 0, postgresByRole: json["postgres_cpu_s_by_role"]?.numbers ?? [:])
+            stored: json["stored"]?.doubleValue ?? 0, postgresByRole: json["postgres_cpu_s_by_role"]?.numbers ?? [:],
+            indexed: json["indexed"]?.doubleValue ?? 0)
     }
 }
 

@@ -143,6 +143,18 @@ enum LatencySection {
                     + BenchFormat.spread(measured.map(\.postgresPerStored), decimals: 1) + " | "
                     + cells.joined(separator: " | ") + " |")
         }
+        let indexing = shapes.compactMap { shape, _, rows -> String? in
+            let figures = rows.compactMap(\.indexerPerIndexed)
+            return figures.isEmpty ? nil : "\(shape) " + BenchFormat.spread(figures, decimals: 1)
+        }
+        if !indexing.isEmpty {
+            lines += [
+                "",
+                "The search indexer runs behind the writer and yields while the gateway is busy, so its column "
+                    + "moves with how much of its work fell inside the run. Its CPU per message it indexed "
+                    + "(`switchboard_search_indexed_total`), in µs: " + indexing.joined(separator: "; ") + ".",
+            ]
+        }
         return lines
     }
 

@@ -77,6 +77,7 @@ public enum Migrations {
         Migration0022.migration,
         Migration0023.migration,
         Migration0024.migration,
+        Migration0025.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
