@@ -7,8 +7,8 @@
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
-//                [--only batched|latency|alternate] [--windows 8] [--window-seconds 10]
-//                [--settle-seconds 1] [--same-sides]
+//                [--only batched|latency|alternate|growth] [--windows 8] [--window-seconds 10]
+//                [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
 // and an indexer like the gateway's (`ChatQueries.indexSearchBacklog` on a
@@ -26,6 +26,9 @@
 // run: the writer stores without pause, the indexer paused in A windows and
 // running in B windows taken A B B A (--same-sides: paused in both, an A/A
 // run of the method's noise); AlternatingSearch.swift.
+//
+// --only growth: the cost per message as `chats` grows to --rows, one line
+// per --step messages (GrowthRun.swift).
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its backlog row, and the
@@ -71,14 +74,16 @@ struct Options {
     var windowSeconds = 10
     var settleSeconds = 1
     var sameSides = false
+    var rows = 10_000_000
+    var step = 1_000_000
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
-                            [--only batched|latency|alternate] [--windows 8] [--window-seconds 10]
-                            [--settle-seconds 1] [--same-sides]
+                            [--only batched|latency|alternate|growth] [--windows 8] [--window-seconds 10]
+                            [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -113,8 +118,8 @@ struct Options {
                 searchShare = count(argument)
                 if searchShare > 100 { Self.fail("--search-share is a percentage, 1 to 100") }
             case "--only":
-                guard let which = iterator.next(), ["batched", "latency", "alternate"].contains(which) else {
-                    Self.fail("--only takes batched, latency or alternate")
+                guard let which = iterator.next(), ["batched", "latency", "alternate", "growth"].contains(which) else {
+                    Self.fail("--only takes batched, latency, alternate or growth")
                 }
                 only = which
             case "--windows":
@@ -123,6 +128,8 @@ struct Options {
             case "--window-seconds": windowSeconds = count(argument, minimum: 2)
             case "--settle-seconds": settleSeconds = count(argument, minimum: 0)
             case "--same-sides": sameSides = true
+            case "--rows": rows = count(argument)
+            case "--step": step = count(argument)
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -472,6 +479,11 @@ func settle(_ url: String) throws {
     try connection.execute("CHECKPOINT")
 }
 
+if options.only == "growth" {
+    try settle(url)
+    try GrowthRun(url: url, options: options).run()
+    exit(0)
+}
 if options.only == "alternate" {
     try settle(url)
     try AlternatingSearch(url: url, options: options).run()
