@@ -1,13 +1,13 @@
 /// The search indexer's pass planned once per session, not once per range
-/// (docs/writer.md, "The search indexer's pass"; issue 36).
+/// (docs/database.md, "Search"; docs/writer.md, "The readers' and the
+/// indexer's share, cut"; issue 36).
 ///
 /// Migration 20's pass runs its statement once for each backlog range, with
 /// the range's ids as parameters. PL/pgSQL kept planning it afresh: a generic
 /// plan's estimate for an id range of unknown bounds (thousands of rows)
-/// never beat the custom plans' (a batch's few), so it was never chosen. And
-/// each custom plan asked the primary key for the table's real largest id,
-/// because a new batch's ids always lie past the histogram's end. In the
-/// gateway's 500 x 2 shape (`scripts/bench-latency`, 2026-11-27) planning was
+/// never beat the custom plans' (a batch's few), so it was never chosen, and
+/// each range paid the planning of the whole statement (its CTEs, the
+/// insert, the conflict arbiter). In the gateway's 500 x 2 shape (`scripts/bench-latency`, 2026-11-27) planning was
 /// 17-20% of the indexer's CPU (`perf`). The generic plan is the plan every
 /// range wants (the key range scan, then the insert): it is now forced, for
 /// this function only.
