@@ -69,7 +69,19 @@ import Testing
         let workspace = fixture.workspaceID
         let both = [connection(workspace, "op-b"), connection(workspace, "op-a")]
         _ = try fixture.queries.heartbeat(node: "node-a", connections: both, settings: Self.settings)
+        // The backend that finds a deadlock is the one whose deadlock_timeout runs out
+        // first once the cycle exists: the beat's (a new connection, 8 s), not the other's
+        // (60 s), however long this test takes to close the cycle after the beat began
+        // waiting. At the default 1 s for both, a slow machine (CI under CPU steal) closed
+        // it after the beat's only check, and the other transaction was rolled back instead.
+        try fixture.admin.query(
+            """
+            DO $$ BEGIN
+                EXECUTE format('ALTER DATABASE %I SET deadlock_timeout = ''8s''', current_database());
+            END $$
+            """)
         let other = try fixture.database.connect()
+        try other.execute("SET deadlock_timeout = '60s'")
         try other.execute("BEGIN")
         try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-b'")
         let url = fixture.database.url
@@ -95,8 +107,8 @@ import Testing
                 ).count == 1
         }
         #expect(waiting, "the heartbeat waits for the other transaction's row")
-        // op-a now closes the cycle. The beat has waited longer, so its backend finds the
-        // deadlock first and is the one rolled back; this update then gets op-a.
+        // op-a now closes the cycle. The beat's deadlock_timeout runs out first, so its
+        // backend finds the deadlock and is the one rolled back; this update then gets op-a.
         try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-a'")
         Thread.sleep(forTimeInterval: 0.2)
         try other.execute("COMMIT")
