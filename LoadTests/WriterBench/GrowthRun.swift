@@ -29,15 +29,13 @@ struct GrowthRun {
     func run() throws {
         let connection = try PostgresConnection(url)
         let (_, sessions) = try makeSessions(connection, count: options.sessions)
-        let commits = Mutex<[Int]>([])
-        let stored = Atomic<Int>(0)
-        let other = Atomic<Int>(0)
+        let commits = Mutex<[Double]>([])
+        let tally = Tally(capacity: 0)
+        let sink = tally.sink
         let writer = BatchWriter(configuration: configuration(url, options)) { batch in
-            var count = 0
-            for result in batch.results { if case .stored = result.outcome { count += 1 } }
-            if let micros = batch.commitLatencyMicroseconds { commits.withLock { $0.append(micros) } }
-            stored.add(count, ordering: .releasing)
-            other.add(batch.results.count - count, ordering: .releasing)
+            // Before the tally counts the batch: a step ends when the tally has its last result.
+            if let micros = batch.commitLatencyMicroseconds { commits.withLock { $0.append(Double(micros) / 1000) } }
+            sink(batch)
         }
         writer.start()
         while !writer.isConnected { usleep(1000) }
@@ -57,17 +55,11 @@ struct GrowthRun {
             for command in commands {
                 while writer.submit(command) == .overloaded { usleep(1000) }
             }
-            while stored.load(ordering: .acquiring) + other.load(ordering: .acquiring) < done + count {
-                usleep(1000)
-            }
+            while tally.done < done + count { usleep(1000) }
             let seconds = Double(now() - started) / 1e9
             let cpu = PostgresCPU.seconds() - cpuBefore
             let after = try counters(connection)
             let latencies = commits.withLock { $0.sorted() }
-            func percentile(_ p: Double) -> Double {
-                latencies.isEmpty
-                    ? 0 : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1000
-            }
             done += count
             report(
                 "growth",
@@ -75,16 +67,16 @@ struct GrowthRun {
                     "rows": .int(done), "messages": .int(count), "seconds": rounded(seconds),
                     "per_s": .int(Int(Double(count) / seconds)),
                     "pg_cpu_us_per_message": rounded(cpu * 1e6 / Double(count)), "batches": .int(latencies.count),
-                    "commit_p50_ms": rounded(percentile(0.5)), "commit_p99_ms": rounded(percentile(0.99)),
+                    "commit_p50_ms": rounded(nearestRank(latencies, 0.5)),
+                    "commit_p99_ms": rounded(nearestRank(latencies, 0.99)),
                     "autovacuums": .int(after.vacuums - before.vacuums),
                     "checkpoints": .int(after.checkpoints - before.checkpoints),
                     "chats_heap_mb": .int(after.heapBytes >> 20), "chats_indexes_mb": .int(after.indexBytes >> 20),
                 ])
         }
         writer.stop()
-        guard other.load(ordering: .acquiring) == 0 else {
-            fatalError("\(other.load(ordering: .acquiring)) of \(options.rows) commands were not stored")
-        }
+        let stored = tally.stored.load(ordering: .acquiring)
+        guard stored == options.rows else { fatalError("only \(stored) of \(options.rows) commands were stored") }
         let check = try connection.query(
             "SELECT count(*) FROM chats WHERE session_id = ANY ($1::uuid[])",
             ["{" + sessions.joined(separator: ",") + "}"])

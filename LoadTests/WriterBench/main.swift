@@ -162,6 +162,11 @@ func rounded(_ value: Double) -> JSONValue { .double(value.isFinite ? (value * 1
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+/// The `p` quantile of `sorted` (ascending) by nearest rank; 0 when it is empty.
+func nearestRank(_ sorted: [Double], _ p: Double) -> Double {
+    sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
 /// A fresh database named `writer_bench` next to the one in `url`, migrated (without search, if asked:
 /// down to migration 18, before any of it).
 func prepareDatabase(_ url: String, searchIndex: Bool) throws -> String {
@@ -438,7 +443,7 @@ func runLatency(_ url: String, _ options: Options) throws {
         latencies.append(Double(tally.completedAt[index] - due) / 1e6)
     }
     latencies.sort()
-    func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+    func percentile(_ p: Double) -> Double { nearestRank(latencies, p) }
     report(
         "latency",
         [
