@@ -7,8 +7,9 @@
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
-//                [--only batched|latency|alternate|growth] [--windows 8] [--window-seconds 10]
+//                [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
 //                [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
+//                [--floor-batches 1000,20] [--repeats 3]
 //
 // Search (migration 20): each batch leaves its id range in the search backlog,
 // and an indexer like the gateway's (`ChatQueries.indexSearchBacklog` on a
@@ -29,6 +30,10 @@
 //
 // --only growth: the cost per message as `chats` grows to --rows, one line
 // per --step messages (GrowthRun.swift).
+//
+// --only floor (also the default run's last part): the batched writer against
+// the bare INSERT ... SELECT of the same rows at each of --floor-batches,
+// --repeats pairs each (FloorRun.swift).
 //
 // --webhook: the measured workspace has an endpoint subscribed to
 // message.created, so every batch also writes its backlog row, and the
@@ -76,14 +81,17 @@ struct Options {
     var sameSides = false
     var rows = 10_000_000
     var step = 1_000_000
+    var floorBatches = [1000, 20]
+    var repeats = 3
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
-                            [--only batched|latency|alternate|growth] [--windows 8] [--window-seconds 10]
+                            [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
                             [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
+                            [--floor-batches 1000,20] [--repeats 3]
         (SWITCHBOARD_DATABASE_URL stands in for --database-url; scripts/bench-writer runs it)
         """
 
@@ -118,8 +126,10 @@ struct Options {
                 searchShare = count(argument)
                 if searchShare > 100 { Self.fail("--search-share is a percentage, 1 to 100") }
             case "--only":
-                guard let which = iterator.next(), ["batched", "latency", "alternate", "growth"].contains(which) else {
-                    Self.fail("--only takes batched, latency, alternate or growth")
+                guard let which = iterator.next(),
+                    ["batched", "latency", "alternate", "growth", "floor"].contains(which)
+                else {
+                    Self.fail("--only takes batched, latency, alternate, growth or floor")
                 }
                 only = which
             case "--windows":
@@ -130,6 +140,14 @@ struct Options {
             case "--same-sides": sameSides = true
             case "--rows": rows = count(argument)
             case "--step": step = count(argument)
+            case "--floor-batches":
+                guard let text = iterator.next() else { Self.fail("--floor-batches needs a value") }
+                let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+                if sizes.isEmpty || sizes.count != text.split(separator: ",").count {
+                    Self.fail("--floor-batches takes batch sizes separated by commas, not '\(text)'")
+                }
+                floorBatches = sizes
+            case "--repeats": repeats = count(argument)
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -499,12 +517,15 @@ if !options.skipNaive && options.only == nil {
     try settle(url)
     naive = try runNaive(url, options)
 }
-if options.only != "latency" {
+if options.only == nil || options.only == "batched" {
     try settle(url)
     let batched = try runBatched(url, options)
     if let naive { report("ratio", ["batched_over_naive": .double((batched / naive * 10).rounded() / 10)]) }
 }
-if options.only != "batched" {
+if options.only == nil || options.only == "latency" {
     try settle(url)
     try runLatency(url, options)
+}
+if options.only == nil || options.only == "floor" {
+    try FloorRun(url: url, options: options).run()
 }

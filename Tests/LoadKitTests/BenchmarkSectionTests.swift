@@ -21,6 +21,14 @@ struct BenchmarkSectionTests {
         #expect(text == Self.writerExpected + Self.raw(Self.writerInput))
     }
 
+    @Test("writer: one row per floor line, ranges as low-high (one value when equal), \"?\" where missing")
+    func writerFloor() {
+        let title = "Writer: stored messages per second (scripts/bench-writer)"
+        let input = Self.writerInput + Self.writerFloorInput
+        let text = WriterSection.render(output: input, command: "cmd", heading: Self.heading(title))
+        #expect(text == Self.writerExpected + Self.writerFloorExpected + Self.raw(input))
+    }
+
     @Test("chat floor: network rows, the storage floor and what is left of the machine's cores")
     func chatFloor() {
         let title = "Chat floor: what the conversations target leaves for the gateway (scripts/bench-chat-floor)"
@@ -155,6 +163,24 @@ struct BenchmarkSectionTests {
         | p50 | p90 | p99 | p99.9 | max |
         | ---: | ---: | ---: | ---: | ---: |
         | 1e-07 ms | ? ms | 123456789012345678 ms | ? ms | 1e+20 ms |
+        """#
+
+    static let writerFloorInput = #"""
+        {"kind":"floor_run","batch":1000,"way":"floor","repeat":1,"pg_cpu_us_per_row":31.05}
+        {"kind":"floor","batch":1000,"repeats":3,"rows":200000,"floor_pg_cpu_us_per_row":[31.05,37.4],"writer_pg_cpu_us_per_row":[37.5,43.5],"cpu_ratio":[1.08,1.4],"floor_per_s":[26242,30836],"writer_per_s":[29397,41521]}
+        {"kind":"floor","batch":20,"repeats":1,"rows":100,"floor_pg_cpu_us_per_row":[44.2,44.2],"cpu_ratio":[2.5]}
+
+        """#
+
+    static let writerFloorExpected = #"""
+
+
+        Against the floor (`writer-bench --only floor`): the same rows stored by a bare `INSERT ... SELECT` from arrays, with what the writer's function works out (ids, seq, workspace) made on the client, one prepared statement and one commit per batch, on as many connections as the writer, each with its own sessions; then by the writer with batches of that size. Pairs in alternating order on new sessions, each side vacuumed and checkpointed first, autovacuum off for the tables both write; CPU is every PostgreSQL process's, from /proc (ranges over the pairs):
+
+        | batch | pairs | rows | floor CPU µs/row | writer CPU µs/row | writer / floor (CPU) | floor rows/s | writer rows/s |
+        | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+        | 1000 | 3 | 200000 | 31.05-37.4 | 37.5-43.5 | 1.08-1.4x | 26242-30836 | 29397-41521 |
+        | 20 | 1 | 100 | 44.2 | ? | ?x | ? | ? |
         """#
 
     static let floorInput = #"""

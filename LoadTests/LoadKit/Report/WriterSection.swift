@@ -52,7 +52,43 @@ public enum WriterSection {
             "| \(latency("p50_ms")) ms | \(latency("p90_ms")) ms | \(latency("p99_ms")) ms"
                 + " | \(latency("p999_ms")) ms | \(latency("max_ms")) ms |",
         ]
+        lines += floorLines(output)
         lines += BenchmarksDoc.rawOutput(output)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The writer against the bare `INSERT ... SELECT` floor, one row per
+    /// batch size (`floor` lines); nothing when the run had none.
+    private static func floorLines(_ output: String) -> [String] {
+        let floors = BenchmarksDoc.jsonLines(output).filter { PythonFormat.str($0["kind"]!) == "floor" }
+        guard !floors.isEmpty else { return [] }
+        func span(_ value: JSONValue?) -> String {
+            guard case .array(let bounds)? = value, bounds.count == 2 else { return "?" }
+            let low = PythonFormat.str(bounds[0])
+            let high = PythonFormat.str(bounds[1])
+            return low == high ? low : "\(low)-\(high)"
+        }
+        var lines = [
+            "",
+            "Against the floor (`writer-bench --only floor`): the same rows stored by a bare `INSERT ... SELECT`"
+                + " from arrays, with what the writer's function works out (ids, seq, workspace) made on the client,"
+                + " one prepared statement and one commit per batch, on as many connections as the writer, each with"
+                + " its own sessions; then by the writer with batches of that size. Pairs in alternating order on new"
+                + " sessions, each side vacuumed and checkpointed first, autovacuum off for the tables both write;"
+                + " CPU is every PostgreSQL process's, from /proc (ranges over the pairs):",
+            "",
+            "| batch | pairs | rows | floor CPU µs/row | writer CPU µs/row | writer / floor (CPU) | floor rows/s"
+                + " | writer rows/s |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for floor in floors {
+            func field(_ key: String) -> String { PythonFormat.str(floor[key], or: "?") }
+            lines.append(
+                "| \(field("batch")) | \(field("repeats")) | \(field("rows"))"
+                    + " | \(span(floor["floor_pg_cpu_us_per_row"])) | \(span(floor["writer_pg_cpu_us_per_row"]))"
+                    + " | \(span(floor["cpu_ratio"]))x | \(span(floor["floor_per_s"])) | \(span(floor["writer_per_s"])) |"
+            )
+        }
+        return lines
     }
 }
