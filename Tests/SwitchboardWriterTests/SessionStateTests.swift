@@ -40,4 +40,32 @@ import Testing
         #expect(first.waitingSince.map { $0 >= first.createdAt && $0 <= first.updatedAt } == true)
         #expect(second.waitingSince != nil && first.contact == nil)
     }
+
+    /// Migration 26: the writer sets `updated_at` itself and the trigger
+    /// skips its rows; every other update still gets the trigger's time.
+    @Test func aBatchStampsUpdatedAtAndOtherUpdatesStillGetTheTriggersTime() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let session = try makeSessions(db, count: 1)[0]
+        let connection = try db.connect()
+        let utc = #"to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
+        func updatedAt() throws -> String {
+            try #require(try connection.query("SELECT \(utc) FROM chat_sessions WHERE id = $1", [session]).string(0, 0))
+        }
+        let created = try updatedAt()
+        let collector = ResultCollector()
+        let writer = try startedWriter(WriterConfiguration(databaseURL: db.url, connections: 1), collector)
+        defer { writer.stop() }
+        usleep(5_000)
+        #expect(writer.submit(command(session: session, clientID: "m1", token: 0)) == .accepted)
+        let reported = try #require(try collector.wait(for: 1).first?.outcome.message?.session)
+        let stamped = try updatedAt()
+        #expect(stamped > created && reported.updatedAt == stamped, "the batch's time, as reported")
+        usleep(5_000)
+        _ = try connection.query("UPDATE chat_sessions SET title = 'Renamed' WHERE id = $1", [session])
+        #expect(try updatedAt() > stamped, "an update that leaves updated_at alone gets the trigger's time")
+        _ = try connection.query(
+            "UPDATE chat_sessions SET title = 'Again', updated_at = updated_at WHERE id = $1", [session])
+        #expect(try updatedAt() > stamped, "naming the column without changing it is leaving it alone")
+    }
 }

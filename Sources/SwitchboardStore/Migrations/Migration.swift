@@ -78,6 +78,7 @@ public enum Migrations {
         Migration0023.migration,
         Migration0024.migration,
         Migration0025.migration,
+        Migration0026.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
