@@ -81,12 +81,15 @@ final class AfterCommitLoop: @unchecked Sendable {
     }
 }
 
-/// After the search indexer drained: every stored message but system lines has its vector.
-func checkEveryMessageIndexed(_ connection: PostgresConnection) throws {
+/// After the search indexer drained: every message the writer stored in `sessions` but system
+/// lines has its vector. Only those sessions': the naive run's rows, inserted beside the writer,
+/// leave no backlog row and are never indexed.
+func checkEveryMessageIndexed(_ connection: PostgresConnection, sessions: [String]) throws {
     let missing = try connection.query(
         """
         SELECT count(*) FROM chats c
-         WHERE c.kind <> 'event' AND NOT EXISTS (SELECT 1 FROM message_search m WHERE m.chat_id = c.id)
-        """)
+         WHERE c.session_id = ANY ($1::uuid[]) AND c.kind <> 'event'
+           AND NOT EXISTS (SELECT 1 FROM message_search m WHERE m.chat_id = c.id)
+        """, ["{" + sessions.joined(separator: ",") + "}"])
     guard missing.int(0, 0) == 0 else { fatalError("\(missing.rows) stored messages were never indexed") }
 }

@@ -363,7 +363,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let cpuStored = PostgresCPU.seconds() - cpuBefore
     let searchable = try indexer.map { indexer in
         try indexer.drain(connection)
-        try checkEveryMessageIndexed(connection)
+        try checkEveryMessageIndexed(connection, sessions: sessions)
         return Double(now() - started) / 1e9
     }
     let eventsMade = try expander.map { expander in
@@ -451,7 +451,7 @@ func runLatency(_ url: String, _ options: Options) throws {
     writer.stop()
     if let indexer {
         try indexer.drain(connection)
-        try checkEveryMessageIndexed(connection)
+        try checkEveryMessageIndexed(connection, sessions: sessions)
     }
     try expander?.drain(connection)
     var latencies: [Double] = []
