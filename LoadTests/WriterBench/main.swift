@@ -432,6 +432,7 @@ func runLatency(_ url: String, _ options: Options) throws {
     let indexer = options.searchIndex ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
     let expander = options.webhook ? AfterCommitLoop.webhooks(url, writer: writer) : nil
     let interval = 1e9 / Double(options.rate)
+    let cpuBefore = PostgresCPU.seconds()
     let started = now()
     var refused = 0
     for index in 0..<total {
@@ -448,6 +449,10 @@ func runLatency(_ url: String, _ options: Options) throws {
         if writer.submit(command) != .accepted { refused += 1 }
     }
     while tally.done < total - refused { usleep(1000) }
+    // PostgreSQL's CPU while the writer stored (warm-up included; the indexer's catching up after
+    // the last commit not), and the batch size the offered rate made.
+    let cpuStored = PostgresCPU.seconds() - cpuBefore
+    let statistics = writer.statistics
     writer.stop()
     if let indexer {
         try indexer.drain(connection)
@@ -469,7 +474,9 @@ func runLatency(_ url: String, _ options: Options) throws {
             "refused": .int(refused), "p50_ms": rounded(percentile(0.5)), "p90_ms": rounded(percentile(0.9)),
             "p99_ms": rounded(percentile(0.99)), "p999_ms": rounded(percentile(0.999)),
             "max_ms": rounded(latencies.last ?? 0), "notify": .bool(options.notify), "webhook": .bool(options.webhook),
-            "search_index": .bool(options.searchIndex),
+            "search_index": .bool(options.searchIndex), "batches": .int(statistics.batchesCommitted),
+            "mean_batch": rounded(Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))),
+            "pg_cpu_us_per_message": rounded(cpuStored * 1e6 / Double(max(total - refused, 1))),
         ])
 }
 
