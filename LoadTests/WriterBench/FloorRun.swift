@@ -130,7 +130,7 @@ struct FloorRun {
                 let chunk = rows[start..<min(start + size, rows.count)]
                 var parameters: [String?] = []
                 for column in 0..<9 {
-                    let literal = arrayLiteral(chunk.map { column == 6 ? nil : $0[column] })
+                    let literal = PostgresArray.textLiteral(chunk.map { column == 6 ? nil : $0[column] })
                     parameters.append(literal)
                     if column == 0 { parameters.append(workspace) }
                 }
@@ -178,14 +178,7 @@ struct FloorRun {
         sized.batch = size
         let tally = Tally(capacity: 0)
         let writer = startWriter(url, sized, tally)
-        let cpuBefore = PostgresCPU.seconds()
-        let started = now()
-        for command in commands {
-            while writer.submit(command) == .overloaded { usleep(1000) }
-        }
-        while tally.done < options.messages { usleep(1000) }
-        let seconds = Double(tally.lastResult.load(ordering: .relaxed) - started) / 1e9
-        let cpu = PostgresCPU.seconds() - cpuBefore
+        let (seconds, cpu) = storeAll(commands, writer, tally)
         let batches = writer.statistics.batchesCommitted
         writer.stop()
         let stored = tally.stored.load(ordering: .relaxed)
@@ -201,7 +194,7 @@ struct FloorRun {
             SELECT sum(n), sum(d), sum(m) FROM (
                 SELECT count(*) AS n, count(DISTINCT seq) AS d, max(seq) AS m FROM chats
                  WHERE session_id = ANY ($1::uuid[]) GROUP BY session_id) x
-            """, [arrayLiteral(sessions)])
+            """, [PostgresArray.textLiteral(sessions)])
         guard check.int(0, 0) == options.messages, check.int(0, 1) == options.messages,
             check.int(0, 2) == options.messages
         else { fatalError("the database holds \(check.rows) for \(options.messages) messages") }
@@ -230,25 +223,6 @@ private final class FailureBox: @unchecked Sendable {
         defer { lock.unlock() }
         return failure
     }
-}
-
-/// A text array literal: every element quoted (`\` and `"` escaped), nil as NULL.
-func arrayLiteral(_ values: [String?]) -> String {
-    var literal = "{"
-    for (index, value) in values.enumerated() {
-        if index > 0 { literal += "," }
-        guard let value else {
-            literal += "NULL"
-            continue
-        }
-        literal += "\""
-        for character in value {
-            if character == "\\" || character == "\"" { literal += "\\" }
-            literal.append(character)
-        }
-        literal += "\""
-    }
-    return literal + "}"
 }
 
 extension String {

@@ -82,23 +82,7 @@ enum RowDecoding {
 
     /// The same with NULL elements for nil (the literal's unquoted `NULL`);
     /// it casts to other array types (`$1::int[]`) as well.
-    static func textArray(_ values: [String?]) -> String {
-        var literal = "{"
-        for (index, value) in values.enumerated() {
-            if index > 0 { literal += "," }
-            guard let value else {
-                literal += "NULL"
-                continue
-            }
-            literal += "\""
-            for character in value {
-                if character == "\\" || character == "\"" { literal += "\\" }
-                literal.append(character)
-            }
-            literal += "\""
-        }
-        return literal + "}"
-    }
+    static func textArray(_ values: [String?]) -> String { PostgresArray.textLiteral(values) }
 
     /// `messageColumns` starting at column `at` of the row.
     static func message(_ result: PostgresResult, _ row: Int, at first: Int = 0) throws(QueryError) -> ChatMessage {
