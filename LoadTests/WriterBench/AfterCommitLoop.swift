@@ -90,6 +90,6 @@ func checkEveryMessageIndexed(_ connection: PostgresConnection, sessions: [Strin
         SELECT count(*) FROM chats c
          WHERE c.session_id = ANY ($1::uuid[]) AND c.kind <> 'event'
            AND NOT EXISTS (SELECT 1 FROM message_search m WHERE m.chat_id = c.id)
-        """, ["{" + sessions.joined(separator: ",") + "}"])
+        """, [PostgresArray.textLiteral(sessions)])
     guard missing.int(0, 0) == 0 else { fatalError("\(missing.rows) stored messages were never indexed") }
 }

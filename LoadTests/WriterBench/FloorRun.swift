@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardJSON
 import SwitchboardPostgres
 import SwitchboardWriter
+import Synchronization
 
 /// --only floor (and the default run's last part): the batched writer
 /// against the bare `INSERT ... SELECT` floor at the same batch sizes
@@ -145,7 +146,7 @@ struct FloorRun {
             try connection.prepare(Self.statementName, Self.statement)
             return UncheckedConnection(connection)
         }
-        let failures = FailureBox()
+        let failure = Mutex<String?>(nil)
         let cpuBefore = PostgresCPU.seconds()
         let started = now()
         DispatchQueue.concurrentPerform(iterations: lanes) { lane in
@@ -154,18 +155,19 @@ struct FloorRun {
                     _ = try connections[lane].connection.query(prepared: Self.statementName, parameters)
                 }
             } catch {
-                failures.record("\(error)")
+                failure.withLock { $0 = $0 ?? "\(error)" }
             }
         }
         let seconds = Double(now() - started) / 1e9
         let cpu = PostgresCPU.seconds() - cpuBefore
-        if let failure = failures.first { fatalError("the floor's insert failed: \(failure)") }
+        if let failure = failure.withLock({ $0 }) { fatalError("the floor's insert failed: \(failure)") }
         try checkStored(setup, sessions: sessions)
         return Side(
             seconds: seconds, cpuSeconds: cpu, batches: batches.map(\.count).reduce(0, +), rows: options.messages)
     }
 
-    /// The writer with batches of `size` (sent full: every command is queued before the first commit returns).
+    /// The writer with batches of `size`: all but the first few go full, since every command is
+    /// queued as fast as the writer takes it (the side reports its mean batch).
     private func runWriter(size: Int) throws -> Side {
         let setup = try PostgresConnection(url)
         let (_, sessions) = try makeSessions(setup, count: options.sessions)
@@ -205,24 +207,6 @@ struct FloorRun {
 private struct UncheckedConnection: @unchecked Sendable {
     let connection: PostgresConnection
     init(_ connection: PostgresConnection) { self.connection = connection }
-}
-
-/// One failure of the floor's lanes, kept for the report.
-private final class FailureBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var failure: String?
-
-    func record(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        if failure == nil { failure = text }
-    }
-
-    var first: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
-    }
 }
 
 extension String {
