@@ -41,9 +41,10 @@ import Glibc
             var overlaps: [String] = []
         }
         private let state = Mutex(State())
-        let handlingMilliseconds: Int
+        /// How long each event takes to handle; a test may change it midway.
+        let handlingMilliseconds: Atomic<Int>
 
-        init(handlingMilliseconds: Int) { self.handlingMilliseconds = handlingMilliseconds }
+        init(handlingMilliseconds: Int) { self.handlingMilliseconds = Atomic(handlingMilliseconds) }
 
         func reply(_ request: TestReceiver.Request) -> TestReceiver.Reply {
             let id = request.headers["webhook-id"] ?? ""
@@ -51,7 +52,7 @@ import Glibc
                 state.arrivals += 1
                 if !state.inFlight.insert(id).inserted { state.overlaps.append(id) }
             }
-            usleep(UInt32(handlingMilliseconds * 1000))
+            usleep(UInt32(handlingMilliseconds.load(ordering: .relaxed) * 1000))
             state.withLock { state in
                 state.inFlight.remove(id)
                 state.unique.insert(id)
@@ -105,7 +106,10 @@ import Glibc
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let workspace = UUID().uuidString.lowercased()
-        let view = IdempotentView(handlingMilliseconds: 2)
+        // A receiver slow enough (200 ms an event, two at a time: 10 a second)
+        // that most events are pending at the kill however long sending them
+        // takes on a loaded machine; fast again for the second gateway.
+        let view = IdempotentView(handlingMilliseconds: 200)
         let receiver = try TestReceiver { request, _ in view.reply(request) }
         defer { receiver.stop() }
         let first = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
@@ -116,6 +120,7 @@ import Glibc
         #expect(pending >= 5_000, "most events still pending when the gateway is killed (\(pending))")
         first.process.stop(signal: SIGKILL)
         let deliveredBefore = view.unique
+        view.handlingMilliseconds.store(2, ordering: .relaxed)
 
         let second = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
         defer { second.stop() }
