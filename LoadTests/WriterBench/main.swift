@@ -4,7 +4,7 @@
 // which starts a durable private PostgreSQL and writes docs/benchmarks.md.
 //
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
-//                [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
+//                [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
 //                [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
@@ -65,6 +65,8 @@ struct Options {
     var naiveMessages = 200_000
     var batch = 1024
     var delayMilliseconds = 0
+    /// The writer's own default, as the gateway runs it.
+    var intervalMicroseconds = WriterConfiguration(databaseURL: "").minBatchIntervalMicroseconds
     var depth = 2
     var connections = 2
     var rate = 10_000
@@ -86,7 +88,7 @@ struct Options {
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
-                            [--naive-messages 200000] [--batch 1024] [--delay-ms 0]
+                            [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
                             [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
@@ -114,6 +116,7 @@ struct Options {
             case "--naive-messages": naiveMessages = count(argument)
             case "--batch": batch = count(argument)
             case "--delay-ms": delayMilliseconds = count(argument, minimum: 0)
+            case "--interval-us": intervalMicroseconds = count(argument, minimum: 0)
             case "--depth": depth = count(argument)
             case "--connections": connections = count(argument)
             case "--rate": rate = count(argument)
@@ -273,7 +276,8 @@ final class Tally: @unchecked Sendable {
 func configuration(_ url: String, _ options: Options) -> WriterConfiguration {
     WriterConfiguration(
         databaseURL: url, maxBatchMessages: options.batch, maxBatchDelayMilliseconds: options.delayMilliseconds,
-        pipelineDepth: options.depth, connections: options.connections)
+        minBatchIntervalMicroseconds: options.intervalMicroseconds, pipelineDepth: options.depth,
+        connections: options.connections)
 }
 
 /// With --notify: what a gateway on `cluster.bus = "postgres"` adds to each
@@ -412,7 +416,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "messages": .int(options.messages), "seconds": rounded(seconds), "per_s": .int(Int(rate)),
             "batches": .int(statistics.batchesCommitted), "mean_batch": .int(Int(meanBatch.rounded())),
             "mean_commit_ms": rounded(meanCommit / 1000), "batch": .int(options.batch), "depth": .int(options.depth),
-            "delay_ms": .int(options.delayMilliseconds), "connections": .int(options.connections),
+            "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
+            "connections": .int(options.connections),
             "notify": .bool(options.notify),
             "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
             "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
@@ -490,6 +495,7 @@ func runLatency(_ url: String, _ options: Options) throws {
             "search_index": .bool(options.searchIndex), "batches": .int(statistics.batchesCommitted),
             "mean_batch": rounded(Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))),
             "pg_cpu_us_per_message": rounded(cpuStored * 1e6 / Double(max(total - refused, 1))),
+            "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
         ])
 }
 

@@ -41,6 +41,21 @@ public struct PollSet {
         throw SystemError(call: "poll", errno: err)
     }
 
+    /// `wait` with a deadline finer than a millisecond (ppoll): nil waits
+    /// without one. For a thread whose deadlines are a fraction of a
+    /// millisecond apart, where rounding up to whole ones would add most of
+    /// a wait again.
+    public mutating func wait(timeoutNanoseconds: UInt64?) throws(SystemError) -> Int {
+        let nanoseconds = timeoutNanoseconds.map { Int64(min($0, UInt64(Int64.max))) } ?? -1
+        let ready = fds.withUnsafeMutableBufferPointer {
+            csystem_poll_nanoseconds($0.baseAddress, nfds_t($0.count), nanoseconds)
+        }
+        if ready >= 0 { return Int(ready) }
+        let err = currentErrno()
+        if err == EINTR { return 0 }
+        throw SystemError(call: "ppoll", errno: err)
+    }
+
     /// What the last `wait` found for the descriptor at `index`.
     public func ready(_ index: Int) -> Events {
         Events(rawValue: fds[index].revents)

@@ -6,8 +6,9 @@
 /// with up to `pipelineDepth` batches per connection on the wire, so the next
 /// full batch is sent while the server commits the previous one. A partial
 /// batch is sent only when nothing is in flight (once its oldest command has
-/// waited `maxBatchDelayMilliseconds`, by default not at all): the next batch
-/// goes the moment the previous commit returns (`BatchSchedule`).
+/// waited `maxBatchDelayMilliseconds`, by default not at all, and at least
+/// `minBatchIntervalMicroseconds` after the shard's last batch): the next
+/// batch goes the moment the previous commit returns (`BatchSchedule`).
 public struct WriterConfiguration: Sendable {
     /// libpq URL or key/value string of the database to write to.
     public var databaseURL: String
@@ -17,6 +18,11 @@ public struct WriterConfiguration: Sendable {
     /// to an idle connection (0: at once). While a batch is in flight, a
     /// partial batch waits for its commit whatever this says.
     public var maxBatchDelayMilliseconds: Int
+    /// The least time between one batch sent and a partial batch after it,
+    /// per shard (0: none). Binds only where commits return sooner than
+    /// this and messages keep arriving: there it trades up to this much
+    /// latency for fewer, larger batches (`BatchSchedule`).
+    public var minBatchIntervalMicroseconds: Int
     /// Commands waiting to be sent in one shard, over which `submit` answers
     /// `.overloaded` for that shard's sessions (so the writer holds at most
     /// `connections * queueCapacity`).
@@ -38,6 +44,7 @@ public struct WriterConfiguration: Sendable {
         databaseURL: String,
         maxBatchMessages: Int = 1024,
         maxBatchDelayMilliseconds: Int = 0,
+        minBatchIntervalMicroseconds: Int = 2_000,
         queueCapacity: Int = 65536,
         pipelineDepth: Int = 2,
         connections: Int = 2,
@@ -46,6 +53,7 @@ public struct WriterConfiguration: Sendable {
     ) {
         precondition(maxBatchMessages >= 1, "maxBatchMessages must be at least 1")
         precondition(maxBatchDelayMilliseconds >= 0, "maxBatchDelayMilliseconds must not be negative")
+        precondition(minBatchIntervalMicroseconds >= 0, "minBatchIntervalMicroseconds must not be negative")
         precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
         precondition(pipelineDepth >= 1, "pipelineDepth must be at least 1")
         precondition(connections >= 1, "connections must be at least 1")
@@ -56,6 +64,7 @@ public struct WriterConfiguration: Sendable {
         self.databaseURL = databaseURL
         self.maxBatchMessages = maxBatchMessages
         self.maxBatchDelayMilliseconds = maxBatchDelayMilliseconds
+        self.minBatchIntervalMicroseconds = minBatchIntervalMicroseconds
         self.queueCapacity = queueCapacity
         self.pipelineDepth = pipelineDepth
         self.connections = connections

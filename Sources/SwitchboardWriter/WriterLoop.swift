@@ -26,6 +26,8 @@ final class WriterLoop: @unchecked Sendable {
     /// Sent batches in the order the server answers them (at most pipelineDepth).
     private var inFlight: [InFlightBatch] = []
     private var encoder = BatchEncoder()
+    /// When this shard last sent a batch (0: never), for the minimum interval.
+    private var lastSentAt: UInt64 = 0
 
     /// Run once on each new connection. An ack promises durability: never let
     /// a server default of synchronous_commit=off weaken it (stricter settings
@@ -149,8 +151,8 @@ final class WriterLoop: @unchecked Sendable {
 
                 var sent = false
                 while schedule.sendsNow(
-                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, inFlight: inFlight.count, now: now,
-                    stopping: stopDeadline != nil)
+                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, lastSentAt: lastSentAt,
+                    inFlight: inFlight.count, now: now, stopping: stopDeadline != nil)
                 {
                     try send(on: connection, at: now)
                     sent = true
@@ -162,9 +164,9 @@ final class WriterLoop: @unchecked Sendable {
 
                 fds.watch(1, for: wantsWrite ? [.readable, .writable] : .readable)
                 let timeout = schedule.pollTimeout(
-                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, inFlight: inFlight.count, now: now,
-                    stopDeadline: stopDeadline)
-                guard try fds.wait(timeoutMilliseconds: timeout) > 0 else { continue }
+                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, lastSentAt: lastSentAt,
+                    inFlight: inFlight.count, now: now, stopDeadline: stopDeadline)
+                guard try fds.wait(timeoutNanoseconds: timeout) > 0 else { continue }
                 if fds.ready(1).contains(.writable) { wantsWrite = try !connection.flush() }
                 if !fds.ready(1).isDisjoint(with: [.readable, .failed]) {
                     try connection.consumeInput()
@@ -185,6 +187,7 @@ final class WriterLoop: @unchecked Sendable {
         let parameters = encoder.encode(slice)
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now))
+        lastSentAt = now
         metrics.batchesInFlight.add(1, ordering: .relaxed)
         pendingStart += count
         if pendingStart == pending.count {

@@ -141,6 +141,9 @@ import Testing
         // Batches follow the commits: no window by default, two full batches on the wire.
         #expect(builtIn.writerMaxBatchDelayMilliseconds == 0 && builtIn.writerPipelineDepth == 2)
         #expect(documented.writerMaxBatchDelayMilliseconds == builtIn.writerMaxBatchDelayMilliseconds)
+        // Partial batches at least 2 ms apart (docs/writer.md, "A batch").
+        #expect(builtIn.writerMinBatchIntervalMicroseconds == 2_000)
+        #expect(documented.writerMinBatchIntervalMicroseconds == builtIn.writerMinBatchIntervalMicroseconds)
         #expect(documented.writerPipelineDepth == builtIn.writerPipelineDepth)
         #expect(documented.writerConnections == builtIn.writerConnections)
         #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)

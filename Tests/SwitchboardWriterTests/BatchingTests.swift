@@ -66,6 +66,38 @@ import Testing
         #expect(writer.statistics.batchSize.counts[0] == 1)
     }
 
+    /// With a minimum interval, what follows a batch closely waits out the
+    /// interval from that batch's send and goes as one batch, though the
+    /// connection is idle the whole time.
+    @Test func whatFollowsABatchWithinTheIntervalWaitsAndGoesTogether() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let session = try makeSessions(db, count: 1)[0]
+        let collector = ResultCollector()
+        let interval = 2_000
+        let writer = try startedWriter(
+            WriterConfiguration(databaseURL: db.url, minBatchIntervalMicroseconds: interval * 1_000, connections: 1),
+            collector)
+        defer { writer.stop() }
+
+        // The first message finds no batch before it: at once.
+        let first = ContinuousClock.now
+        #expect(writer.submit(command(session: session, clientID: "first", token: 0)) == .accepted)
+        _ = try collector.wait(for: 1)
+        let firstStored = try #require(collector.arrival(of: 0)) - first
+        #expect(firstStored < .milliseconds(interval), "the first message waited: \(firstStored)")
+
+        for index in 1...20 {
+            #expect(writer.submit(command(session: session, clientID: "m-\(index)", token: UInt64(index))) == .accepted)
+        }
+        let results = try collector.wait(for: 21)
+        #expect(results.allSatisfy { $0.outcome.isStored })
+        #expect(collector.batchSizes == [1, 20])
+        let rest = try #require(collector.arrival(of: 20)) - first
+        #expect(rest >= .milliseconds(interval - 1), "sent before the interval was out: \(rest)")
+        #expect(try checkGapFree(db)[session] == 21)
+    }
+
     /// The default schedule: a message goes to an idle connection at once;
     /// what arrives while its commit is held up waits, however long, and then
     /// goes as one batch (not one batch per window, pipelined behind it).

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -21,6 +22,9 @@ extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 
 // GNU extension, declared here for the same reason.
 extern int pthread_setname_np(pthread_t thread, const char *name);
+
+// poll(2) with a deadline in nanoseconds (ppoll, a GNU extension); negative: none.
+int csystem_poll_nanoseconds(struct pollfd *fds, nfds_t count, long long nanoseconds);
 
 // CPUs this process may run on (sched_getaffinity), or -1.
 int csystem_available_cpus(void);

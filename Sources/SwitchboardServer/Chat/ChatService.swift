@@ -88,6 +88,7 @@ final class ChatService: Sendable {
             configuration: WriterConfiguration(
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
                 maxBatchDelayMilliseconds: configuration.writerMaxBatchDelayMilliseconds,
+                minBatchIntervalMicroseconds: configuration.writerMinBatchIntervalMicroseconds,
                 queueCapacity: configuration.writerQueueCapacity, pipelineDepth: configuration.writerPipelineDepth,
                 connections: configuration.writerConnections),
             connectionEvents: { [logger] event in
