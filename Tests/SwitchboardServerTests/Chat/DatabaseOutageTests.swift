@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardAuth
 import SwitchboardPostgres
 import SwitchboardStore
+import Synchronization
 import Testing
 
 /// PostgreSQL stops in the middle of a conversation and comes back: nothing
@@ -78,19 +79,39 @@ import Testing
 
         // A steady stream of sends, about one per millisecond, with PostgreSQL
         // stopped a little way in (from another thread, while this one sends and
-        // runs the loops): some commit before, some are in flight.
-        let burst = 1500
+        // runs the loops): some commit before, some are in flight. The stop
+        // starts once one of them is committed, and the sends go on until it
+        // is done and a little after, however long either takes here.
         nonisolated(unsafe) var stopFailure: (any Error)?
         let stopped = DispatchSemaphore(value: 0)
+        let isStopped = Atomic<Bool>(false)
         Thread.detachNewThread {
-            usleep(300_000)
-            do { try Self.shell("stop_postgres \(directory) >/dev/null 2>&1") } catch { stopFailure = error }
+            do {
+                do {
+                    let watcher = try PostgresConnection(url)
+                    let deadline = Date().addingTimeInterval(30)
+                    while Date() < deadline,
+                        try watcher.query("SELECT count(*) FROM chats WHERE client_msg_id LIKE 'in%'").int(0, 0) == 0
+                    {
+                        usleep(5_000)
+                    }
+                }
+                try Self.shell("stop_postgres \(directory) >/dev/null 2>&1")
+            } catch {
+                stopFailure = error
+            }
+            isStopped.store(true, ordering: .releasing)
             stopped.signal()
         }
-        for i in 0..<burst {
+        var burst = 0
+        var sentAfterStop = 0
+        while sentAfterStop < 50 && burst < 60_000 {
+            if isStopped.load(ordering: .acquiring) { sentAfterStop += 1 }
             visitor.send([
-                "type": "send", "ref": "in\(i)", "session_id": sessionID, "client_msg_id": "in\(i)", "body": "b",
+                "type": "send", "ref": "in\(burst)", "session_id": sessionID, "client_msg_id": "in\(burst)",
+                "body": "b",
             ])
+            burst += 1
             gateway.runPending()
             usleep(1000)
         }

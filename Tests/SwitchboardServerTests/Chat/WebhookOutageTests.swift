@@ -43,8 +43,13 @@ import Glibc
         private let state = Mutex(State())
         /// How long each event takes to handle; a test may change it midway.
         let handlingMilliseconds: Atomic<Int>
+        /// While closed, events are held (for a minute at most) before they are handled.
+        let gate: Atomic<Bool>
 
-        init(handlingMilliseconds: Int) { self.handlingMilliseconds = Atomic(handlingMilliseconds) }
+        init(handlingMilliseconds: Int, gateOpen: Bool = true) {
+            self.handlingMilliseconds = Atomic(handlingMilliseconds)
+            gate = Atomic(gateOpen)
+        }
 
         func reply(_ request: TestReceiver.Request) -> TestReceiver.Reply {
             let id = request.headers["webhook-id"] ?? ""
@@ -52,6 +57,8 @@ import Glibc
                 state.arrivals += 1
                 if !state.inFlight.insert(id).inserted { state.overlaps.append(id) }
             }
+            let held = Date().addingTimeInterval(60)
+            while !gate.load(ordering: .acquiring) && Date() < held { usleep(2_000) }
             usleep(UInt32(handlingMilliseconds.load(ordering: .relaxed) * 1000))
             state.withLock { state in
                 state.inFlight.remove(id)
@@ -63,6 +70,7 @@ import Glibc
         var unique: Int { state.withLock { $0.unique.count } }
         var arrivals: Int { state.withLock { $0.arrivals } }
         var overlaps: [String] { state.withLock { $0.overlaps } }
+        var inFlight: Int { state.withLock { $0.inFlight.count } }
 
         func wait(forUnique count: Int, seconds: Double) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
@@ -157,15 +165,25 @@ import Glibc
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let workspace = UUID().uuidString.lowercased()
-        let view = IdempotentView(handlingMilliseconds: 3)
+        // The receiver holds every event until both nodes have some in flight: the node that
+        // stores the messages could otherwise send them all itself before the other's poll
+        // (how soon depends on the machine's speed). Requests may wait that long (timeout_s).
+        let view = IdempotentView(handlingMilliseconds: 3, gateOpen: false)
         let receiver = try TestReceiver { request, _ in view.reply(request) }
         defer { receiver.stop() }
-        let first = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        defer { view.gate.store(true, ordering: .releasing) }
+        let toml = Self.toml.replacingOccurrences(of: "timeout_s = 2", with: "timeout_s = 90")
+        let first = try GatewayProcess(databaseURL: database.url, toml: toml)
         defer { first.stop() }
-        let second = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        let second = try GatewayProcess(databaseURL: database.url, toml: toml)
         defer { second.stop() }
         _ = try makeEndpoint(port: first.port, workspace: workspace, receiver: receiver)
         try converse(port: first.port, workspace: workspace, count: 2_000)
+        // Each node holds at most max_concurrent_per_endpoint (2) of them: more means both.
+        let bothSending = Date().addingTimeInterval(30)
+        while view.inFlight < 3 && Date() < bothSending { usleep(10_000) }
+        #expect(view.inFlight >= 3, "\(view.inFlight) events held at the receiver: one node sends alone")
+        view.gate.store(true, ordering: .releasing)
         #expect(view.wait(forUnique: 2_000, seconds: 60), "\(view.unique) of 2,000 arrived")
         #expect(view.overlaps.isEmpty, "events handled twice at once: \(view.overlaps.prefix(5))")
         #expect(view.arrivals == 2_000, "no event sent twice: \(view.arrivals) arrivals")
