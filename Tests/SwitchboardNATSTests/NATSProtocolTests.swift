@@ -157,7 +157,10 @@ import Testing
     @Test func stopWritesWhatIsQueuedAndWaitsForTheServersPong() throws {
         let server = try FakeNATSServer()
         let recorder = ClientRecorder()
-        let client = try client(server, recorder)
+        // A grace far longer than the wait below: the stop ends by the PONG, not by the grace.
+        var timings = NATSTimings.standard
+        timings.stopGrace = 30_000
+        let client = try client(server, recorder, timings: timings)
         client.start()
         let connection = try server.accept()
         try handshake(connection, client)
@@ -172,7 +175,7 @@ import Testing
         #expect(try connection.read(until: expected))
         #expect(!stopped.isSet)  // still waiting for the PONG
         try connection.send("PONG\r\n")
-        #expect(waitUntil(timeout: 0.5) { stopped.isSet })
+        #expect(waitUntil(timeout: 10) { stopped.isSet })
         #expect(try connection.readUntilClosed(timeout: 5))
         #expect(client.state == .disconnected)
         #expect(!client.publish("after", []))

@@ -2,6 +2,7 @@ import SwitchboardSystem
 import SwitchboardTestSupport
 import SwitchboardWebhookDelivery
 import SwitchboardWebhooks
+import Synchronization
 import Testing
 
 /// The libcurl wrapper against a real receiver on 127.0.0.1.
@@ -136,7 +137,17 @@ import Testing
     }
 
     @Test func runsRequestsSideBySide() throws {
-        let receiver = try TestReceiver { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 300) }
+        // Each answer waits until all six requests have come (5 s at most), then 300 ms: side by
+        // side they end together, one after another they would take over five seconds.
+        let arrived = Atomic<Int>(0)
+        let receiver = try TestReceiver { _, _ in
+            arrived.add(1, ordering: .relaxed)
+            let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+            while arrived.load(ordering: .relaxed) < 6 && MonotonicClock.nanoseconds() < deadline {
+                ThisProcess.sleep(milliseconds: 1)
+            }
+            return TestReceiver.Reply(body: "ok", delayMilliseconds: 300)
+        }
         defer { receiver.stop() }
         let client = try WebhookHTTPClient(settings: Self.local)
         let started = MonotonicClock.nanoseconds()
