@@ -26,6 +26,24 @@ import Testing
         return ready
     }
 
+    /// The shard's sleep to the nanosecond (ppoll): a deadline is never cut
+    /// short, nil waits for the wake-up alone, and a wake-up ends either.
+    @Test func aShardSleepsToItsDeadlineOrUntilWoken() throws {
+        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
+        var poll = PollSet([queue.wakeup.fd])
+        for nanoseconds: UInt64 in [1_500_000, 20_000_000] {
+            let start = MonotonicClock.nanoseconds()
+            #expect(try poll.wait(timeoutNanoseconds: nanoseconds) == 0)
+            let slept = MonotonicClock.nanoseconds() - start
+            #expect(slept >= nanoseconds, "woke \(nanoseconds - slept) ns before its deadline")
+        }
+        submit(queue, 1)
+        #expect(try poll.wait(timeoutNanoseconds: nil) == 1)
+        #expect(try poll.wait(timeoutNanoseconds: 60_000_000_000) == 1)
+        queue.drainWakeups()
+        #expect(try poll.wait(timeoutNanoseconds: 0) == 0)
+    }
+
     @Test func theFirstArrivalAndAFullBatchWakeTheWriterOnce() throws {
         let queue = SubmitQueue(capacity: 100, fullBatch: 4)
         submit(queue, 1)
