@@ -34,11 +34,7 @@ public struct PollSet {
     /// Sleeps until a descriptor is ready or `timeoutMilliseconds` pass (-1:
     /// no timeout). Returns how many are ready; 0 on a timeout or a signal.
     public mutating func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
-        let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds) }
-        if ready >= 0 { return Int(ready) }
-        let err = currentErrno()
-        if err == EINTR { return 0 }
-        throw SystemError(call: "poll", errno: err)
+        try wait(timeoutNanoseconds: timeoutMilliseconds < 0 ? nil : UInt64(timeoutMilliseconds) * 1_000_000)
     }
 
     /// `wait` with a deadline finer than a millisecond (ppoll): nil waits

@@ -105,10 +105,7 @@ import Testing
                 $0.pollIntervalMilliseconds = 60_000
             },
             reply: { _, _ in
-                let deadline = MonotonicClock.nanoseconds() + 10_000_000_000
-                while !gate.load(ordering: .acquiring) && MonotonicClock.nanoseconds() < deadline {
-                    ThisProcess.sleep(milliseconds: 2)
-                }
+                _ = waitUntil(seconds: 10) { gate.load(ordering: .acquiring) }
                 return .ok
             })
         defer { fixture.stop() }
@@ -243,10 +240,7 @@ import Testing
             settings: DispatcherFixture.settings { $0.threads = 1 },
             reply: { _, _ in
                 arrived.add(1, ordering: .relaxed)
-                let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
-                while arrived.load(ordering: .relaxed) < 4 && MonotonicClock.nanoseconds() < deadline {
-                    ThisProcess.sleep(milliseconds: 1)
-                }
+                _ = waitUntil { arrived.load(ordering: .relaxed) >= 4 }
                 return .ok
             })
         defer { fixture.stop() }

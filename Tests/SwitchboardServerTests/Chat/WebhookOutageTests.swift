@@ -12,17 +12,20 @@ import Glibc
 /// least once"): killed with work pending, and two nodes dispatching from one
 /// outbox. Gateways run as processes of their own on a real PostgreSQL.
 @Suite(.serialized) struct WebhookOutageTests {
-    static let toml = """
+    /// Each test's gateways; `timeoutSeconds` bounds one request to the receiver.
+    static func toml(timeoutSeconds: Int = 2) -> String {
+        """
         [chat]
         rate_per_second = 1000000
         rate_burst = 1000000
         [webhooks]
         allow_private_targets = true
         poll_interval_ms = 100
-        timeout_s = 2
+        timeout_s = \(timeoutSeconds)
         max_concurrent_per_endpoint = 2
         retry_divisor = 1000
         """
+    }
 
     /// A gateway process reached by port, for `HTTPTestClient`.
     private struct PortGateway: TestGateway {
@@ -120,7 +123,7 @@ import Glibc
         let view = IdempotentView(handlingMilliseconds: 200)
         let receiver = try TestReceiver { request, _ in view.reply(request) }
         defer { receiver.stop() }
-        let first = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        let first = try GatewayProcess(databaseURL: database.url, toml: Self.toml())
         let secretText = try makeEndpoint(port: first.port, workspace: workspace, receiver: receiver)
         try converse(port: first.port, workspace: workspace, count: 10_000)
         let db = try database.connect()
@@ -130,7 +133,7 @@ import Glibc
         let deliveredBefore = view.unique
         view.handlingMilliseconds.store(2, ordering: .relaxed)
 
-        let second = try GatewayProcess(databaseURL: database.url, toml: Self.toml)
+        let second = try GatewayProcess(databaseURL: database.url, toml: Self.toml())
         defer { second.stop() }
         #expect(view.wait(forUnique: 10_000, seconds: 120), "\(view.unique) of 10,000 arrived")
         #expect(view.unique == 10_000 && view.arrivals >= 10_000)
@@ -172,7 +175,7 @@ import Glibc
         let receiver = try TestReceiver { request, _ in view.reply(request) }
         defer { receiver.stop() }
         defer { view.gate.store(true, ordering: .releasing) }
-        let toml = Self.toml.replacingOccurrences(of: "timeout_s = 2", with: "timeout_s = 90")
+        let toml = Self.toml(timeoutSeconds: 90)
         let first = try GatewayProcess(databaseURL: database.url, toml: toml)
         defer { first.stop() }
         let second = try GatewayProcess(databaseURL: database.url, toml: toml)
