@@ -62,3 +62,64 @@ import Testing
         #expect(try db.column(keys) == ["chats_workspace_id_fkey"])
     }
 }
+
+/// Migration 27: the seed guide's `idx_chats_session_id` is the `(session_id, seq)` key's index.
+@Suite struct SessionKeyIndexTests {
+    private let chatsIndexes = """
+        SELECT indexname || ': ' || regexp_replace(indexdef, '^.* USING ', '') FROM pg_indexes
+         WHERE tablename = 'chats' AND indexdef LIKE '%(session_id%' ORDER BY 1
+        """
+
+    @Test func theGuidesSessionIndexIsTheUniqueSequenceKey() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        #expect(
+            try db.column(chatsIndexes) == [
+                "chats_session_client_msg_id_key: btree (session_id, client_msg_id)",
+                "idx_chats_session_created: btree (session_id, created_at)",
+                "idx_chats_session_id: btree (session_id, seq)",
+            ])
+        let unique = "SELECT indisunique::text FROM pg_index WHERE indexrelid = 'idx_chats_session_id'::regclass"
+        #expect(try db.column(unique) == ["true"])
+
+        // It still keeps a session's sequence free of repeats.
+        let (workspace, session) = (newUUID(), newUUID())
+        try db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [workspace])
+        try db.query("INSERT INTO chat_sessions (id, workspace_id) VALUES ($1, $2)", [session, workspace])
+        let insert = """
+            INSERT INTO chats (session_id, workspace_id, seq, client_msg_id, role, sender_id, content)
+            VALUES ($1, $2, 1, $3, 'visitor', 'v1', 'hello')
+            """
+        try db.query(insert, [session, workspace, "m1"])
+        let repeated = #expect(throws: PostgresError.self) { try db.query(insert, [session, workspace, "m2"]) }
+        #expect(repeated?.sqlState == "23505")
+
+        // A lookup by session alone still goes by key (through whichever
+        // session-led index the planner picks), and a session's page by seq through this one.
+        try db.query("SET enable_seqscan = off")
+        let bySession = try db.column("EXPLAIN SELECT id FROM chats WHERE session_id = '\(session)'")
+        #expect(bySession.contains { $0?.contains("Index Cond: (session_id = ") == true })
+        let page = try db.column(
+            "EXPLAIN SELECT id FROM chats WHERE session_id = '\(session)' ORDER BY seq DESC LIMIT 50")
+        #expect(page.contains { $0?.contains("using idx_chats_session_id on chats") == true })
+        #expect(try SchemaVerifier(connection: db).verify() == [])
+    }
+
+    @Test func migratingDownRestoresBothIndexes() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        #expect(
+            try MigrationRunner(connection: db).migrateDown(to: 26).map(\.version) == Array((27...latest).reversed()))
+        #expect(
+            try db.column(chatsIndexes) == [
+                "chats_session_client_msg_id_key: btree (session_id, client_msg_id)",
+                "chats_session_seq_key: btree (session_id, seq)",
+                "idx_chats_session_created: btree (session_id, created_at)",
+                "idx_chats_session_id: btree (session_id)",
+            ])
+        #expect(try MigrationRunner(connection: db).up().map(\.version) == Array(27...latest))
+        #expect(try SchemaVerifier(connection: db).verify() == [])
+    }
+}

@@ -79,6 +79,7 @@ public enum Migrations {
         Migration0024.migration,
         Migration0025.migration,
         Migration0026.migration,
+        Migration0027.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
