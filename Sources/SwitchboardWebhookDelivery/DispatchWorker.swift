@@ -28,6 +28,8 @@ final class DispatchWorker: @unchecked Sendable {
     var unrecorded: [(outcome: DeliveryOutcome, leaseEndsAt: UInt64)] = []
     var backoff = QueueBackoff()
     private var nextTag = 0
+    /// Each endpoint's URL checked and secrets decoded, while they stay the same.
+    private var preparations = EndpointPreparations()
 
     // When to claim next.
     private var nextPollAt: UInt64 = 0
@@ -188,19 +190,14 @@ final class DispatchWorker: @unchecked Sendable {
 
     private func send(_ held: HeldDelivery) {
         let delivery = held.delivery
-        let headers: [WebhookHeader]
-        do throws(WebhookURLError) {
-            _ = try WebhookURL(parsing: delivery.url)
-        } catch {
-            complete(held, result: .noAnswer(.invalidEndpoint, message: error.description), durationMilliseconds: 0)
+        let secrets: [WebhookSecret]
+        switch preparations.secrets(for: delivery) {
+        case .success(let decoded): secrets = decoded
+        case .failure(let failure):
+            complete(held, result: .noAnswer(.invalidEndpoint, message: failure.description), durationMilliseconds: 0)
             return
         }
-        do throws(WebhookSecretError) {
-            headers = try WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds())
-        } catch {
-            complete(held, result: .noAnswer(.invalidEndpoint, message: error.description), durationMilliseconds: 0)
-            return
-        }
+        let headers = WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds(), secrets: secrets)
         nextTag &+= 1
         running[nextTag] = held
         client.start(WebhookHTTPRequest(url: delivery.url, headers: headers, body: delivery.body), tag: nextTag)

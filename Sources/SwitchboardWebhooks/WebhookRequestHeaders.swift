@@ -18,10 +18,20 @@ public enum WebhookRequestHeaders {
 
     /// Throws when a stored secret cannot be read (the error never holds it).
     public static func of(_ delivery: DueDelivery, timestamp: Int64) throws(WebhookSecretError) -> [WebhookHeader] {
+        of(delivery, timestamp: timestamp, secrets: try secrets(of: delivery))
+    }
+
+    /// The delivery's secrets, decoded: at least one, or the reason none can sign.
+    public static func secrets(of delivery: DueDelivery) throws(WebhookSecretError) -> [WebhookSecret] {
         var secrets: [WebhookSecret] = []
         for text in delivery.secrets { secrets.append(try WebhookSecret(parsing: text)) }
         guard !secrets.isEmpty else { throw .missing }
-        return [
+        return secrets
+    }
+
+    /// The headers, signed with `secrets` already decoded from the delivery's own.
+    public static func of(_ delivery: DueDelivery, timestamp: Int64, secrets: [WebhookSecret]) -> [WebhookHeader] {
+        [
             WebhookHeader("content-type", contentType),
             WebhookHeader("user-agent", userAgent),
             WebhookHeader("webhook-id", delivery.eventID),
