@@ -187,10 +187,13 @@ final class DispatchWorker: @unchecked Sendable {
                     "a delivery waited too long for a slot of its endpoint: given back unattempted",
                     metadata: ["delivery": "\(waiting[index].delivery.id)", "endpoint": "\(endpoint)"])
                 tooLate.append(waiting[index])
-            } else if !withoutSlot.contains(endpoint), context.bounds.withLock({ $0.tryStart(endpoint: endpoint) }) {
+                continue
+            }
+            let knownFull = withoutSlot.contains(endpoint)
+            if !knownFull, context.bounds.withLock({ $0.tryStart(endpoint: endpoint) }) {
                 send(waiting[index])
             } else {
-                if !withoutSlot.contains(endpoint) { withoutSlot.append(endpoint) }
+                if !knownFull { withoutSlot.append(endpoint) }
                 waiting.swapAt(kept, index)
                 kept += 1
             }
