@@ -342,6 +342,68 @@ import Testing
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.endpointID) == [first])
     }
 
+    /// Migration 28: a pass's budget that ends inside a writer's batch takes
+    /// the batch's first messages and leaves the rest in its place in line,
+    /// ahead of later batches; every message becomes one event, whatever the
+    /// passes, each carrying its batch's session version.
+    @Test func aBudgetEndingInsideABatchTakesItsFirstMessagesAndTheRestKeepsItsPlace() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        _ = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let session = try fixture.admin.query(
+            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
+            [fixture.workspaceID]
+        ).string(0, 0)!
+        var ids: [String] = []
+        var versions: [Int] = []
+        for batch in [["a", "b", "c", "d", "e"], ["f"]] {
+            let stored = try fixture.admin.query(
+                """
+                SELECT id::text, session_version FROM switchboard_append_messages(
+                    array_fill($1::uuid, ARRAY[$3::int]), string_to_array($2, ','),
+                    array_fill('visitor'::text, ARRAY[$3::int]), array_fill('v-1'::text, ARRAY[$3::int]),
+                    array_fill(NULL::text, ARRAY[$3::int]), array_fill('text'::text, ARRAY[$3::int]),
+                    string_to_array($2, ','))
+                 WHERE status = 'stored' ORDER BY ord
+                """, [session, batch.joined(separator: ","), String(batch.count)])
+            ids += (0..<stored.rowCount).map { stored.string($0, 0)! }
+            versions.append(try #require(stored.int(stored.rowCount - 1, 1)))
+        }
+        let backlog = try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0)
+        #expect(ids.count == 6 && backlog == 2)
+
+        func messages(of handed: [DueDelivery]) throws -> [String] {
+            try handed.map { delivery in
+                let body = try #require(
+                    JSONSerialization.jsonObject(with: Data(delivery.body.utf8)) as? [String: Any])
+                let data = body["data"] as? [String: Any]
+                let session = data?["session"] as? [String: Any]
+                let message = try #require(data?["message"] as? [String: Any])
+                let id = try #require(message["id"] as? String)
+                #expect(session?["version"] as? Int == versions[ids.firstIndex(of: id)! < 5 ? 0 : 1], "\(id)")
+                return id
+            }.sorted()
+        }
+        let (first, firstHanded) = try fixture.queries.expandWebhookBacklog(budget: 2, handoff: 2, leaseSeconds: 60)
+        #expect(first.ranges == 1 && first.messages == 2 && first.events == 2 && first.due == 0 && first.more)
+        #expect(try messages(of: firstHanded) == Array(ids[0..<2]))
+        #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 2, "the rest stays")
+
+        // The first batch's rest comes before the second batch.
+        let (second, secondHanded) = try fixture.queries.expandWebhookBacklog(budget: 2, handoff: 2, leaseSeconds: 60)
+        #expect(second.ranges == 1 && second.messages == 2 && second.more)
+        #expect(try messages(of: secondHanded) == Array(ids[2..<4]))
+
+        let (last, lastHanded) = try fixture.queries.expandWebhookBacklog(budget: 10, handoff: 10, leaseSeconds: 60)
+        #expect(last.ranges == 2 && last.messages == 2 && last.events == 2 && !last.more)
+        #expect(try messages(of: lastHanded) == Array(ids[4..<6]))
+        #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 0)
+        let events = try fixture.admin.query(
+            "SELECT count(*), count(DISTINCT body::jsonb #>> '{data,message,id}') FROM webhook_events")
+        #expect(events.int(0, 0) == 6 && events.int(0, 1) == 6, "each message once")
+    }
+
     /// Migration 23's claim reads the due index in order and stops after
     /// its limit even when the statistics were taken before the backlog grew:
     /// the statement it replaced then fetched every due delivery and sorted

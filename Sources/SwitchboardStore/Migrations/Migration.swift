@@ -80,6 +80,7 @@ public enum Migrations {
         Migration0025.migration,
         Migration0026.migration,
         Migration0027.migration,
+        Migration0028.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
