@@ -24,6 +24,9 @@ final class DispatchContext: Sendable {
     /// Deliveries handed over (`WebhookDispatcher.handOff`), held in the
     /// bounds already, until a thread with room takes them.
     let inbox = Mutex<[HeldDelivery]>([])
+    /// Told when room frees after a hand-off found none
+    /// (`WebhookDispatcher.whenRoomFrees`).
+    let roomListener = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(
         queue: any DeliveryQueue, settings: WebhookDeliverySettings, metrics: any WebhookDeliveryMetrics,
@@ -41,6 +44,18 @@ final class DispatchContext: Sendable {
     }
 
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// A held delivery is done (`wasRunning`: its attempt ended; otherwise it
+    /// was let go unsent); the listener hears of the room if a hand-off found
+    /// none. Returns whether another held delivery waits for a slot.
+    func finished(endpoints: [String], wasRunning: Bool) -> Bool {
+        let (someoneWaits, roomWanted) = bounds.withLock { bounds in
+            for endpoint in endpoints { bounds.finished(endpoint: endpoint, wasRunning: wasRunning) }
+            return (bounds.heldCount > bounds.runningCount, bounds.takeRoomWanted())
+        }
+        if roomWanted, let listener = roomListener.withLock({ $0 }) { listener() }
+        return someoneWaits
+    }
 
     /// Wakes every thread from its wait (their eventfds are level-triggered in poll).
     func wakeAll() {

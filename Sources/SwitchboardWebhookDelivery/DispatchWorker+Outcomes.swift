@@ -21,12 +21,8 @@ extension DispatchWorker {
                     "attempt": "\(delivery.attempt + 1)", "error": "\(outcome.error ?? "")",
                 ])
         }
-        let someoneWaits = context.bounds.withLock { bounds in
-            bounds.finished(endpoint: delivery.endpointID, wasRunning: true)
-            return bounds.heldCount > bounds.runningCount
-        }
         // A delivery held by another thread may be waiting for this slot.
-        if someoneWaits { context.wakeAll() }
+        if context.finished(endpoints: [delivery.endpointID], wasRunning: true) { context.wakeAll() }
         // Recorded with whatever else ends in this pass (`run` records at the top of the next).
         unrecorded.append((outcome, held.leaseEndsAt))
     }
@@ -87,9 +83,7 @@ extension DispatchWorker {
     /// queue refuses is not tried again (the leases end).
     func release(_ held: [HeldDelivery], now: UInt64) {
         guard !held.isEmpty else { return }
-        context.bounds.withLock { bounds in
-            for one in held { bounds.finished(endpoint: one.delivery.endpointID, wasRunning: false) }
-        }
+        _ = context.finished(endpoints: held.map(\.delivery.endpointID), wasRunning: false)
         let margin = UInt64(WebhookDeliverySettings.recordMarginSeconds) * 1000
         let givenBack = held.filter { $0.leaseEndsAt > now + margin }.map(\.delivery)
         guard !givenBack.isEmpty, context.isStopping || !backoff.isWaiting(at: now) else { return }

@@ -68,8 +68,10 @@ public final class WebhookDispatcher: Sendable {
     /// that many leased to it and return them with what else it returns.
     /// They are held and sent as claimed ones are; the first free thread
     /// takes them (`wake`'s claim is not needed for them). What `make` throws
-    /// leaves the room as it was.
+    /// leaves the room as it was. With less than `minimum` free (capped at
+    /// `maxHeld`), `make` gets 0 and `whenRoomFrees` is armed for that much.
     public func handOff<Result, Failure: Error>(
+        atLeast minimum: Int = 1,
         _ make: (_ limit: Int, _ leaseSeconds: Int) throws(Failure) -> (Result, [DueDelivery])
     ) throws(Failure) -> Result {
         let leaseSeconds = context.settings.leaseSeconds
@@ -77,7 +79,16 @@ public final class WebhookDispatcher: Sendable {
         let now = DispatchClock.milliseconds()
         let limit =
             context.isStopping
-            ? 0 : context.bounds.withLock { $0.reserveClaim(wanted: context.settings.maxHeld)?.limit ?? 0 }
+            ? 0
+            : context.bounds.withLock { bounds in
+                guard bounds.freeRoom >= min(max(1, minimum), context.settings.maxHeld),
+                    let (limit, _) = bounds.reserveClaim(wanted: context.settings.maxHeld)
+                else {
+                    bounds.noRoom(wanted: minimum)
+                    return 0
+                }
+                return limit
+            }
         let made: (Result, [DueDelivery])
         do {
             made = try make(limit, leaseSeconds)
@@ -98,6 +109,18 @@ public final class WebhookDispatcher: Sendable {
         context.inbox.withLock { $0 += handed.map { HeldDelivery(delivery: $0, leaseEndsAt: leaseEndsAt) } }
         context.wakeAll()
         return made.0
+    }
+
+    /// Deliveries this dispatcher holds at most (`webhooks.hold_rounds`
+    /// rounds of requests).
+    public var maxHeld: Int { context.settings.maxHeld }
+
+    /// `action` runs (on a dispatcher thread, briefly: it must not block)
+    /// once the room a `handOff` found too little of is free, once per such
+    /// `handOff`: a maker that waits for room sleeps until then instead of
+    /// polling.
+    public func whenRoomFrees(_ action: @escaping @Sendable () -> Void) {
+        context.roomListener.withLock { $0 = action }
     }
 
     /// Stops claiming, lets the requests in flight end (within the request

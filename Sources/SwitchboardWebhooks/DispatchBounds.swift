@@ -25,6 +25,9 @@ public struct DispatchBounds: Sendable {
     /// Counts finished attempts, so that a claimer can tell whether an
     /// endpoint it had to skip may have room again.
     public private(set) var finishedGeneration = 0
+    /// Room someone found too little of (`noRoom(wanted:)`) and wants to hear
+    /// of once it is free (`takeRoomWanted()`); 0: nobody.
+    private var roomWanted = 0
 
     public init(maxConcurrent: Int, maxPerEndpoint: Int, maxHeld: Int, maxHeldPerEndpoint: Int) {
         precondition(maxConcurrent >= 1 && maxPerEndpoint >= 1, "bounds are at least 1")
@@ -56,6 +59,21 @@ public struct DispatchBounds: Sendable {
         reserved -= limit
         heldCount += endpoints.count
         for endpoint in endpoints { held[endpoint, default: 0] += 1 }
+    }
+
+    /// What is free to hold now, promised to no claim.
+    public var freeRoom: Int { max(0, maxHeld - heldCount - reserved) }
+
+    /// Room for `wanted` (at most `maxHeld`) was asked for and there was
+    /// less: `takeRoomWanted` says so once that much is free.
+    public mutating func noRoom(wanted: Int) { roomWanted = max(1, min(wanted, maxHeld)) }
+
+    /// Whether the room asked for by `noRoom` is free now: true once per
+    /// `noRoom`, when the deliveries that `finished` freed it.
+    public mutating func takeRoomWanted() -> Bool {
+        guard roomWanted > 0, freeRoom >= roomWanted else { return false }
+        roomWanted = 0
+        return true
     }
 
     /// Takes a slot of the endpoint for a held delivery, if one is free, and

@@ -123,15 +123,19 @@ import Testing
             return (limit, (1...limit).map { fixture.delivery($0) })
         }
         #expect(offered == 4)
-        // Held: nothing more is offered until an attempt ends.
+        let roomFreed = Atomic<Int>(0)
+        fixture.dispatcher.whenRoomFrees { roomFreed.add(1, ordering: .relaxed) }
+        // Held: nothing more is offered until an attempt ends, and then the maker hears of it, once.
         let whileFull = fixture.dispatcher.handOff { limit, _ in (limit, [DueDelivery]()) }
         #expect(whileFull == 0)
         // Two of them reach the endpoint and wait there; the other two wait for its bound.
         #expect(fixture.receiver.waitForRequests(2, seconds: 5))
         ThisProcess.sleep(milliseconds: 100)
         #expect(fixture.receiver.requests.count == 2, "the endpoint's bound holds while its requests wait")
+        #expect(roomFreed.load(ordering: .relaxed) == 0, "no attempt has ended")
         gate.store(true, ordering: .releasing)
         #expect(fixture.queue.waitForOutcomes(4))
+        #expect(roomFreed.load(ordering: .relaxed) == 1, "four attempts ended after one hand-off found no room")
         #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
         #expect(fixture.receiver.maxInProgress(path: "/hook") == 2, "the endpoint's bound holds")
         // A maker that fails takes nothing and gives the room back.

@@ -18,6 +18,33 @@ import Testing
         #expect(fourth?.limit == 4)
     }
 
+    /// Whoever found too little room hears, once, when that much is free;
+    /// not before, and not while it is promised to a claim.
+    @Test func roomWantedIsToldOnceWhenThatMuchIsFree() {
+        var bounds = DispatchBounds(maxConcurrent: 3, maxPerEndpoint: 3, maxHeld: 3, maxHeldPerEndpoint: 3)
+        let claim = bounds.reserveClaim(wanted: 3)
+        bounds.claimed(endpoints: ["a", "a", "a"], reserved: claim?.limit ?? 0)
+        #expect(bounds.freeRoom == 0)
+        let unasked = bounds.takeRoomWanted()
+        #expect(!unasked, "nobody asked")
+        bounds.noRoom(wanted: 2)
+        bounds.finished(endpoint: "a", wasRunning: false)
+        let one = bounds.takeRoomWanted()
+        #expect(!one && bounds.freeRoom == 1, "one free, two wanted")
+        bounds.finished(endpoint: "a", wasRunning: false)
+        let promised = bounds.reserveClaim(wanted: 2)
+        let whilePromised = bounds.takeRoomWanted()
+        #expect(promised?.limit == 2 && !whilePromised, "the free room is a claim's until it answers")
+        bounds.claimed(endpoints: [], reserved: promised?.limit ?? 0)
+        let two = bounds.takeRoomWanted()
+        let again = bounds.takeRoomWanted()
+        #expect(two && !again, "once")
+        bounds.noRoom(wanted: 10)
+        bounds.finished(endpoint: "a", wasRunning: false)
+        let capped = bounds.takeRoomWanted()
+        #expect(capped, "no more than maxHeld is waited for")
+    }
+
     @Test func skipsEndpointsHoldingTheirHeldBound() {
         var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2, maxHeld: 10, maxHeldPerEndpoint: 4)
         let claim = bounds.reserveClaim(wanted: 7)

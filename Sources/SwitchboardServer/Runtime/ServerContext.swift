@@ -164,6 +164,7 @@ final class ServerContext: Sendable {
                 gatewayBusy: gatewayBusy,
                 deliveriesLeftDue: { hooks.outboxHasWork() })
             hooks.setBacklogWakeup { [weak expander] in expander?.wake() }
+            dispatcher?.whenRoomFrees { [weak expander] in expander?.wake() }
             return expander
         }
         let router = router

@@ -17,8 +17,18 @@ import Synchronization
 /// share the backlog without coordination (`SKIP LOCKED`). Where this node
 /// dispatches, the deliveries a pass makes go to its dispatcher in memory,
 /// leased at birth, as many as it has room for (migration 23): no claim
-/// reads them back; the rest are left due for any node's claim.
+/// reads them back; the rest are left due for any node's claim. A pass then
+/// reads no more messages than that room (migration 28 splits a writer's
+/// batch to fit), and while less than half of the dispatcher's room is free
+/// it waits for that much, up to `roomWaitMilliseconds`, so that a backlog is
+/// handed over as it drains instead of written due and claimed again.
 final class WebhookExpander: Sendable {
+    /// How long a pass waits for its dispatcher's room before it writes its
+    /// deliveries due for any node's claim instead: a dispatcher held full by
+    /// slow endpoints must not hold back the others' events, which claims
+    /// take past the busy ones. A drain frees room within milliseconds.
+    static let roomWaitMilliseconds: UInt64 = 50
+
     private let queries: Mutex<ChatQueries>
     private let logger: Logger
     private let metrics: GatewayMetrics
@@ -69,21 +79,47 @@ final class WebhookExpander: Sendable {
     /// expander is yielding to a busy writer. Harmless once stopped.
     func wake() { wakeup?.signal() }
 
-    private func expand(_ queries: ChatQueries) throws(QueryError) -> WebhookBacklogPass {
+    /// One pass; nil when the dispatcher had no room and the pass waits for
+    /// it (`roomWaitOver` false).
+    private func expand(_ queries: ChatQueries, roomWaitOver: Bool) throws(QueryError) -> WebhookBacklogPass? {
         guard let dispatcher else { return try queries.expandWebhookBacklog().pass }
-        return try dispatcher.handOff { limit, leaseSeconds throws(QueryError) in
-            try queries.expandWebhookBacklog(handoff: limit, leaseSeconds: leaseSeconds)
+        // Half its room at least, so that a pass's own cost (about a millisecond) is spread over many
+        // deliveries while the dispatcher still holds the other half to send; after the wait, what there is.
+        return try dispatcher.handOff(atLeast: roomWaitOver ? 1 : dispatcher.maxHeld / 2) {
+            limit, leaseSeconds throws(QueryError) in
+            if limit == 0 && !roomWaitOver { return (nil, []) }
+            // With room, no more messages than it: each further delivery would be written due and claimed.
+            let budget = limit > 0 ? min(ChatQueries.webhookBacklogBudget, limit) : ChatQueries.webhookBacklogBudget
+            let made = try queries.expandWebhookBacklog(budget: budget, handoff: limit, leaseSeconds: leaseSeconds)
+            return (made.pass, made.handed)
         }
     }
 
     private func run() {
         var failing = false
+        // Since when passes found the dispatcher full (monotonic milliseconds).
+        var noRoomSince: UInt64?
         while !background.isStopped {
             var wait = pacing.idleMilliseconds
             var yielding = false
             do throws(QueryError) {
                 let started = MonotonicClock.nanoseconds()
-                let pass = try queries.withLock { queries throws(QueryError) in try expand(queries) }
+                let now = started / 1_000_000
+                let roomWaitOver = noRoomSince.map { now - $0 >= Self.roomWaitMilliseconds } ?? false
+                let made = try queries.withLock { queries throws(QueryError) in
+                    try expand(queries, roomWaitOver: roomWaitOver)
+                }
+                guard let pass = made else {
+                    // Woken when room frees (`whenRoomFrees`), or by a commit; at the latest when the wait is over.
+                    let since = noRoomSince ?? now
+                    noRoomSince = since
+                    background.pause(
+                        milliseconds: Int(
+                            max(1, Self.roomWaitMilliseconds - min(now - since, Self.roomWaitMilliseconds))),
+                        wakeup: wakeup)
+                    continue
+                }
+                noRoomSince = nil
                 let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
                 if pass.events > 0 { metrics.webhookEventsWritten.increment(by: pass.events) }
                 if pass.due > 0 { deliveriesLeftDue() }
