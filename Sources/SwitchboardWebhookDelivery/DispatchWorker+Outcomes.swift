@@ -23,8 +23,16 @@ extension DispatchWorker {
         }
         // A delivery held by another thread may be waiting for this slot.
         if context.finished(endpoints: [delivery.endpointID], wasRunning: true) { context.wakeAll() }
-        // Recorded with whatever else ends in this pass (`run` records at the top of the next).
+        // Recorded with whatever else ends soon (`RecordPacing`).
+        if unrecorded.isEmpty { oldestUnrecordedAt = DispatchClock.milliseconds() }
         unrecorded.append((outcome, held.leaseEndsAt))
+    }
+
+    /// Whether the outcomes waiting to be recorded go now (`RecordPacing`).
+    func recordIsDue(now: UInt64) -> Bool {
+        RecordPacing.isDue(
+            waiting: unrecorded.count, oldestEndedAt: oldestUnrecordedAt, now: now,
+            idle: running.isEmpty && waiting.isEmpty)
     }
 
     /// Records what the queue has not taken yet, in batches of at most

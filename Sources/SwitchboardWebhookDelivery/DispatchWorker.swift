@@ -26,6 +26,8 @@ final class DispatchWorker: @unchecked Sendable {
     var running: [Int: HeldDelivery] = [:]
     /// Outcomes the queue did not take yet, with their deliveries' lease ends.
     var unrecorded: [(outcome: DeliveryOutcome, leaseEndsAt: UInt64)] = []
+    /// When the oldest of `unrecorded` ended (monotonic milliseconds).
+    var oldestUnrecordedAt: UInt64 = 0
     var backoff = QueueBackoff()
     private var nextTag = 0
     /// Each endpoint's URL checked and secrets decoded, while they stay the same.
@@ -72,8 +74,9 @@ final class DispatchWorker: @unchecked Sendable {
                 // (libcurl writes it when polled) before this thread blocks on the
                 // database to record and claim, so that the receiver works meanwhile.
                 startWaiting(now: now)
-                if !unrecorded.isEmpty || shouldClaim(now: now) { handle(client.poll(timeoutMilliseconds: 0)) }
-                retryUnrecorded(now: now)
+                let recordDue = recordIsDue(now: now)
+                if recordDue || shouldClaim(now: now) { handle(client.poll(timeoutMilliseconds: 0)) }
+                if recordDue { retryUnrecorded(now: now) }
                 if shouldClaim(now: now) { claim(now: now) }
                 // Slots freed meanwhile, and what the claim brought.
                 startWaiting(now: now)
@@ -110,7 +113,10 @@ final class DispatchWorker: @unchecked Sendable {
         let interval = UInt64(settings.pollIntervalMilliseconds)
         if context.isStopping { return 100 }
         var until = room > 0 ? max(nextPollAt, backoff.resumeAt, yieldUntil) : now + interval
-        if !unrecorded.isEmpty { until = min(until, max(backoff.resumeAt, now)) }
+        if !unrecorded.isEmpty {
+            let recordAt = recordIsDue(now: now) ? now : RecordPacing.dueAt(oldestEndedAt: oldestUnrecordedAt)
+            until = min(until, max(backoff.resumeAt, recordAt))
+        }
         return Int(min(until > now ? until - now : 0, interval))
     }
 
