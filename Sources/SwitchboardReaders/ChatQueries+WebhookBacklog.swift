@@ -24,16 +24,18 @@ public struct WebhookBacklogPass: Sendable, Equatable {
 }
 
 extension ChatQueries {
-    /// Messages one pass reads at most (whole batches; at least one): a pass
-    /// of 2,000 events takes the database about 25 ms, so no pass holds back
-    /// the oldest snapshot for long.
+    /// Messages one pass reads at most (at least one; a writer's batch that
+    /// does not fit is split, migration 28): a pass of 2,000 events takes the
+    /// database about 25 ms, so no pass holds back the oldest snapshot for
+    /// long.
     public static let webhookBacklogBudget = 2_000
 
-    /// One pass of the webhook expander (migration 23's
-    /// `switchboard_webhook_expand`): takes backlog rows no other node holds
+    /// One pass of the webhook expander (`switchboard_webhook_expand`,
+    /// migrations 23 and 28): takes backlog rows no other node holds
     /// (`SKIP LOCKED`) in id order, writes each batch's `message.created` and
     /// `note.created` events and their deliveries and deletes its row, until
-    /// `budget` messages are read. Up to `handoff` of the deliveries are born
+    /// `budget` messages are read; where the budget ends inside a batch, its
+    /// first messages are taken and its row keeps the rest, first in line. Up to `handoff` of the deliveries are born
     /// leased to the caller for `leaseSeconds` and returned, to be sent without
     /// a claim; the rest are due now, and dispatchers on every node are notified
     /// at commit. One statement, one transaction, safe to repeat after a lost
