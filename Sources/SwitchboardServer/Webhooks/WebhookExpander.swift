@@ -84,12 +84,16 @@ final class WebhookExpander: Sendable {
     private func expand(_ queries: ChatQueries, roomWaitOver: Bool) throws(QueryError) -> WebhookBacklogPass? {
         guard let dispatcher else { return try queries.expandWebhookBacklog().pass }
         // Half its room at least, so that a pass's own cost (about a millisecond) is spread over many
-        // deliveries while the dispatcher still holds the other half to send; after the wait, what there is.
+        // deliveries while the dispatcher still holds the other half to send; after the wait, what there
+        // is, and the rest written due.
         return try dispatcher.handOff(atLeast: roomWaitOver ? 1 : dispatcher.maxHeld / 2) {
             limit, leaseSeconds throws(QueryError) in
             if limit == 0 && !roomWaitOver { return (nil, []) }
             // With room, no more messages than it: each further delivery would be written due and claimed.
-            let budget = limit > 0 ? min(ChatQueries.webhookBacklogBudget, limit) : ChatQueries.webhookBacklogBudget
+            // After the wait, the whole budget: room trickling back from slow endpoints must not make
+            // every pass a few messages long, while claims could take the other endpoints' deliveries.
+            let budget =
+                roomWaitOver ? ChatQueries.webhookBacklogBudget : min(ChatQueries.webhookBacklogBudget, limit)
             let made = try queries.expandWebhookBacklog(budget: budget, handoff: limit, leaseSeconds: leaseSeconds)
             return (made.pass, made.handed)
         }
