@@ -21,8 +21,8 @@
 ///   the part taken and the part left are disjoint ranges, written in one
 ///   transaction.
 /// - The gateway asks for no more messages than its dispatcher has room for
-///   (`WebhookExpander`), so that a drain hands nearly every delivery over
-///   instead of writing it due.
+///   (`WebhookExpander`; after waiting 50 ms for room, its whole budget), so
+///   that a drain hands nearly every delivery over instead of writing it due.
 ///
 /// - `switchboard_webhook_batch_deliveries`: each session's version is read
 ///   out of the backlog row's `versions` once per row, not once per message.
