@@ -35,22 +35,29 @@ extension ChatQueries {
     /// (`SKIP LOCKED`) in id order, writes each batch's `message.created` and
     /// `note.created` events and their deliveries and deletes its row, until
     /// `budget` messages are read; where the budget ends inside a batch, its
-    /// first messages are taken and its row keeps the rest, first in line. Up to `handoff` of the deliveries are born
-    /// leased to the caller for `leaseSeconds` and returned, to be sent without
-    /// a claim; the rest are due now, and dispatchers on every node are notified
+    /// first messages are taken and its row keeps the rest, first in line. Of the deliveries, as many as `room` allows
+    /// (so many in all, and of each endpoint its share less what the caller
+    /// holds of it; migration 29) are born leased to the caller for
+    /// `leaseSeconds` and returned, to be sent without a claim; the rest are due now, and dispatchers on every node are notified
     /// at commit. One statement, one transaction, safe to repeat after a lost
     /// connection: the rows of a pass that committed are gone, and what it
     /// leased comes due when the lease ends (the reply was lost, not the
     /// deliveries); those of one that did not are still waiting, unexpanded.
     public func expandWebhookBacklog(
-        budget: Int = webhookBacklogBudget, handoff: Int = 0, leaseSeconds: Int = 60
+        budget: Int = webhookBacklogBudget, handoff room: HandOffRoom = .none, leaseSeconds: Int = 60
     ) throws(QueryError) -> (pass: WebhookBacklogPass, handed: [DueDelivery]) {
+        let held = room.held.sorted { $0.key < $1.key }
         let result = try run(
             """
             SELECT ranges, messages, events, due, more, delivery_id::text, event_id, endpoint_id::text, url, secret,
                    previous_secret, body, created_at
-              FROM switchboard_webhook_expand($1::int, $2::int, $3::int)
-            """, [String(budget), String(max(0, handoff)), String(leaseSeconds)], retryable: true)
+              FROM switchboard_webhook_expand($1::int, $2::int, $3::int, $4::int, $5::uuid[], $6::int[])
+            """,
+            [
+                String(budget), String(max(0, room.limit)), String(leaseSeconds), String(room.perEndpoint),
+                "{" + held.map(\.key).joined(separator: ",") + "}",
+                "{" + held.map { String($0.value) }.joined(separator: ",") + "}",
+            ], retryable: true)
         var handed: [DueDelivery] = []
         handed.reserveCapacity(max(0, result.rowCount - 1))
         var pass: WebhookBacklogPass?

@@ -63,35 +63,29 @@ public final class WebhookDispatcher: Sendable {
     }
 
     /// Deliveries made on this node, taken without a claim: `make` is called
-    /// with how many this dispatcher takes now (its free room; 0 while it is
-    /// full or stopping) and the lease to give them, and must write at most
-    /// that many leased to it and return them with what else it returns.
+    /// with the room this dispatcher has for them now (`HandOffRoom`: so many
+    /// in all, and of each endpoint its share less what it holds; none while
+    /// full or stopping) and the lease to give them, and must write no more
+    /// than that leased to it and return them with what else it returns.
     /// They are held and sent as claimed ones are; the first free thread
     /// takes them (`wake`'s claim is not needed for them). What `make` throws
-    /// leaves the room as it was. With less than `minimum` free (capped at
-    /// `maxHeld`), `make` gets 0 and `whenRoomFrees` is armed for that much.
+    /// leaves the room as it was. While less than `minimum` (capped at an
+    /// endpoint's share) is free of every endpoint, `make` gets none and
+    /// `whenRoomFrees` is armed for that much; `minimum` 0 takes whatever
+    /// room there is.
     public func handOff<Result, Failure: Error>(
         atLeast minimum: Int = 1,
-        _ make: (_ limit: Int, _ leaseSeconds: Int) throws(Failure) -> (Result, [DueDelivery])
+        _ make: (_ room: HandOffRoom, _ leaseSeconds: Int) throws(Failure) -> (Result, [DueDelivery])
     ) throws(Failure) -> Result {
         let leaseSeconds = context.settings.leaseSeconds
         // The lease is counted from before the write, as a claim's is.
         let now = DispatchClock.milliseconds()
-        let limit =
-            context.isStopping
-            ? 0
-            : context.bounds.withLock { bounds in
-                guard bounds.freeRoom >= min(max(1, minimum), context.settings.maxHeld),
-                    let (limit, _) = bounds.reserveClaim(wanted: context.settings.maxHeld)
-                else {
-                    bounds.noRoom(wanted: minimum)
-                    return 0
-                }
-                return limit
-            }
+        let room =
+            context.isStopping ? .none : context.bounds.withLock { $0.reserveHandOff(atLeast: minimum) } ?? .none
+        let limit = room.limit
         let made: (Result, [DueDelivery])
         do {
-            made = try make(limit, leaseSeconds)
+            made = try make(room, leaseSeconds)
         } catch {
             if limit > 0 { context.bounds.withLock { $0.claimed(endpoints: [], reserved: limit) } }
             throw error
@@ -111,9 +105,10 @@ public final class WebhookDispatcher: Sendable {
         return made.0
     }
 
-    /// Deliveries this dispatcher holds at most (`webhooks.hold_rounds`
-    /// rounds of requests).
+    /// Deliveries this dispatcher holds at most, in all and of one endpoint
+    /// (`webhooks.hold_rounds` rounds of requests).
     public var maxHeld: Int { context.settings.maxHeld }
+    public var maxHeldPerEndpoint: Int { context.settings.maxHeldPerEndpoint }
 
     /// `action` runs (on a dispatcher thread, briefly: it must not block)
     /// once the room a `handOff` found too little of is free, once per such

@@ -64,14 +64,33 @@ public struct DispatchBounds: Sendable {
     /// What is free to hold now, promised to no claim.
     public var freeRoom: Int { max(0, maxHeld - heldCount - reserved) }
 
-    /// Room for `wanted` (at most `maxHeld`) was asked for and there was
-    /// less: `takeRoomWanted` says so once that much is free.
-    public mutating func noRoom(wanted: Int) { roomWanted = max(1, min(wanted, maxHeld)) }
+    /// What a hand-over may bring of every endpoint now: the free room, and
+    /// no more than the fullest endpoint's share has left.
+    public var handOffRoom: Int { min(freeRoom, max(0, maxHeldPerEndpoint - (held.values.max() ?? 0))) }
+
+    /// Room for a hand-over, reserved until `claimed`: nil while less than
+    /// `minimum` (capped at an endpoint's share) is free of every endpoint,
+    /// and then `takeRoomWanted` says once when it is. With `minimum` 0,
+    /// whatever room there is in all, each endpoint's share left as the
+    /// hand-over's bound per endpoint: nil only when there is none.
+    public mutating func reserveHandOff(atLeast minimum: Int) -> HandOffRoom? {
+        if minimum > 0 && handOffRoom < min(minimum, maxHeldPerEndpoint) {
+            noRoom(wanted: minimum)
+            return nil
+        }
+        guard let (limit, _) = reserveClaim(wanted: maxHeld) else { return nil }
+        return HandOffRoom(limit: limit, perEndpoint: maxHeldPerEndpoint, held: held)
+    }
+
+    /// Room for `wanted` (at most an endpoint's share) of every endpoint was
+    /// asked for and there was less: `takeRoomWanted` says so once that much
+    /// is free.
+    public mutating func noRoom(wanted: Int) { roomWanted = max(1, min(wanted, maxHeldPerEndpoint)) }
 
     /// Whether the room asked for by `noRoom` is free now: true once per
     /// `noRoom`, when the deliveries that `finished` freed it.
     public mutating func takeRoomWanted() -> Bool {
-        guard roomWanted > 0, freeRoom >= roomWanted else { return false }
+        guard roomWanted > 0, handOffRoom >= roomWanted else { return false }
         roomWanted = 0
         return true
     }

@@ -276,7 +276,7 @@ import Testing
                 ARRAY['one', 'two', 'three'])
             """, [session])
 
-        let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: 4, leaseSeconds: 60)
+        let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(4), leaseSeconds: 60)
         #expect(pass.ranges == 1 && pass.messages == 3 && pass.events == 3 && pass.due == 2 && !pass.more)
         #expect(handed.count == 4)
         let events = try fixture.admin.query(
@@ -324,7 +324,7 @@ import Testing
             SELECT * FROM switchboard_append_messages(
                 ARRAY[$1::uuid], ARRAY['d'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['four'])
             """, [session])
-        let (full, none) = try fixture.queries.expandWebhookBacklog(handoff: 0, leaseSeconds: 60)
+        let (full, none) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(0), leaseSeconds: 60)
         #expect(full.events == 1 && full.due == 2 && none.isEmpty)
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).count == 2)
 
@@ -335,11 +335,51 @@ import Testing
                 ARRAY[$1::uuid], ARRAY['e'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['five'])
             """, [session])
         try fixture.admin.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1::uuid", [first])
-        let (later, handedLater) = try fixture.queries.expandWebhookBacklog(handoff: 10, leaseSeconds: 60)
+        let (later, handedLater) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(10), leaseSeconds: 60)
         #expect(later.events == 1 && later.due == 1 && handedLater.map(\.endpointID) == [second])
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).isEmpty, "its endpoint is disabled")
         try fixture.admin.query("UPDATE webhook_endpoints SET enabled = true WHERE id = $1::uuid", [first])
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.endpointID) == [first])
+    }
+
+    /// Migration 29: of each endpoint, a pass hands over no more than its
+    /// share less what the caller holds of it, however much room there is in
+    /// all; the rest are due, for claims.
+    @Test func aHandOverKeepsEachEndpointToItsShare() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        let full = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let busy = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let idle = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        let session = try fixture.admin.query(
+            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
+            [fixture.workspaceID]
+        ).string(0, 0)!
+        // Four messages: twelve deliveries, four of each endpoint.
+        try fixture.admin.query(
+            """
+            SELECT * FROM switchboard_append_messages(
+                array_fill($1::uuid, ARRAY[4]), ARRAY['a', 'b', 'c', 'd'], array_fill('visitor'::text, ARRAY[4]),
+                array_fill('v-1'::text, ARRAY[4]), array_fill(NULL::text, ARRAY[4]), array_fill('text'::text, ARRAY[4]),
+                ARRAY['one', 'two', 'three', 'four'])
+            """, [session])
+        // A share of 3: `full` holds 3 already, `busy` 1, `idle` none.
+        let room = HandOffRoom(limit: 100, perEndpoint: 3, held: [full: 3, busy: 1])
+        #expect(room.room(of: full) == 0 && room.room(of: busy) == 2 && room.room(of: idle) == 3)
+        #expect(room.everyEndpoint == 0)
+        let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: room, leaseSeconds: 60)
+        #expect(pass.events == 4 && pass.due == 7)
+        let handedByEndpoint = Dictionary(grouping: handed, by: \.endpointID).mapValues(\.count)
+        #expect(handedByEndpoint == [busy: 2, idle: 3], "\(handedByEndpoint)")
+        // Each endpoint's first events in order: the oldest are sent first.
+        let eventOrder = try fixture.admin.query("SELECT id FROM webhook_events ORDER BY id")
+        let events = (0..<eventOrder.rowCount).map { eventOrder.string($0, 0)! }
+        #expect(handed.filter { $0.endpointID == busy }.map(\.eventID) == Array(events[0..<2]))
+        #expect(handed.filter { $0.endpointID == idle }.map(\.eventID) == Array(events[0..<3]))
+        let claimed = try queue(fixture).claim(limit: 20, leaseSeconds: 60, skipping: [])
+        #expect(claimed.count == 7 && Set(claimed.map(\.id)).isDisjoint(with: handed.map(\.id)))
+        #expect(Set((handed + claimed).map { "\($0.eventID) \($0.endpointID)" }).count == 12, "each pair once")
     }
 
     /// Migration 28: a pass's budget that ends inside a writer's batch takes
@@ -385,17 +425,20 @@ import Testing
                 return id
             }.sorted()
         }
-        let (first, firstHanded) = try fixture.queries.expandWebhookBacklog(budget: 2, handoff: 2, leaseSeconds: 60)
+        let (first, firstHanded) = try fixture.queries.expandWebhookBacklog(
+            budget: 2, handoff: .upTo(2), leaseSeconds: 60)
         #expect(first.ranges == 1 && first.messages == 2 && first.events == 2 && first.due == 0 && first.more)
         #expect(try messages(of: firstHanded) == Array(ids[0..<2]))
         #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 2, "the rest stays")
 
         // The first batch's rest comes before the second batch.
-        let (second, secondHanded) = try fixture.queries.expandWebhookBacklog(budget: 2, handoff: 2, leaseSeconds: 60)
+        let (second, secondHanded) = try fixture.queries.expandWebhookBacklog(
+            budget: 2, handoff: .upTo(2), leaseSeconds: 60)
         #expect(second.ranges == 1 && second.messages == 2 && second.more)
         #expect(try messages(of: secondHanded) == Array(ids[2..<4]))
 
-        let (last, lastHanded) = try fixture.queries.expandWebhookBacklog(budget: 10, handoff: 10, leaseSeconds: 60)
+        let (last, lastHanded) = try fixture.queries.expandWebhookBacklog(
+            budget: 10, handoff: .upTo(10), leaseSeconds: 60)
         #expect(last.ranges == 2 && last.messages == 2 && last.events == 2 && !last.more)
         #expect(try messages(of: lastHanded) == Array(ids[4..<6]))
         #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 0)
@@ -620,4 +663,9 @@ import Testing
         #expect(abandoned.rows.allSatisfy { $0 == ["failed", "the endpoint was deleted"] })
         #expect(try fixture.queries.webhookOutboxGauges().map(\.endpointID) == [other])
     }
+}
+
+extension HandOffRoom {
+    /// Room for `limit` deliveries, of one endpoint or many, none held yet.
+    static func upTo(_ limit: Int) -> HandOffRoom { HandOffRoom(limit: limit, perEndpoint: limit, held: [:]) }
 }

@@ -13,7 +13,11 @@ import Testing
 
     @Test func neverSendsMoreToOneEndpointThanItsBound() throws {
         let fixture = try DispatcherFixture(
-            settings: DispatcherFixture.settings { $0.maxConcurrentPerEndpoint = 3 }, reply: Self.slow)
+            settings: DispatcherFixture.settings {
+                $0.maxConcurrentPerEndpoint = 3
+                // 12 held of one endpoint: the 15 of /busy make it skipped.
+                $0.holdRounds = 4
+            }, reply: Self.slow)
         defer { fixture.stop() }
         for n in 1...15 { fixture.queue.add(fixture.delivery(n, endpoint: "ep_busy", path: "/busy")) }
         for n in 16...17 { fixture.queue.add(fixture.delivery(n, endpoint: "ep_other", path: "/other")) }
@@ -59,6 +63,7 @@ import Testing
             settings: DispatcherFixture.settings {
                 $0.maxConcurrent = 5
                 $0.maxConcurrentPerEndpoint = 4
+                $0.holdRounds = 4
             }, reply: Self.slow)
         defer { fixture.stop() }
         for n in 1...24 {
@@ -92,8 +97,9 @@ import Testing
     }
 
     /// What the node's expander hands over is sent without a claim, within
-    /// the bounds: the maker is offered the free room (none while full), and
-    /// what it throws gives the room back.
+    /// the bounds: the maker is offered the free room, and of each endpoint
+    /// its share less what it holds (none while it holds it all), and what it
+    /// throws gives the room back.
     @Test func handedOverDeliveriesAreSentWithoutAClaimWithinTheBounds() throws {
         // Replies wait for the gate, so the attempts stay in progress until the test has looked.
         let gate = Atomic<Bool>(false)
@@ -101,7 +107,8 @@ import Testing
             settings: DispatcherFixture.settings {
                 $0.maxConcurrent = 4
                 $0.maxConcurrentPerEndpoint = 2
-                $0.holdRounds = 1
+                // 8 held in all, 4 of one endpoint.
+                $0.holdRounds = 2
                 $0.pollIntervalMilliseconds = 60_000
             },
             reply: { _, _ in
@@ -116,18 +123,25 @@ import Testing
         let threads = DispatcherFixture.settings().threads
         #expect(
             waitUntil(seconds: 5) {
-                fixture.queue.claims.count >= threads && fixture.dispatcher.handOff { limit, _ in (limit, []) } == 4
+                fixture.queue.claims.count >= threads && fixture.dispatcher.handOff { room, _ in (room.limit, []) } == 8
             })
-        let offered = try fixture.dispatcher.handOff { limit, leaseSeconds in
+        let offered = try fixture.dispatcher.handOff { room, leaseSeconds in
             #expect(leaseSeconds == DispatcherFixture.settings().leaseSeconds)
-            return (limit, (1...limit).map { fixture.delivery($0) })
+            #expect(room.everyEndpoint == 4, "an endpoint's share")
+            return (room.room(of: "ep_1"), (1...room.room(of: "ep_1")).map { fixture.delivery($0) })
         }
         #expect(offered == 4)
         let roomFreed = Atomic<Int>(0)
         fixture.dispatcher.whenRoomFrees { roomFreed.add(1, ordering: .relaxed) }
-        // Held: nothing more is offered until an attempt ends, and then the maker hears of it, once.
-        let whileFull = fixture.dispatcher.handOff { limit, _ in (limit, [DueDelivery]()) }
+        // Its endpoint holds its share: nothing more is offered until an attempt ends (half the room
+        // is free in all, but not of every endpoint), and then the maker hears of it, once.
+        let whileFull = fixture.dispatcher.handOff { room, _ in (room.limit, [DueDelivery]()) }
         #expect(whileFull == 0)
+        // Asked for whatever room there is, it gets the other half, none of it for that endpoint.
+        let rest = fixture.dispatcher.handOff(atLeast: 0) { room, _ in
+            ([room.limit, room.room(of: "ep_1"), room.room(of: "ep_2")], [DueDelivery]())
+        }
+        #expect(rest == [4, 0, 4])
         // Two of them reach the endpoint and wait there; the other two wait for its bound.
         #expect(fixture.receiver.waitForRequests(2, seconds: 5))
         ThisProcess.sleep(milliseconds: 100)
@@ -143,7 +157,7 @@ import Testing
         #expect(throws: Lost.self) {
             try fixture.dispatcher.handOff { _, _ throws(Lost) -> (Int, [DueDelivery]) in throw Lost() }
         }
-        let again = fixture.dispatcher.handOff { limit, _ in (limit, [fixture.delivery(5)]) }
+        let again = fixture.dispatcher.handOff { room, _ in (room.everyEndpoint, [fixture.delivery(5)]) }
         #expect(again == 4)
         #expect(fixture.queue.waitForOutcomes(5))
         // Claims only at the start, one per thread (the poll is a minute): none for the five.

@@ -42,7 +42,36 @@ import Testing
         bounds.noRoom(wanted: 10)
         bounds.finished(endpoint: "a", wasRunning: false)
         let capped = bounds.takeRoomWanted()
-        #expect(capped, "no more than maxHeld is waited for")
+        #expect(capped, "no more than an endpoint's share is waited for")
+    }
+
+    /// A hand-over is offered the free room, and of each endpoint its share
+    /// less what it holds; asked for room of every endpoint, it gets none
+    /// while one endpoint holds nearly all its share, however much is free.
+    @Test func aHandOverKeepsEachEndpointToItsShare() {
+        var bounds = DispatchBounds(maxConcurrent: 8, maxPerEndpoint: 2, maxHeld: 8, maxHeldPerEndpoint: 4)
+        let claim = bounds.reserveClaim(wanted: 4)
+        bounds.claimed(endpoints: ["a", "a", "a", "b"], reserved: claim?.limit ?? 0)
+        #expect(bounds.freeRoom == 4 && bounds.handOffRoom == 1)
+        let refused = bounds.reserveHandOff(atLeast: 2)
+        #expect(refused == nil, "\"a\" has room for one")
+        let room = bounds.reserveHandOff(atLeast: 1)
+        #expect(room == HandOffRoom(limit: 4, perEndpoint: 4, held: ["a": 3, "b": 1]))
+        #expect(room?.room(of: "a") == 1 && room?.room(of: "b") == 3 && room?.room(of: "c") == 4)
+        #expect(room?.everyEndpoint == 1)
+        #expect(bounds.freeRoom == 0, "reserved until claimed")
+        bounds.claimed(endpoints: ["a"], reserved: room?.limit ?? 0)
+        // "a" holds its share: only whatever room there is in all is offered, none of it for "a".
+        let none = bounds.reserveHandOff(atLeast: 1)
+        let any = bounds.reserveHandOff(atLeast: 0)
+        #expect(none == nil && any?.limit == 3 && any?.room(of: "a") == 0 && any?.everyEndpoint == 0)
+        bounds.claimed(endpoints: [], reserved: any?.limit ?? 0)
+        // The room wanted is told once "a" has it again.
+        bounds.finished(endpoint: "b", wasRunning: false)
+        let notYet = bounds.takeRoomWanted()
+        bounds.finished(endpoint: "a", wasRunning: false)
+        let told = bounds.takeRoomWanted()
+        #expect(!notYet && told)
     }
 
     @Test func skipsEndpointsHoldingTheirHeldBound() {

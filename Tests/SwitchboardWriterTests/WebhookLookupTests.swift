@@ -69,7 +69,8 @@ import Testing
         for round in 1...2 {
             if round == 2 {
                 try Self.append(5000, to: sessions[5], round: 0, owner)
-                try expander.query("SELECT * FROM switchboard_webhook_expand(100000, 0, 60) WHERE delivery_id IS NULL")
+                try expander.query(
+                    "SELECT * FROM switchboard_webhook_expand(100000, 0, 60, 0, '{}', '{}') WHERE delivery_id IS NULL")
             }
             var statuses: [String?] = []
             let batch = try reads(on: writer) {
@@ -88,7 +89,8 @@ import Testing
             }
             let expansion = try reads(on: expander) {
                 let pass = try expander.query(
-                    "SELECT ranges, events FROM switchboard_webhook_expand(100000, 0, 60) WHERE delivery_id IS NULL")
+                    "SELECT ranges, events FROM switchboard_webhook_expand(100000, 0, 60, 0, '{}', '{}') WHERE delivery_id IS NULL"
+                )
                 #expect(pass.int(0, 0) == 1 && pass.int(0, 1) == 10, "round \(round): one batch, ten events")
             }
             for (table, scans, fetched) in expansion {

@@ -29,7 +29,8 @@ import Testing
     @discardableResult
     private func expand(_ db: PostgresConnection) throws -> (ranges: Int, events: Int) {
         let pass = try db.query(
-            "SELECT ranges, events FROM switchboard_webhook_expand(1000000, 0, 60) WHERE delivery_id IS NULL")
+            "SELECT ranges, events FROM switchboard_webhook_expand(1000000, 0, 60, 0, '{}', '{}') WHERE delivery_id IS NULL"
+        )
         return (pass.int(0, 0) ?? -1, pass.int(0, 1) ?? -1)
     }
 

@@ -16,17 +16,18 @@ import Synchronization
 /// acknowledgements. Every node runs one, whether or not it dispatches; they
 /// share the backlog without coordination (`SKIP LOCKED`). Where this node
 /// dispatches, the deliveries a pass makes go to its dispatcher in memory,
-/// leased at birth, as many as it has room for (migration 23): no claim
-/// reads them back; the rest are left due for any node's claim. A pass then
-/// reads no more messages than that room (migration 28 splits a writer's
-/// batch to fit), and while less than half of the dispatcher's room is free
-/// it waits for that much, up to `roomWaitMilliseconds`, so that a backlog is
-/// handed over as it drains instead of written due and claimed again.
+/// leased at birth, as many as it has room for, and of each endpoint no more
+/// than its share (migrations 23 and 29): no claim reads them back; the rest
+/// are left due for any node's claim. A pass then reads no more messages than
+/// every endpoint has room for (migration 28 splits a writer's batch to fit),
+/// and while that is less than half an endpoint's share it waits for that
+/// much, up to `roomWaitMilliseconds`, so that a backlog is handed over as it
+/// drains instead of written due and claimed again.
 final class WebhookExpander: Sendable {
-    /// How long a pass waits for its dispatcher's room before it writes its
-    /// deliveries due for any node's claim instead: a dispatcher held full by
-    /// slow endpoints must not hold back the others' events, which claims
-    /// take past the busy ones. A drain frees room within milliseconds.
+    /// How long a pass waits for its dispatcher's room before it hands over
+    /// what room there is and writes the rest due for any node's claim: an
+    /// endpoint held full by slow requests must not hold back the others'
+    /// events. A drain frees room within milliseconds.
     static let roomWaitMilliseconds: UInt64 = 50
 
     private let queries: Mutex<ChatQueries>
@@ -83,18 +84,20 @@ final class WebhookExpander: Sendable {
     /// it (`roomWaitOver` false).
     private func expand(_ queries: ChatQueries, roomWaitOver: Bool) throws(QueryError) -> WebhookBacklogPass? {
         guard let dispatcher else { return try queries.expandWebhookBacklog().pass }
-        // Half its room at least, so that a pass's own cost (about a millisecond) is spread over many
-        // deliveries while the dispatcher still holds the other half to send; after the wait, what there
-        // is, and the rest written due.
-        return try dispatcher.handOff(atLeast: roomWaitOver ? 1 : dispatcher.maxHeld / 2) {
-            limit, leaseSeconds throws(QueryError) in
-            if limit == 0 && !roomWaitOver { return (nil, []) }
-            // With room, no more messages than it: each further delivery would be written due and claimed.
-            // After the wait, the whole budget: room trickling back from slow endpoints must not make
-            // every pass a few messages long, while claims could take the other endpoints' deliveries.
+        // Half an endpoint's share at least, of every endpoint, so that a pass's own cost (about a
+        // millisecond) is spread over many deliveries while the dispatcher still holds the other half
+        // to send; after the wait, whatever room there is in all, and the rest written due.
+        return try dispatcher.handOff(atLeast: roomWaitOver ? 0 : max(1, dispatcher.maxHeldPerEndpoint / 2)) {
+            room, leaseSeconds throws(QueryError) in
+            if room.limit == 0 && !roomWaitOver { return (nil, []) }
+            // With room, no more messages than every endpoint has room for: each further delivery would
+            // be written due and claimed. After the wait, the whole budget: an endpoint that stays
+            // full (a slow one) must not make every pass a few messages long, while the other
+            // endpoints' deliveries could be handed over, or claimed.
             let budget =
-                roomWaitOver ? ChatQueries.webhookBacklogBudget : min(ChatQueries.webhookBacklogBudget, limit)
-            let made = try queries.expandWebhookBacklog(budget: budget, handoff: limit, leaseSeconds: leaseSeconds)
+                roomWaitOver
+                ? ChatQueries.webhookBacklogBudget : min(ChatQueries.webhookBacklogBudget, room.everyEndpoint)
+            let made = try queries.expandWebhookBacklog(budget: budget, handoff: room, leaseSeconds: leaseSeconds)
             return (made.pass, made.handed)
         }
     }

@@ -81,6 +81,7 @@ public enum Migrations {
         Migration0026.migration,
         Migration0027.migration,
         Migration0028.migration,
+        Migration0029.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

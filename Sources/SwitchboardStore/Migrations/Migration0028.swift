@@ -50,7 +50,7 @@ enum Migration0028 {
 
     /// Migration 23's, with each session's version read out of the backlog
     /// row's jsonb once per row instead of once per message.
-    private static let batchFunction = #"""
+    static let batchFunction = #"""
         CREATE OR REPLACE FUNCTION switchboard_webhook_batch_deliveries(
             p_ids bigint[], p_handoff int, p_lease_end timestamptz)
         RETURNS TABLE (messages int, events int, due int, delivery_id bigint, event_id text, endpoint_id uuid,
@@ -161,7 +161,7 @@ enum Migration0028 {
         $$;
         """#
 
-    private static let expandFunction = #"""
+    static let expandFunction = #"""
         CREATE OR REPLACE FUNCTION switchboard_webhook_expand(p_budget int, p_handoff int, p_lease_seconds int)
         RETURNS TABLE (ranges int, messages int, events int, due int, more boolean, delivery_id bigint, event_id text,
                        endpoint_id uuid, url text, secret text, previous_secret text, body text, created_at float8)

@@ -98,6 +98,36 @@ import Testing
         #expect(receiver.requests.count == 1000)
     }
 
+    @Test func aSlowEndpointDoesNotHoldBackAnotherEndpointsEvents() throws {
+        // Four seconds an answer at one endpoint, none at the other; both take every message.
+        let slow = try TestReceiver { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 4000) }
+        defer { slow.stop() }
+        let quick = try TestReceiver()
+        defer { quick.stop() }
+        // The dispatcher holds 8 deliveries, 4 of one endpoint, and runs 2 per endpoint: the slow
+        // one could fill all 8 if what the expander hands over ignored the per-endpoint share.
+        let fixture = try gateway { configuration in
+            configuration.webhooksMaxConcurrent = 4
+            configuration.webhooksMaxConcurrentPerEndpoint = 2
+            configuration.webhooksHoldRounds = 2
+            // Held deliveries that cannot start in time are given back after 10 s (timeout + margin).
+            configuration.webhooksTimeoutSeconds = 10
+        }
+        defer { fixture.stop() }
+        _ = try endpoint(fixture, slow, events: ["message.created"])
+        let (_, secret) = try endpoint(fixture, quick, events: ["message.created"])
+        _ = try converse(fixture, count: 300)
+        let t0 = Date()
+        defer { print("QUICK took", Date().timeIntervalSince(t0), quick.requests.count, slow.requests.count) }
+        // Held back, the quick endpoint would get 2 events every 4 s (as the slow one's requests end)
+        // until the slow one's waiting deliveries were given back.
+        #expect(quick.waitForRequests(300, seconds: 5), "\(quick.requests.count) of 300 arrived")
+        let events = try checked(quick.requests, secret: secret)
+        #expect(Set(events.map(\.id)).count == 300, "every event once")
+        // Meanwhile the slow endpoint had its two requests at a time, never more.
+        #expect(slow.maxInProgress <= 2 && slow.requests.count >= 2, "\(slow.maxInProgress), \(slow.requests.count)")
+    }
+
     @Test func aReceiverFailingTheFirstAttemptsGetsTheEventOnTheRetrySchedule() throws {
         // 500 for the first two attempts of every event, then 200.
         let receiver = try TestReceiver { _, index in index < 2 ? .status(500, body: "down") : .ok }
