@@ -159,8 +159,9 @@ public struct Configuration: Sendable {
     public var webhooksMaxConcurrent = 64
     public var webhooksMaxConcurrentPerEndpoint = 16
     /// Deliveries this node holds, in flight or waiting for a slot, as rounds
-    /// of those requests: claims take more at a time than run at once.
-    public var webhooksHoldRounds = 4
+    /// of those requests: claims and the expander's hand-overs take more at a
+    /// time than run at once.
+    public var webhooksHoldRounds = 16
     /// While this node's writer is behind or an event loop is saturated, the
     /// share of each dispatcher thread's time its claims and records may take (100: never yield).
     public var webhooksDispatchBusySharePercent = 5
