@@ -119,6 +119,12 @@ public final class GatewayMetrics: Sendable {
     /// `switchboard_webhook_catching_up`: 1 while this node's expander found more backlog than one
     /// pass takes (message events are behind what is stored), else 0.
     public let webhookCatchingUp: GaugeHandle
+    /// `switchboard_webhook_backlog_messages`: messages stored and not yet made into webhook
+    /// events, by every node (an upper bound: a batch's duplicates have no message), sampled.
+    public let webhookBacklogMessages: GaugeHandle
+    /// `switchboard_webhook_backlog_oldest_seconds`: how long ago the oldest of them was
+    /// committed; 0 when there are none.
+    public let webhookBacklogOldestSeconds: GaugeHandle
     /// `switchboard_webhook_delivery_latency_seconds`: from an event's commit to its endpoint's 2xx.
     public let webhookDeliveryLatency: HistogramHandle
     /// `switchboard_webhook_request_seconds`: one attempt's request, whatever its outcome.
@@ -171,6 +177,9 @@ public final class GatewayMetrics: Sendable {
             let descriptor = declare(name, "counter", help)
             return values.map { CounterHandle(registry.makeCounter(descriptor: descriptor, labels: [(label, $0)])) }
         }
+        func gauge(_ name: String, _ help: String) -> GaugeHandle {
+            GaugeHandle(registry.makeGauge(descriptor: declare(name, "gauge", help)))
+        }
         func histogram(_ name: String, _ help: String, buckets: [Double]) -> HistogramHandle {
             HistogramHandle(registry.makeValueHistogram(descriptor: declare(name, "histogram", help), buckets: buckets))
         }
@@ -179,16 +188,10 @@ public final class GatewayMetrics: Sendable {
         connectionsByRole = ConnectionRole.allCases.map {
             GaugeHandle(registry.makeGauge(descriptor: connections, labels: [("role", $0.rawValue)]))
         }
-        writerQueueDepth = GaugeHandle(
-            registry.makeGauge(
-                descriptor: declare(
-                    "switchboard_writer_queue_depth", "gauge", "Write commands waiting for the batch writer.")))
-        eventLoopsSaturated = GaugeHandle(
-            registry.makeGauge(
-                descriptor: declare(
-                    "switchboard_event_loops_saturated", "gauge",
-                    "Event loops that slept less than a tenth of their last 200 ms: background work yields meanwhile."))
-        )
+        writerQueueDepth = gauge("switchboard_writer_queue_depth", "Write commands waiting for the batch writer.")
+        eventLoopsSaturated = gauge(
+            "switchboard_event_loops_saturated",
+            "Event loops that slept less than a tenth of their last 200 ms: background work yields meanwhile.")
 
         framesIn = counter("switchboard_frames_in_total", "WebSocket frames received.")
         framesOut = counter(
@@ -268,27 +271,27 @@ public final class GatewayMetrics: Sendable {
             "switchboard_attachment_bytes_stored_total", "Bytes of attachment uploads committed.")
         attachmentBytesServed = counter(
             "switchboard_attachment_bytes_served_total", "Bytes of attachments written to clients.")
-        attachmentInFlightBytes = GaugeHandle(
-            registry.makeGauge(
-                descriptor: declare(
-                    "switchboard_attachment_in_flight_bytes", "gauge",
-                    "Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.")))
+        attachmentInFlightBytes = gauge(
+            "switchboard_attachment_in_flight_bytes",
+            "Upload bytes received and not yet stored, reserved from attachments.max_in_flight_bytes.")
         searchIndexed = counter(
             "switchboard_search_indexed_total", "Messages this node's search indexer made searchable.")
-        searchCatchingUp = GaugeHandle(
-            registry.makeGauge(
-                descriptor: declare(
-                    "switchboard_search_catching_up", "gauge",
-                    "1 while this node's search indexer found more backlog than one pass takes, else 0.")))
+        searchCatchingUp = gauge(
+            "switchboard_search_catching_up",
+            "1 while this node's search indexer found more backlog than one pass takes, else 0.")
 
         webhookEventsWritten = counter(
             "switchboard_webhook_events_total",
             "Message webhook events this node's expander made from the writer's backlog.")
-        webhookCatchingUp = GaugeHandle(
-            registry.makeGauge(
-                descriptor: declare(
-                    "switchboard_webhook_catching_up", "gauge",
-                    "1 while this node's webhook expander found more backlog than one pass takes, else 0.")))
+        webhookCatchingUp = gauge(
+            "switchboard_webhook_catching_up",
+            "1 while this node's webhook expander found more backlog than one pass takes, else 0.")
+        webhookBacklogMessages = gauge(
+            "switchboard_webhook_backlog_messages",
+            "Messages stored and not yet made into webhook events, by any node (at most; sampled).")
+        webhookBacklogOldestSeconds = gauge(
+            "switchboard_webhook_backlog_oldest_seconds",
+            "Seconds since the oldest message not yet made into webhook events was committed.")
         webhookDeliveryLatency = histogram(
             "switchboard_webhook_delivery_latency_seconds",
             "From a webhook event's commit to its endpoint's 2xx, in seconds (retries included).",

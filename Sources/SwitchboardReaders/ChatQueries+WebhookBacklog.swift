@@ -30,6 +30,23 @@ extension ChatQueries {
     /// long.
     public static let webhookBacklogBudget = 2_000
 
+    /// The messages stored and not yet made into events, by any node: at
+    /// most so many (a batch's width counts its duplicates and refused
+    /// sends, which have no message), and how long ago the oldest batch
+    /// among them committed (0 when there is none). One row per writer's
+    /// batch is read: cheap while the expanders keep up, and a few thousand
+    /// rows when they are far behind.
+    public func webhookBacklogGauge() throws(QueryError) -> (messages: Int, oldestSeconds: Double) {
+        let result = try run(
+            """
+            SELECT coalesce(sum(('x' || right(b.last_id::text, 12))::bit(48)::bigint
+                                - ('x' || right(b.after_id::text, 12))::bit(48)::bigint), 0)::bigint,
+                   coalesce(extract(epoch FROM now() - min(b.committed_at)), 0)::float8
+              FROM webhook_backlog b
+            """, [], retryable: true)
+        return (Int(try RowDecoding.int64(result, 0, 0)), max(0, try RowDecoding.double(result, 0, 1) ?? 0))
+    }
+
     /// One pass of the webhook expander (`switchboard_webhook_expand`,
     /// migrations 23 and 28): takes backlog rows no other node holds
     /// (`SKIP LOCKED`) in id order, writes each batch's `message.created` and

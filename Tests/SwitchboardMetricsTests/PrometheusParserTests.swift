@@ -39,6 +39,8 @@ let expectedFamilies: [(name: String, type: String)] = [
     ("switchboard_search_catching_up", "gauge"),
     ("switchboard_webhook_events_total", "counter"),
     ("switchboard_webhook_catching_up", "gauge"),
+    ("switchboard_webhook_backlog_messages", "gauge"),
+    ("switchboard_webhook_backlog_oldest_seconds", "gauge"),
     ("switchboard_webhook_delivery_latency_seconds", "histogram"),
     ("switchboard_webhook_request_seconds", "histogram"),
     ("switchboard_webhook_queue_errors_total", "counter"),

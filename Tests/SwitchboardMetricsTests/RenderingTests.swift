@@ -86,6 +86,12 @@ let webhookExposition = """
     # HELP switchboard_webhook_catching_up 1 while this node's webhook expander found more backlog than one pass takes, else 0.
     # TYPE switchboard_webhook_catching_up gauge
     switchboard_webhook_catching_up 0.0
+    # HELP switchboard_webhook_backlog_messages Messages stored and not yet made into webhook events, by any node (at most; sampled).
+    # TYPE switchboard_webhook_backlog_messages gauge
+    switchboard_webhook_backlog_messages 0.0
+    # HELP switchboard_webhook_backlog_oldest_seconds Seconds since the oldest message not yet made into webhook events was committed.
+    # TYPE switchboard_webhook_backlog_oldest_seconds gauge
+    switchboard_webhook_backlog_oldest_seconds 0.0
     # HELP switchboard_webhook_delivery_latency_seconds From a webhook event's commit to its endpoint's 2xx, in seconds (retries included).
     # TYPE switchboard_webhook_delivery_latency_seconds histogram
     switchboard_webhook_delivery_latency_seconds_bucket{le="0.005"} 0

@@ -27,6 +27,18 @@ import Testing
             "UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 hour' + id * interval '1 ms'")
     }
 
+    /// A workspace with `count` endpoints for `message.created` and a
+    /// visitor's session in it: the endpoints' ids and the session's.
+    private func hookedSession(_ fixture: ReadersFixture, endpoints count: Int) throws -> ([String], String) {
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        let endpoints = try (0..<count).map { _ in try WebhookSessionEventTests.endpoint(fixture, [.messageCreated]) }
+        let session = try fixture.admin.query(
+            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
+            [fixture.workspaceID]
+        ).string(0, 0)!
+        return (endpoints, session)
+    }
+
     private func queue(_ fixture: ReadersFixture, disableAfterHours: Int = 72) -> PostgresDeliveryQueue {
         PostgresDeliveryQueue(databaseURL: fixture.database.url, disableAfterHours: disableAfterHours)
     }
@@ -260,13 +272,8 @@ import Testing
     @Test func deliveriesHandedOverAreLeasedAtBirthAndClaimsTakeOnlyTheRest() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
-        let first = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        let second = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        let session = try fixture.admin.query(
-            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
-            [fixture.workspaceID]
-        ).string(0, 0)!
+        let (endpoints, session) = try hookedSession(fixture, endpoints: 2)
+        let (first, second) = (endpoints[0], endpoints[1])
         // One batch of three messages: three events, six deliveries.
         try fixture.admin.query(
             """
@@ -348,14 +355,8 @@ import Testing
     @Test func aHandOverKeepsEachEndpointToItsShare() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
-        let full = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        let busy = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        let idle = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        let session = try fixture.admin.query(
-            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
-            [fixture.workspaceID]
-        ).string(0, 0)!
+        let (endpoints, session) = try hookedSession(fixture, endpoints: 3)
+        let (full, busy, idle) = (endpoints[0], endpoints[1], endpoints[2])
         // Four messages: twelve deliveries, four of each endpoint.
         try fixture.admin.query(
             """
@@ -389,12 +390,7 @@ import Testing
     @Test func aBudgetEndingInsideABatchTakesItsFirstMessagesAndTheRestKeepsItsPlace() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
-        _ = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        let session = try fixture.admin.query(
-            "INSERT INTO chat_sessions (workspace_id, user_id) VALUES ($1::uuid, 'v-1') RETURNING id::text",
-            [fixture.workspaceID]
-        ).string(0, 0)!
+        let (_, session) = try hookedSession(fixture, endpoints: 1)
         var ids: [String] = []
         var versions: [Int] = []
         for batch in [["a", "b", "c", "d", "e"], ["f"]] {
@@ -412,6 +408,8 @@ import Testing
         }
         let backlog = try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0)
         #expect(ids.count == 6 && backlog == 2)
+        let waiting = try fixture.queries.webhookBacklogGauge()
+        #expect(waiting.messages == 6 && waiting.oldestSeconds >= 0 && waiting.oldestSeconds < 60, "\(waiting)")
 
         func messages(of handed: [DueDelivery]) throws -> [String] {
             try handed.map { delivery in
@@ -430,6 +428,7 @@ import Testing
         #expect(first.ranges == 1 && first.messages == 2 && first.events == 2 && first.due == 0 && first.more)
         #expect(try messages(of: firstHanded) == Array(ids[0..<2]))
         #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 2, "the rest stays")
+        #expect(try fixture.queries.webhookBacklogGauge().messages == 4)
 
         // The first batch's rest comes before the second batch.
         let (second, secondHanded) = try fixture.queries.expandWebhookBacklog(
@@ -442,6 +441,8 @@ import Testing
         #expect(last.ranges == 2 && last.messages == 2 && last.events == 2 && !last.more)
         #expect(try messages(of: lastHanded) == Array(ids[4..<6]))
         #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 0)
+        let drained = try fixture.queries.webhookBacklogGauge()
+        #expect(drained.messages == 0 && drained.oldestSeconds == 0)
         let events = try fixture.admin.query(
             "SELECT count(*), count(DISTINCT body::jsonb #>> '{data,message,id}') FROM webhook_events")
         #expect(events.int(0, 0) == 6 && events.int(0, 1) == 6, "each message once")

@@ -4,10 +4,11 @@ import SwitchboardReaders
 import SwitchboardSystem
 import Synchronization
 
-/// Samples the outbox's depth and oldest due age per endpoint into the
-/// metrics every few seconds, on a thread of its own: the query blocks on
-/// the database, and a scrape (served on an event loop) must not. An
-/// endpoint whose deliveries are all done reads 0, not its last value.
+/// Samples the outbox's depth and oldest due age per endpoint, and the
+/// backlog of messages not yet made into events, into the metrics every few
+/// seconds, on a thread of its own: the queries block on the database, and a
+/// scrape (served on an event loop) must not. An endpoint whose deliveries
+/// are all done reads 0, not its last value.
 ///
 /// The query counts every pending delivery: over a backlog of hundreds of
 /// thousands it takes about a fifth of a second in the database. The pause
@@ -44,7 +45,13 @@ final class WebhookOutboxSampler: Sendable {
 
     func sample() {
         do throws(QueryError) {
-            let gauges = try queries.withLock { queries throws(QueryError) in try queries.webhookOutboxGauges() }
+            let (gauges, backlog) = try queries.withLock { queries throws(QueryError) in
+                (try queries.webhookOutboxGauges(), try queries.webhookBacklogGauge())
+            }
+            // The expander's catching_up says only that its last pass left work; while it waits for its
+            // dispatcher's room, this is the depth behind it.
+            metrics.webhookBacklogMessages.set(backlog.messages)
+            metrics.webhookBacklogOldestSeconds.set(backlog.oldestSeconds)
             let now = Set(gauges.map(\.endpointID))
             for gauge in gauges {
                 metrics.setWebhookOutbox(
