@@ -48,15 +48,16 @@ extension ChatQueries {
     }
 
     /// One pass of the webhook expander (`switchboard_webhook_expand`,
-    /// migrations 23 and 28): takes backlog rows no other node holds
+    /// migrations 23, 28 and 29): takes backlog rows no other node holds
     /// (`SKIP LOCKED`) in id order, writes each batch's `message.created` and
     /// `note.created` events and their deliveries and deletes its row, until
     /// `budget` messages are read; where the budget ends inside a batch, its
-    /// first messages are taken and its row keeps the rest, first in line. Of the deliveries, as many as `room` allows
-    /// (so many in all, and of each endpoint its share less what the caller
-    /// holds of it; migration 29) are born leased to the caller for
-    /// `leaseSeconds` and returned, to be sent without a claim; the rest are due now, and dispatchers on every node are notified
-    /// at commit. One statement, one transaction, safe to repeat after a lost
+    /// first messages are taken and its row keeps the rest, first in line.
+    /// Of the deliveries, as many as `room` allows (so many in all, and of
+    /// each endpoint its share less what the caller holds of it; migration
+    /// 29) are born leased to the caller for `leaseSeconds` and returned, to
+    /// be sent without a claim; the rest are due now, and dispatchers on
+    /// every node are notified at commit. One statement, one transaction, safe to repeat after a lost
     /// connection: the rows of a pass that committed are gone, and what it
     /// leased comes due when the lease ends (the reply was lost, not the
     /// deliveries); those of one that did not are still waiting, unexpanded.
