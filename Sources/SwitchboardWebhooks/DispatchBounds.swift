@@ -66,7 +66,9 @@ public struct DispatchBounds: Sendable {
 
     /// What a hand-over may bring of every endpoint now: the free room, and
     /// no more than the fullest endpoint's share has left.
-    public var handOffRoom: Int { min(freeRoom, max(0, maxHeldPerEndpoint - (held.values.max() ?? 0))) }
+    public var handOffRoom: Int {
+        HandOffRoom(limit: freeRoom, perEndpoint: maxHeldPerEndpoint, held: held).everyEndpoint
+    }
 
     /// Room for a hand-over, reserved until `claimed`: nil while less than
     /// `minimum` (capped at an endpoint's share) is free of every endpoint,
