@@ -21,8 +21,10 @@ extension DispatchWorker {
                     "attempt": "\(delivery.attempt + 1)", "error": "\(outcome.error ?? "")",
                 ])
         }
-        // A delivery held by another thread may be waiting for this slot.
-        if context.finished(endpoints: [delivery.endpointID], wasRunning: true) { context.wakeAll() }
+        // A delivery held by another thread may be waiting for this slot:
+        // `startWaiting` passes it on once this thread has taken what it can.
+        context.finished(endpoints: [delivery.endpointID], wasRunning: true)
+        slotFreed = true
         // Recorded with whatever else ends soon (`RecordPacing`).
         if unrecorded.isEmpty { oldestUnrecordedAt = DispatchClock.milliseconds() }
         unrecorded.append((outcome, held.leaseEndsAt))
@@ -91,7 +93,7 @@ extension DispatchWorker {
     /// queue refuses is not tried again (the leases end).
     func release(_ held: [HeldDelivery], now: UInt64) {
         guard !held.isEmpty else { return }
-        _ = context.finished(endpoints: held.map(\.delivery.endpointID), wasRunning: false)
+        context.finished(endpoints: held.map(\.delivery.endpointID), wasRunning: false)
         let margin = UInt64(WebhookDeliverySettings.recordMarginSeconds) * 1000
         let givenBack = held.filter { $0.leaseEndsAt > now + margin }.map(\.delivery)
         guard !givenBack.isEmpty, context.isStopping || !backoff.isWaiting(at: now) else { return }

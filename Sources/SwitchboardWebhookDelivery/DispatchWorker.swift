@@ -30,6 +30,9 @@ final class DispatchWorker: @unchecked Sendable {
     var oldestUnrecordedAt: UInt64 = 0
     var backoff = QueueBackoff()
     private var nextTag = 0
+    /// A request of this thread ended since `startWaiting` last looked: its
+    /// slot may be another thread's to fill.
+    var slotFreed = false
     /// Each endpoint's URL checked and secrets decoded, while they stay the same.
     private var preparations = EndpointPreparations()
 
@@ -172,15 +175,24 @@ final class DispatchWorker: @unchecked Sendable {
     }
 
     /// Starts what its endpoint has a slot for; gives back what could no
-    /// longer finish within its lease (due again at once, unattempted).
-    ///
+    /// longer finish within its lease (due again at once, unattempted). Then,
+    /// if a request of this thread ended, wakes the others should a slot it
+    /// freed still be free for a delivery they hold.
+    private func startWaiting(now: UInt64) {
+        startOwnWaiting(now: now)
+        if slotFreed {
+            slotFreed = false
+            context.passOnFreedSlots()
+        }
+    }
+
     /// It runs after every request that ends, over up to a thread's share of
     /// held deliveries, nearly all of one busy endpoint: what stays is moved
     /// down in place rather than copied into a new array (copies of held
     /// deliveries, each retaining its strings anew, were 4% of the gateway's
     /// samples in a capacity drain), and an endpoint found without a slot is
     /// not asked again in the same pass (each ask takes the bounds' lock).
-    private func startWaiting(now: UInt64) {
+    private func startOwnWaiting(now: UInt64) {
         guard !waiting.isEmpty else { return }
         let latestStart = UInt64(settings.timeoutSeconds + WebhookDeliverySettings.recordMarginSeconds) * 1000
         var tooLate: [HeldDelivery] = []

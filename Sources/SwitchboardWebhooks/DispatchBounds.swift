@@ -119,6 +119,18 @@ public struct DispatchBounds: Sendable {
         finishedGeneration &+= 1
     }
 
+    /// Whether a held delivery that is not running could start now: its
+    /// endpoint has a free slot, and there is one in all. A thread whose
+    /// request ended and that started what it could of its own asks this
+    /// before waking the others: only they can hold such a delivery.
+    public var hasStartableWaiting: Bool {
+        guard runningCount < maxConcurrent, heldCount > runningCount else { return false }
+        return held.contains { endpoint, count in
+            let inFlight = running[endpoint, default: 0]
+            return count > inFlight && inFlight < maxPerEndpoint
+        }
+    }
+
     /// Requests in flight to `endpoint` now.
     public func running(endpoint: String) -> Int { running[endpoint, default: 0] }
 }

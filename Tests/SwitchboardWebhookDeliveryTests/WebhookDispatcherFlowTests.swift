@@ -165,6 +165,47 @@ import Testing
         #expect(fixture.queue.claims.count == threads)
     }
 
+    /// A slot freed on one thread is filled by a delivery another thread
+    /// holds, at once, not at that thread's next poll: the thread whose
+    /// request ended, holding nothing else, wakes the one that does.
+    @Test func aSlotFreedOnOneThreadIsFilledFromAnotherThreadsHeldDeliveries() throws {
+        let firstMayEnd = Atomic<Bool>(false)
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.threads = 2
+                // Two requests at once, one an endpoint; each thread holds two at most.
+                $0.maxConcurrent = 2
+                $0.maxConcurrentPerEndpoint = 1
+                $0.holdRounds = 2
+                // No poll comes to the rescue within the test.
+                $0.pollIntervalMilliseconds = 60_000
+            },
+            reply: { request, _ in
+                if request.path == "/first" {
+                    _ = waitUntil(seconds: 10) { firstMayEnd.load(ordering: .acquiring) }
+                }
+                return .ok
+            })
+        defer { fixture.stop() }
+        defer { firstMayEnd.store(true, ordering: .releasing) }
+        try fixture.start()
+        #expect(waitUntil(seconds: 5) { fixture.dispatcher.handOff { room, _ in (room.limit, []) } == 4 })
+        // One thread takes both (its whole share) and runs them: it has no room left.
+        fixture.dispatcher.handOff { _, _ in
+            ((), [fixture.delivery(1, path: "/first"), fixture.delivery(2, endpoint: "ep_2", path: "/first")])
+        }
+        #expect(fixture.receiver.waitForRequests(2, seconds: 5))
+        // So the other thread takes this one, and holds it: its endpoint's slot is taken.
+        fixture.dispatcher.handOff { _, _ in ((), [fixture.delivery(3, path: "/third")]) }
+        ThisProcess.sleep(milliseconds: 200)
+        #expect(fixture.receiver.requests.count == 2, "the endpoint's bound holds")
+        firstMayEnd.store(true, ordering: .releasing)
+        let started = MonotonicClock.nanoseconds()
+        #expect(fixture.receiver.waitForRequests(3, seconds: 5))
+        #expect(millisecondsSince(started) < 2_000, "started when the slot freed, not at a poll")
+        #expect(fixture.queue.waitForOutcomes(3))
+    }
+
     /// A delivery that could no longer finish within its lease is given back
     /// (due again at once), not left for its lease to run out.
     @Test func aDeliveryThatWaitedTooLongForItsEndpointIsGivenBackAndSentSoon() throws {

@@ -18,6 +18,28 @@ import Testing
         #expect(fourth?.limit == 4)
     }
 
+    /// A held delivery can start once its endpoint has a free slot and there
+    /// is one in all; one whose endpoint runs its share cannot, however many
+    /// are free elsewhere.
+    @Test func aWaitingDeliveryIsStartableOnlyWithASlotOfItsEndpoint() {
+        var bounds = DispatchBounds(maxConcurrent: 3, maxPerEndpoint: 2, maxHeld: 6, maxHeldPerEndpoint: 4)
+        #expect(!bounds.hasStartableWaiting, "nothing held")
+        let claim = bounds.reserveClaim(wanted: 4)
+        bounds.claimed(endpoints: ["a", "a", "a", "b"], reserved: claim?.limit ?? 0)
+        #expect(bounds.hasStartableWaiting)
+        let twoOfA = bounds.tryStart(endpoint: "a") && bounds.tryStart(endpoint: "a")
+        #expect(twoOfA && bounds.hasStartableWaiting, "\"b\" waits with a slot free")
+        let b = bounds.tryStart(endpoint: "b")
+        #expect(b)
+        #expect(!bounds.hasStartableWaiting, "the third \"a\" waits for a slot of \"a\", and there is none in all")
+        bounds.finished(endpoint: "b", wasRunning: true)
+        #expect(!bounds.hasStartableWaiting, "a slot in all, none of \"a\"")
+        bounds.finished(endpoint: "a", wasRunning: true)
+        #expect(bounds.hasStartableWaiting, "a slot of \"a\" is free")
+        let thirdOfA = bounds.tryStart(endpoint: "a")
+        #expect(thirdOfA && !bounds.hasStartableWaiting, "all held run")
+    }
+
     /// Whoever found too little room hears, once, when that much is free;
     /// not before, and not while it is promised to a claim.
     @Test func roomWantedIsToldOnceWhenThatMuchIsFree() {
