@@ -160,6 +160,29 @@ import Testing
         #expect(client.inFlight == 0)
     }
 
+    /// The thread's eventfd ends a wait that watches it, and only such a
+    /// wait: signalled before a wait without it, it neither ends that wait
+    /// early nor is lost, and the next wait with it ends at once.
+    @Test func aWakeEndsOnlyAWaitThatWatchesItAndIsNotLost() throws {
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let wake = try EventFD()
+        defer { wake.close() }
+        func waited(_ timeout: Int, _ wake: EventFD?) -> Double {
+            let started = MonotonicClock.nanoseconds()
+            #expect(client.poll(timeoutMilliseconds: timeout, wake: wake).isEmpty)
+            return Double(MonotonicClock.nanoseconds() - started) / 1e6
+        }
+        #expect(waited(100, wake) >= 95, "nothing to wake it")
+        wake.signal()
+        #expect(waited(5000, wake) < 1000)
+        #expect(waited(100, wake) >= 95, "the signal was taken")
+        wake.signal()
+        #expect(waited(200, nil) >= 195, "a wait without the eventfd")
+        #expect(waited(0, nil) < 100)
+        #expect(waited(5000, wake) < 1000, "the signal was kept")
+        #expect(waited(100, wake) >= 95)
+    }
+
     /// A port on 127.0.0.1 that nothing listens on (bound, then closed).
     private func closedPort() throws -> UInt16 {
         let fd = try Socket.listen(
