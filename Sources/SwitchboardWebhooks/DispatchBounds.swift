@@ -122,7 +122,10 @@ public struct DispatchBounds: Sendable {
     /// Whether a held delivery that is not running could start now: its
     /// endpoint has a free slot, and there is one in all. A thread whose
     /// request ended and that started what it could of its own asks this
-    /// before waking the others: only they can hold such a delivery.
+    /// before waking the others: only they can hold such a delivery. The
+    /// search stops at the first such endpoint, and every endpoint it passes
+    /// has a request in flight (all it holds runs, or its slots are full): it
+    /// reads fewer than `maxConcurrent` entries, however many endpoints are held.
     public var hasStartableWaiting: Bool {
         guard runningCount < maxConcurrent, heldCount > runningCount else { return false }
         return held.contains { endpoint, count in
