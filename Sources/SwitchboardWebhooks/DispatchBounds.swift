@@ -125,7 +125,7 @@ public struct DispatchBounds: Sendable {
     /// before waking the others: only they can hold such a delivery. The
     /// search stops at the first such endpoint, and every endpoint it passes
     /// has a request in flight (all it holds runs, or its slots are full): it
-    /// reads fewer than `maxConcurrent` entries, however many endpoints are held.
+    /// reads at most `maxConcurrent` entries, however many endpoints are held.
     public var hasStartableWaiting: Bool {
         guard runningCount < maxConcurrent, heldCount > runningCount else { return false }
         return held.contains { endpoint, count in
