@@ -57,10 +57,11 @@ extension ChatQueries {
     /// each endpoint its share less what the caller holds of it; migration
     /// 29) are born leased to the caller for `leaseSeconds` and returned, to
     /// be sent without a claim; the rest are due now, and dispatchers on
-    /// every node are notified at commit. One statement, one transaction, safe to repeat after a lost
-    /// connection: the rows of a pass that committed are gone, and what it
-    /// leased comes due when the lease ends (the reply was lost, not the
-    /// deliveries); those of one that did not are still waiting, unexpanded.
+    /// every node are notified at commit. One statement, one transaction,
+    /// safe to repeat after a lost connection: the rows of a pass that
+    /// committed are gone, and what it leased comes due when the lease ends
+    /// (the reply was lost, not the deliveries); those of one that did not
+    /// are still waiting, unexpanded.
     public func expandWebhookBacklog(
         budget: Int = webhookBacklogBudget, handoff room: HandOffRoom = .none, leaseSeconds: Int = 60
     ) throws(QueryError) -> (pass: WebhookBacklogPass, handed: [DueDelivery]) {

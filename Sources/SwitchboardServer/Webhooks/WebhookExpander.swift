@@ -85,7 +85,8 @@ final class WebhookExpander: Sendable {
     private func expand(_ queries: ChatQueries, roomWaitOver: Bool) throws(QueryError) -> WebhookBacklogPass? {
         guard let dispatcher else { return try queries.expandWebhookBacklog().pass }
         // Half an endpoint's share at least, of every endpoint, so that a pass's fixed cost is spread
-        // over many deliveries while the dispatcher still holds the other half to send; after the wait, whatever room there is in all, and the rest written due.
+        // over many deliveries while the dispatcher still holds the other half to send; after the
+        // wait, whatever room there is in all, and the rest written due.
         return try dispatcher.handOff(atLeast: roomWaitOver ? 0 : max(1, dispatcher.maxHeldPerEndpoint / 2)) {
             room, leaseSeconds throws(QueryError) in
             if room.limit == 0 && !roomWaitOver { return (nil, []) }
