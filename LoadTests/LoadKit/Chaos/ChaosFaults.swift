@@ -125,16 +125,24 @@ final class ChaosFaults {
             DriveClock.sleep(seconds: 0.2)
             closes = gateway.metric(name) ?? before
         }
+        let counted = DriveClock.wallSeconds() - at
         let cut = closes > before ? connections.closedByPeer(consumer, within: 5) : false
+        let ended = DriveClock.wallSeconds() - at
         consumer.abort()
+        // When each happened, so that a slow cut can be told from a close the consumer never saw.
+        let timing =
+            closes > before
+            ? "counted after \(PythonFormat.round(counted, 2)) s, closed "
+                + (cut ? "after \(PythonFormat.round(ended, 2)) s" : "not seen by \(PythonFormat.round(ended, 2)) s")
+            : "not counted within \(options.recoverySeconds) s"
         if closes > before && cut {
             return (
-                PythonFormat.round(DriveClock.wallSeconds() - at, 2),
-                "cut off by the gateway (switchboard_slow_consumer_closes_total grew)"
+                PythonFormat.round(ended, 2),
+                "cut off by the gateway (switchboard_slow_consumer_closes_total grew; \(timing))"
             )
         }
-        problems.append("the slow consumer was not cut off")
-        return (nil, "NOT cut off")
+        problems.append("the slow consumer was not cut off (\(timing))")
+        return (nil, "NOT cut off (\(timing))")
     }
 
     /// Seconds from `since` until /readyz answers 200 and the gateway has stored
