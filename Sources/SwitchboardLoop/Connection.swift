@@ -109,7 +109,14 @@ public final class Connection: EventSource, ConnectionIO {
     func timerFired() {
         switch state {
         case .open: handler?.timerFired(on: self)
-        case .draining, .lingering: closeNow()
+        case .draining:
+            // The peer did not take what was queued within the grace: it is not
+            // reading. A reset frees the socket's kernel buffers now (megabytes
+            // for a peer with a small window) and tells the peer at once; a plain
+            // close would leave the kernel retrying them behind a zero window.
+            Socket.setResetOnClose(fd)
+            closeNow()
+        case .lingering: closeNow()
         case .closed: break
         }
     }

@@ -94,6 +94,15 @@ public enum Socket {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Makes the socket's `close` a reset (`SO_LINGER` with a zero timeout):
+    /// the kernel drops what it still holds to send and answers RST, instead
+    /// of keeping the closed socket to deliver it, for minutes if the peer
+    /// does not read.
+    public static func setResetOnClose(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Sends several buffers in one system call.
     public static func writev(_ fd: Int32, _ vectors: UnsafeBufferPointer<iovec>) throws(SystemError) -> IOResult<Int> {
         try retryingSyscall("writev") { Glibc.writev(fd, vectors.baseAddress, Int32(vectors.count)) }

@@ -1,0 +1,76 @@
+import SwitchboardIO
+import SwitchboardSystem
+import Testing
+
+@testable import SwitchboardLoop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `closeAfterFlush` gives a peer 3 s to take what is queued. One that takes
+/// none of it in that time is reset: a plain close left the kernel holding
+/// the socket and its megabytes, trying to deliver them behind the peer's
+/// zero window (a chaos run's slow consumer did not see its connection end
+/// for more than 5 s after the gateway cut it off).
+@Suite struct DrainResetTests {
+    @Test func aPeerThatTakesNothingWithinTheGraceIsReset() throws {
+        Posix.ignoreSIGPIPE()
+        let listener = try Socket.listen(
+            on: SocketAddress(parsing: "127.0.0.1:0"), reusePort: false, backlog: 4)
+        defer { Posix.close(listener) }
+        let port = try #require(Socket.localPort(listener))
+
+        // The peer: a small receive buffer, and no read until the grace is over.
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Posix.close(client) }
+        try Posix.setOption(client, level: SOL_SOCKET, name: SO_RCVBUF, value: 4096)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        let server = accept(listener, nil, nil)
+        try #require(server >= 0)
+        try Posix.setNonBlocking(server)
+
+        let loop = try EventLoop(index: 0, maxFileDescriptors: 65_536)
+        nonisolated(unsafe) let handler = BacklogHandler()
+        let queued = Flag()
+        loop.execute {
+            guard
+                let connection = try? Connection.open(
+                    fd: server, loop: loop, cipher: nil, maxOutboundBytes: 64 << 20, handler: handler)
+            else { return }
+            // Far more than the kernel takes for a peer that does not read: some stays queued here.
+            let chunk = [UInt8](repeating: 7, count: 64 << 10)
+            for _ in 0..<128 { connection.write(chunk) }
+            connection.closeAfterFlush()
+            queued.set()
+        }
+        let thread = NamedThread.spawn(name: "test-loop") { loop.run() }
+        defer {
+            loop.stop()
+            thread.join()
+        }
+        try #require(waitUntil { queued.isSet }, "the connection could not be registered")
+        usleep(useconds_t(Connection.closeTimeoutMilliseconds + 500) * 1000)
+
+        // Now the peer reads: it must learn at once that the connection is gone.
+        try Posix.setNonBlocking(client)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var outcome = "nothing within 2 s"
+        _ = waitUntil(seconds: 2) {
+            let n = read(client, &buffer, buffer.count)
+            if n == 0 { outcome = "end of stream" }
+            if n < 0 && errno == ECONNRESET { outcome = "reset" }
+            return outcome != "nothing within 2 s"
+        }
+        #expect(outcome == "reset")
+    }
+}
