@@ -110,10 +110,10 @@ public final class Connection: EventSource, ConnectionIO {
         switch state {
         case .open: handler?.timerFired(on: self)
         case .draining:
-            // The peer did not take what was queued within the grace: it is not
-            // reading. A reset frees the socket's kernel buffers now (megabytes
-            // for a peer with a small window) and tells the peer at once; a plain
-            // close would leave the kernel retrying them behind a zero window.
+            // The peer did not take all that was queued within the grace. A reset
+            // frees the socket's kernel buffers now (megabytes for a peer with a
+            // small window) and tells the peer at once; a plain close would leave
+            // the kernel delivering them only as fast as the peer reads.
             Socket.setResetOnClose(fd)
             closeNow()
         case .lingering: closeNow()

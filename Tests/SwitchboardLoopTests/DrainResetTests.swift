@@ -22,19 +22,9 @@ import Glibc
         let port = try #require(Socket.localPort(listener))
 
         // The peer: a small receive buffer, and no read until the grace is over.
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = try Socket.connect(to: SocketAddress(parsing: "127.0.0.1:\(port)"))
         defer { Posix.close(client) }
         try Posix.setOption(client, level: SOL_SOCKET, name: SO_RCVBUF, value: 4096)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(connected == 0)
         let server = accept(listener, nil, nil)
         try #require(server >= 0)
         try Posix.setNonBlocking(server)
@@ -62,7 +52,6 @@ import Glibc
         usleep(useconds_t(Connection.closeTimeoutMilliseconds + 500) * 1000)
 
         // Now the peer reads: it must learn at once that the connection is gone.
-        try Posix.setNonBlocking(client)
         var buffer = [UInt8](repeating: 0, count: 65536)
         var outcome = "nothing within 2 s"
         _ = waitUntil(seconds: 2) {
