@@ -27,6 +27,39 @@ public enum UUIDText {
             decoding: utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
+    /// The UUID's 128 bits as two big-endian halves, from canonical text in
+    /// either case; nil when `text` is not one. For a binary `uuid` (the
+    /// batched writer's parameters).
+    public static func value(_ text: String) -> (high: UInt64, low: UInt64)? {
+        var text = text
+        return text.withUTF8 { utf8 -> (high: UInt64, low: UInt64)? in
+            guard utf8.count == 36 else { return nil }
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            var digits = 0
+            for index in 0..<36 {
+                let byte = utf8[index]
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                // Setting bit 5 lower-cases a letter and leaves a digit alone.
+                let folded = byte | 0x20
+                let nibble: UInt8
+                if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                    nibble = byte - UInt8(ascii: "0")
+                } else if folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "f") {
+                    nibble = folded - UInt8(ascii: "a") + 10
+                } else {
+                    return nil
+                }
+                if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+                digits += 1
+            }
+            return (high, low)
+        }
+    }
+
     /// ASCII case-insensitive equality, for UUID text that may come from a token in either case.
     public static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
         let left = lhs.utf8

@@ -45,6 +45,15 @@ extension PostgresConnection {
         try syncQueued(sent)
     }
 
+    /// `sendPrepared` with every parameter in binary format (arrays that the
+    /// server copies instead of parsing; `PostgresBinaryParameters`).
+    public func sendPrepared(_ name: String, _ parameters: borrowing PostgresBinaryParameters) throws(PostgresError) {
+        let sent = parameters.withParameterPointers { values, lengths, formats in
+            PQsendQueryPrepared(connection, name, Int32(values.count), values, lengths, formats, 0)
+        }
+        try syncQueued(sent)
+    }
+
     /// Ends a statement just queued (`sent`: what libpq's send call returned)
     /// with a sync, which makes it a transaction of its own.
     private func syncQueued(_ sent: Int32) throws(PostgresError) {

@@ -184,7 +184,7 @@ final class WriterLoop: @unchecked Sendable {
     private func send(on connection: PostgresConnection, at now: UInt64) throws(PostgresError) {
         let count = min(pendingCount, configuration.maxBatchMessages)
         let slice = pending[pendingStart..<(pendingStart + count)]
-        let parameters = encoder.encode(slice)
+        encoder.encode(slice)
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now))
         lastSentAt = now
@@ -198,7 +198,7 @@ final class WriterLoop: @unchecked Sendable {
             pendingStart = 0
         }
         queue.markSent(count)
-        try connection.sendPrepared(Self.batchStatementName, parameters)
+        try connection.sendPrepared(Self.batchStatementName, encoder.parameters)
     }
 
     /// Handles every pipeline event that has fully arrived. A batch's outcome
