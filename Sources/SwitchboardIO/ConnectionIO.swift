@@ -55,6 +55,11 @@ public protocol ConnectionIO: AnyObject {
     /// The connection now carries bulk traffic (an upgrade to WebSocket):
     /// the loop serves it in turn with the others, no longer ahead of them.
     func leavePriority()
+    /// Caps what the kernel holds unsent for this connection at about
+    /// `bytes` (twice that with the kernel's bookkeeping), so that a peer
+    /// that does not read fills `maxOutboundBytes` instead of megabytes of
+    /// kernel buffer beside it.
+    func limitKernelSendBuffer(toBytes bytes: Int)
 
     /// Sends what is queued, then closes (the peer reads our last bytes).
     func closeAfterFlush()
@@ -75,4 +80,6 @@ public protocol ConnectionLoop: AnyObject {
 extension ConnectionIO {
     /// Connections without a priority set (in-memory ones in tests) have nothing to leave.
     public func leavePriority() {}
+    /// In-memory connections have no kernel buffer.
+    public func limitKernelSendBuffer(toBytes bytes: Int) {}
 }

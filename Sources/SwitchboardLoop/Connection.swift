@@ -86,6 +86,11 @@ public final class Connection: EventSource, ConnectionIO {
         loop.leavePriority(fd: fd, events: Self.events)
     }
 
+    public func limitKernelSendBuffer(toBytes bytes: Int) {
+        guard state != .closed else { return }
+        Socket.setSendBuffer(fd, bytes: bytes)
+    }
+
     public var isOpen: Bool { state == .open }
 
     /// True while this connection's writes are being gathered into one send

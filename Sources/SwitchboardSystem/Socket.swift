@@ -94,6 +94,16 @@ public enum Socket {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Fixes the kernel's send buffer at `bytes` (`SO_SNDBUF`; the kernel
+    /// doubles it for its bookkeeping and clamps it to `net.core.wmem_max`)
+    /// and so ends its autotuning, which on loopback starts a socket at
+    /// megabytes: what a peer does not read then waits in the caller's own
+    /// queue, where it is counted, instead of in the kernel's, where it is not.
+    public static func setSendBuffer(_ fd: Int32, bytes: Int) {
+        var value = Int32(clamping: bytes)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Makes the socket's `close` a reset (`SO_LINGER` with a zero timeout):
     /// the kernel drops what it still holds to send and answers RST, instead
     /// of keeping the closed socket to deliver it, for minutes if the peer

@@ -15,19 +15,11 @@ import Glibc
 /// for more than 5 s after the gateway cut it off).
 @Suite struct DrainResetTests {
     @Test func aPeerThatTakesNothingWithinTheGraceIsReset() throws {
-        Posix.ignoreSIGPIPE()
-        let listener = try Socket.listen(
-            on: SocketAddress(parsing: "127.0.0.1:0"), reusePort: false, backlog: 4)
-        defer { Posix.close(listener) }
-        let port = try #require(Socket.localPort(listener))
-
         // The peer: a small receive buffer, and no read until the grace is over.
-        let client = try Socket.connect(to: SocketAddress(parsing: "127.0.0.1:\(port)"))
+        let pair = try LoopbackPair(peerReceiveBufferBytes: 4096)
+        let client = pair.client
+        let server = pair.server
         defer { Posix.close(client) }
-        try Posix.setOption(client, level: SOL_SOCKET, name: SO_RCVBUF, value: 4096)
-        let server = accept(listener, nil, nil)
-        try #require(server >= 0)
-        try Posix.setNonBlocking(server)
 
         let loop = try EventLoop(index: 0, maxFileDescriptors: 65_536)
         nonisolated(unsafe) let handler = BacklogHandler()

@@ -239,4 +239,39 @@ import Testing
         }
         #expect(closeCode(last) == 1008)
     }
+
+    /// Echo bytes a client that read nothing finds before the 1008 close:
+    /// what the gateway's kernel buffer and its 4 KiB queue held when it cut
+    /// the connection off (besides the client's own small receive buffer).
+    private func heldBeforeTheCut(kernelSendBufferBytes: Int) throws -> Int {
+        let running = try RunningServer {
+            $0.maxOutboundBytes = 4096
+            $0.echoMaxMessageBytes = 1000
+            $0.kernelSendBufferBytes = kernelSendBufferBytes
+        }
+        defer { running.stop() }
+        let client = try RawClient(port: running.port, receiveBuffer: 4096)
+        _ = client.upgrade()
+        let frame = RawClient.maskedFrame(opcode: 2, payload: [UInt8](repeating: 1, count: 1000))
+        client.send(Array([[UInt8]](repeating: frame, count: 20_000).joined()))
+        var echoed = 0
+        while let frame = client.readFrame() {
+            if frame.opcode == 8 {
+                #expect(closeCode(frame) == 1008)
+                return echoed
+            }
+            echoed += frame.payload.count
+        }
+        Issue.record("no close frame after \(echoed) echoed bytes")
+        return echoed
+    }
+
+    @Test func theKernelHoldsNoMoreThanItsConfiguredSendBufferBesideTheQueue() throws {
+        // 16 KiB asked, 32 KiB kept by the kernel, 4 KiB queued, the client's buffer.
+        let held = try heldBeforeTheCut(kernelSendBufferBytes: 16 << 10)
+        #expect(held <= 128 << 10, "\(held) bytes echoed before the cut")
+        // Autotuning's buffer, for contrast: megabytes on loopback.
+        let autotuned = try heldBeforeTheCut(kernelSendBufferBytes: 0)
+        #expect(autotuned > 512 << 10, "\(autotuned) bytes echoed before the cut")
+    }
 }

@@ -54,6 +54,7 @@ public struct Configuration: Sendable {
     public var allowedOrigins: [String] = []
     public var heartbeatSeconds = 25
     public var maxOutboundBytes = 1 << 20
+    public var kernelSendBufferBytes = 256 << 10
 
     // [websocket.deflate]
     public var deflateEnabled = true

@@ -166,6 +166,7 @@ enum ConfigurationKeys {
         strings("websocket.allowed_origins", \.allowedOrigins),
         integer("websocket.heartbeat_s", 1...3600, \.heartbeatSeconds),
         integer("websocket.max_outbound_bytes", 4096...1 << 30, \.maxOutboundBytes),
+        integer("websocket.kernel_send_buffer_bytes", 0...1 << 26, \.kernelSendBufferBytes),
         boolean("websocket.deflate.enabled", \.deflateEnabled),
         boolean("websocket.deflate.server_no_context_takeover", \.deflateServerNoContextTakeover),
         integer("websocket.deflate.server_max_window_bits", 8...15, \.deflateServerMaxWindowBits),

@@ -31,6 +31,10 @@ enum WebSocketUpgrade {
             // legal message unsendable: always leave room for one whole message.
             connection.maxOutboundBytes = max(
                 context.configuration.maxOutboundBytes, configuration.maxMessageBytes + FrameEncoder.maxHeaderLength)
+            // And keep the kernel from holding megabytes more beside it.
+            if context.configuration.kernelSendBufferBytes > 0 {
+                connection.limitKernelSendBuffer(toBytes: context.configuration.kernelSendBufferBytes)
+            }
             let handler = WebSocketConnectionHandler<IO>(session: session, application: application, context: context)
             connection.handler = handler
             connection.leavePriority()
