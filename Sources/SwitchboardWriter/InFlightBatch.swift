@@ -35,6 +35,9 @@ struct InFlightBatch {
         }
         var decoded = Decoded(results: [])
         decoded.results.reserveCapacity(commands.count)
+        // The transaction's time, formatted once on the first row; the
+        // timestamps equal to it come as NULL (`BatchEncoder.statement`).
+        let time = Timestamps(batch: result.rowCount > 0 ? result.string(0, 24) : nil)
         for (row, queued) in commands.enumerated() {
             let command = queued.command
             let outcome: WriteOutcome
@@ -42,8 +45,9 @@ struct InFlightBatch {
             // sender name, kind, body (duplicates only), then the session's
             // state (a session's last stored row only, see `session(_:_:)`),
             // then an event's session and meta, the session's wait and
-            // contact, and the message's attachments (JSON text). For
-            // `bad_attachment`, `id` is the attachment refused.
+            // contact, and the message's attachments (JSON text), and the
+            // batch's time on the first row. For `bad_attachment`, `id` is
+            // the attachment refused.
             if result.int(row, 0) != row + 1 {
                 outcome = .failed("the writer's statement returned rows out of order")
             } else {
@@ -53,16 +57,17 @@ struct InFlightBatch {
                     outcome = .stored(
                         StoredMessage(
                             id: result.string(row, 2) ?? "", sessionID: command.sessionID,
-                            seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
+                            seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: time.read(result, row, 4),
                             clientMessageID: command.clientMessageID, senderRole: command.senderRole,
                             senderID: command.senderID, senderName: command.senderName, kind: command.kind,
-                            body: command.body, session: session(result, row), attachments: result.string(row, 23)))
+                            body: command.body, session: session(result, row, time), attachments: result.string(row, 23)
+                        ))
                 case "duplicate":
                     decoded.duplicates += 1
                     outcome = .duplicate(
                         StoredMessage(
                             id: result.string(row, 2) ?? "", sessionID: command.sessionID,
-                            seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: result.string(row, 4) ?? "",
+                            seq: Int64(result.string(row, 3) ?? "") ?? 0, createdAt: time.read(result, row, 4),
                             clientMessageID: command.clientMessageID, senderRole: result.string(row, 5) ?? "",
                             senderID: result.string(row, 6) ?? "", senderName: result.string(row, 7),
                             kind: result.string(row, 8) ?? "", body: result.string(row, 9) ?? "",
@@ -87,7 +92,7 @@ struct InFlightBatch {
                 decoded.webhookBacklog = count
                 continue
             }
-            guard result.string(row, 1) == "event", let event = event(result, row) else {
+            guard result.string(row, 1) == "event", let event = event(result, row, time) else {
                 // As strict as the commands' rows: a row the function should not return is a broken schema.
                 let message = "the writer's statement returned an unexpected row after the messages' rows"
                 return Decoded(results: results(commands, .failed(message)))
@@ -98,12 +103,12 @@ struct InFlightBatch {
     }
 
     /// An event row: read in full, its session and meta in the last two columns.
-    private static func event(_ result: PostgresResult, _ row: Int) -> StoredMessage? {
+    private static func event(_ result: PostgresResult, _ row: Int, _ time: Timestamps) -> StoredMessage? {
         guard let sessionID = result.string(row, 19), let seq = result.string(row, 3).flatMap({ Int64($0) }) else {
             return nil
         }
         return StoredMessage(
-            id: result.string(row, 2) ?? "", sessionID: sessionID, seq: seq, createdAt: result.string(row, 4) ?? "",
+            id: result.string(row, 2) ?? "", sessionID: sessionID, seq: seq, createdAt: time.read(result, row, 4),
             clientMessageID: "event:" + (result.string(row, 2) ?? ""), senderRole: result.string(row, 5) ?? "",
             senderID: result.string(row, 6) ?? "",
             senderName: result.string(row, 7), kind: result.string(row, 8) ?? "", body: result.string(row, 9) ?? "",
@@ -111,13 +116,23 @@ struct InFlightBatch {
     }
 
     /// The session state columns of `row`, when the row carries them.
-    private static func session(_ result: PostgresResult, _ row: Int) -> StoredSession? {
+    private static func session(_ result: PostgresResult, _ row: Int, _ time: Timestamps) -> StoredSession? {
         guard let version = result.string(row, 10).flatMap({ Int64($0) }) else { return nil }
         return StoredSession(
             version: version, workspaceID: result.string(row, 11) ?? "", status: result.string(row, 12) ?? "",
             title: result.string(row, 13) ?? "", visitorID: result.string(row, 14), operatorID: result.string(row, 15),
-            operatorName: result.string(row, 16), createdAt: result.string(row, 17) ?? "",
-            updatedAt: result.string(row, 18) ?? "", waitingSince: result.string(row, 21),
+            operatorName: result.string(row, 16), createdAt: time.read(result, row, 17),
+            updatedAt: time.read(result, row, 18), waitingSince: result.string(row, 21),
             contact: result.string(row, 22))
+    }
+}
+
+/// Reads the batch statement's timestamps: a NULL one is the transaction's
+/// time, sent once as `batch_time` (one String shared by every such row).
+struct Timestamps {
+    let batch: String?
+
+    func read(_ result: PostgresResult, _ row: Int, _ column: Int) -> String {
+        result.string(row, column) ?? batch ?? ""
     }
 }

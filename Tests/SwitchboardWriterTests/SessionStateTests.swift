@@ -11,11 +11,7 @@ import Testing
         defer { db.drop() }
         let sessions = try makeSessions(db, count: 2)
         let collector = ResultCollector()
-        // One shard: with two, the sessions may hash to different shards, and neither fills its batch.
-        let writer = try startedWriter(
-            WriterConfiguration(
-                databaseURL: db.url, maxBatchMessages: 5, maxBatchDelayMilliseconds: 60_000, connections: 1),
-            collector)
+        let writer = try batchesOf(5, db, collector)
         defer { writer.stop() }
         let plan: [(String, String)] = [
             (sessions[0], "a1"), (sessions[1], "b1"), (sessions[0], "a2"), (sessions[0], "a1"), (sessions[0], "a3"),

@@ -95,6 +95,17 @@ func startedWriter(_ configuration: WriterConfiguration, _ collector: ResultColl
     return writer
 }
 
+/// A writer of one connection (one shard: with two, sessions may hash to
+/// different shards and neither fills its batch) whose batches go only when
+/// `messages` have been submitted: each test's batches are exactly the ones
+/// it plans.
+func batchesOf(_ messages: Int, _ db: TestDatabase, _ collector: ResultCollector) throws -> BatchWriter {
+    try startedWriter(
+        WriterConfiguration(
+            databaseURL: db.url, maxBatchMessages: messages, maxBatchDelayMilliseconds: 60_000, connections: 1),
+        collector)
+}
+
 /// Submits, retrying for up to 30 s while the queue is full (the tests go faster than the
 /// database); a writer that stays full that long answers `.overloaded`, which the caller's check fails.
 func submitRetrying(_ writer: BatchWriter, _ command: WriteCommand) -> SubmitOutcome {
