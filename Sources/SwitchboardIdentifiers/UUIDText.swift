@@ -3,33 +3,18 @@
 public enum UUIDText {
     /// `text` lower-cased when it is a canonical UUID in either case; nil otherwise.
     public static func canonical(_ text: String) -> String? {
-        let utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var hasUpper = false
-        for (index, byte) in utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return nil }
-            default:
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
-                    break
-                case UInt8(ascii: "A")...UInt8(ascii: "F"):
-                    hasUpper = true
-                default:
-                    return nil
-                }
-            }
-        }
+        guard value(text) != nil else { return nil }
         // Clients almost always send lower case already; only then is a copy made.
-        guard hasUpper else { return text }
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) else { return text }
         return String(
             decoding: utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The UUID's 128 bits as two big-endian halves, from canonical text in
-    /// either case; nil when `text` is not one. For a binary `uuid` (the
-    /// batched writer's parameters).
+    /// either case; nil when `text` is not one. The one parse of UUID text:
+    /// `canonical` checks with it, and the batched writer sends its result as
+    /// a binary `uuid`.
     public static func value(_ text: String) -> (high: UInt64, low: UInt64)? {
         var text = text
         return text.withUTF8 { utf8 -> (high: UInt64, low: UInt64)? in

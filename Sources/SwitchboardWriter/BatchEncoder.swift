@@ -68,8 +68,8 @@ struct BatchEncoder {
         parameters.removeAll(reservingCapacity: 8 * 20 + commands.count * (7 * 4 + 16) + textBytes)
         parameters.startArray(of: .uuid, count: commands.count)
         for queued in commands {
-            // Submit refuses anything else (`WriteCommand.isUUIDText`), so the
-            // nil UUID never goes; if it did, it names no session, and the
+            // Submit checks with the same parse (`WriteCommand.isUUIDText`), so
+            // the nil UUID never goes; if it did, it names no session, and the
             // command would be answered `no_session`, not stored elsewhere.
             let session = UUIDText.value(queued.command.sessionID) ?? (0, 0)
             parameters.appendUUIDElement(high: session.high, low: session.low)

@@ -74,7 +74,8 @@ public struct WriteCommand: Sendable {
 
     /// The canonical form only (hex digits, either case, dashes at 8, 13, 18, 23).
     static func isUUIDText(_ text: String) -> Bool {
-        UUIDText.canonical(text) != nil
+        // The parse the encoder sends the session id with: what passes here encodes.
+        UUIDText.value(text) != nil
     }
 
     static func containsNUL(_ text: String) -> Bool {

@@ -114,7 +114,10 @@ import Testing
             "00000000-0000-4000-8000-00000000000G", "00000000_0000-4000-8000-000000000000",
         ] {
             #expect(UUIDText.value(text) == nil, "\(text)")
+            #expect(UUIDText.canonical(text) == nil, "the same parse decides canonical text: \(text)")
         }
+        #expect(UUIDText.canonical("ABCDEF01-2345-4678-9abc-DEF012345678") == "abcdef01-2345-4678-9abc-def012345678")
+        #expect(UUIDText.canonical("abcdef01-2345-4678-9abc-def012345678") == "abcdef01-2345-4678-9abc-def012345678")
     }
 
     @Test func validatesUUIDTextAndNULBytes() {
