@@ -43,7 +43,7 @@ struct InFlightBatch {
             let outcome: WriteOutcome
             // Columns: ord, status, id, seq, created_at, then role, sender id,
             // sender name, kind, body (duplicates only), then the session's
-            // state (a session's last stored row only, see `session(_:_:)`),
+            // state (a session's last stored row only, see `session(_:_:_:)`),
             // then an event's session and meta, the session's wait and
             // contact, and the message's attachments (JSON text), and the
             // batch's time on the first row. For `bad_attachment`, `id` is
