@@ -1,6 +1,34 @@
 import SwitchboardSystem
 import SwitchboardWebhooks
 
+/// An outcome waiting to be recorded.
+struct UnrecordedOutcome: Sendable {
+    var outcome: DeliveryOutcome
+    /// Its delivery's lease end (monotonic milliseconds): recorded later, it
+    /// could overwrite a newer claimer's attempt.
+    var leaseEndsAt: UInt64
+    /// When its attempt ended (monotonic milliseconds), for `RecordPacing`.
+    var endedAt: UInt64
+}
+
+/// A claim sent to the queue's thread, with what the worker knew when it
+/// reserved the room.
+struct PendingClaim: Sendable {
+    var limit: Int
+    var busy: Set<String>
+    var finishedGeneration: Int
+    var wakeGeneration: Int
+    /// Monotonic milliseconds before the claim: the leases count from it.
+    var startedAt: UInt64
+}
+
+/// What a queue call answered, for the worker's thread to take.
+enum QueueAnswer: Sendable {
+    case claimed(Result<[DueDelivery], any Error>, tookNanoseconds: UInt64)
+    /// nil: every outcome of the record was taken.
+    case recorded(failure: (any Error)?, tookNanoseconds: UInt64)
+}
+
 /// An attempt's end: metrics, the endpoint's slot, and the outcome recorded,
 /// or kept to be recorded once the queue answers again.
 extension DispatchWorker {
@@ -26,24 +54,27 @@ extension DispatchWorker {
         context.finished(endpoints: [delivery.endpointID], wasRunning: true)
         slotFreed = true
         // Recorded with whatever else ends soon (`RecordPacing`).
-        if unrecorded.isEmpty { oldestUnrecordedAt = DispatchClock.milliseconds() }
-        unrecorded.append((outcome, held.leaseEndsAt))
+        unrecorded.append(
+            UnrecordedOutcome(outcome: outcome, leaseEndsAt: held.leaseEndsAt, endedAt: DispatchClock.milliseconds()))
     }
 
-    /// Whether the outcomes waiting to be recorded go now (`RecordPacing`).
+    /// Whether the outcomes waiting to be recorded go now (`RecordPacing`):
+    /// never while a record is in flight (the next waits for its answer).
     func recordIsDue(now: UInt64) -> Bool {
-        RecordPacing.isDue(
-            waiting: unrecorded.count, oldestEndedAt: oldestUnrecordedAt, now: now,
+        guard recording == 0, let oldest = unrecorded.first else { return false }
+        return RecordPacing.isDue(
+            waiting: unrecorded.count, oldestEndedAt: oldest.endedAt, now: now,
             idle: running.isEmpty && waiting.isEmpty)
     }
 
-    /// Records what the queue has not taken yet, in batches of at most
-    /// `recordBatch`, unless it is being left alone after a failure. An
+    /// Sends a record of what the queue has not taken yet, at most
+    /// `recordBatch` of it (the rest goes after its answer), unless a record
+    /// is in flight or the queue is being left alone after a failure. An
     /// outcome whose lease has run out is dropped: the delivery is due again
     /// and will be sent again (at least once), and recording it late could
     /// overwrite a newer claimer's attempt.
     func retryUnrecorded(now: UInt64) {
-        guard !unrecorded.isEmpty, !backoff.isWaiting(at: now) else { return }
+        guard recording == 0, !unrecorded.isEmpty, !backoff.isWaiting(at: now) else { return }
         unrecorded.removeAll { entry in
             guard entry.leaseEndsAt <= now else { return false }
             context.logger.warning(
@@ -51,19 +82,32 @@ extension DispatchWorker {
                 metadata: ["delivery": "\(entry.outcome.deliveryID)"])
             return true
         }
-        while !unrecorded.isEmpty {
-            let batch = unrecorded.prefix(Self.recordBatch)
+        guard !unrecorded.isEmpty else { return }
+        let batch = unrecorded.prefix(Self.recordBatch).map(\.outcome)
+        recording = batch.count
+        let queue = context.queue
+        callQueue {
             let started = MonotonicClock.nanoseconds()
-            defer { paceAfterQueueCall(startedAt: started) }
-            do {
-                try context.queue.record(batch.map(\.outcome))
-            } catch {
-                queueFailed(.record, error, now: now)
-                return
-            }
-            unrecorded.removeFirst(batch.count)
-            queueSucceeded()
+            var failure: (any Error)?
+            do { try queue.record(batch) } catch { failure = error }
+            return .recorded(failure: failure, tookNanoseconds: MonotonicClock.nanoseconds() - started)
         }
+    }
+
+    /// The record in flight ended: its outcomes leave `unrecorded`, or stay
+    /// there for the next try after the backoff.
+    func recordAnswered(failure: (any Error)?, tookNanoseconds: UInt64, now: UInt64) {
+        let count = recording
+        recording = 0
+        paceAfterQueueCall(tookNanoseconds: tookNanoseconds)
+        if let failure {
+            queueFailed(.record, failure, now: now)
+            return
+        }
+        unrecorded.removeFirst(count)
+        queueSucceeded()
+        // The rest of a long list goes at once rather than after the pacing's wait.
+        if unrecorded.count >= RecordPacing.atOnce { retryUnrecorded(now: now) }
     }
 
     /// Outcomes per `record` call at most: one statement's arrays stay small.
@@ -118,10 +162,9 @@ extension DispatchWorker {
     /// at most `busySharePercent` of this thread's time (records are not held
     /// back: they end leases, and there are no more of them than deliveries
     /// held).
-    func paceAfterQueueCall(startedAt: UInt64) {
+    func paceAfterQueueCall(tookNanoseconds took: UInt64) {
         let share = UInt64(settings.busySharePercent)
         guard share < 100, context.gatewayBusy() else { return }
-        let took = MonotonicClock.nanoseconds() - startedAt
         let until = DispatchClock.milliseconds() + took * (100 - share) / share / 1_000_000
         yieldUntil = max(yieldUntil, until)
     }

@@ -1,5 +1,6 @@
 import SwitchboardSystem
 import SwitchboardWebhooks
+import Synchronization
 
 /// A delivery this thread claimed, and when its lease ends (monotonic
 /// milliseconds, counted from before the claim: earlier than the queue's own).
@@ -10,7 +11,9 @@ struct HeldDelivery: Sendable {
 
 /// One dispatcher thread: claims due deliveries, sends them through its own
 /// HTTP client, records how each attempt ended, and sleeps in between on its
-/// eventfd and its requests' sockets (never a busy wait).
+/// eventfd and its requests' sockets (never a busy wait). Claims and records
+/// run on its `QueueCallThread`, one at a time, and come back as
+/// `QueueAnswer`s; the requests go on meanwhile.
 ///
 /// @unchecked Sendable: it is made on the thread that starts the dispatcher
 /// and handed to its own thread, the only one that uses it from then on.
@@ -24,10 +27,16 @@ final class DispatchWorker: @unchecked Sendable {
     var waiting: [HeldDelivery] = []
     /// In flight, by request tag.
     var running: [Int: HeldDelivery] = [:]
-    /// Outcomes the queue did not take yet, with their deliveries' lease ends.
-    var unrecorded: [(outcome: DeliveryOutcome, leaseEndsAt: UInt64)] = []
-    /// When the oldest of `unrecorded` ended (monotonic milliseconds).
-    var oldestUnrecordedAt: UInt64 = 0
+    /// Outcomes the queue did not take yet, with their deliveries' lease ends
+    /// and when their attempts ended (monotonic milliseconds), oldest first.
+    var unrecorded: [UnrecordedOutcome] = []
+    /// How many of `unrecorded`, from its front, a record in flight carries.
+    var recording = 0
+    /// The claim in flight, if any.
+    var pendingClaim: PendingClaim?
+    let queueCalls: QueueCallThread
+    /// What the queue calls answered, for this thread to take.
+    let answers = Mutex<[QueueAnswer]>([])
     var backoff = QueueBackoff()
     private var nextTag = 0
     /// A request of this thread ended since `startWaiting` last looked: its
@@ -61,32 +70,52 @@ final class DispatchWorker: @unchecked Sendable {
         self.context = context
         client = try WebhookHTTPClient(settings: context.settings.clientSettings)
         do { wake = try EventFD() } catch { throw .setup("eventfd: \(error)") }
+        queueCalls = QueueCallThread(name: "sb-webhooks-db")
     }
 
     func run() {
         while true {
             let now = DispatchClock.milliseconds()
+            takeAnswers(now: now)
             if context.isStopping {
                 retryUnrecorded(now: now)
                 adoptHandedOver()
                 releaseWaiting(now: now)
-                if running.isEmpty { break }
+                if running.isEmpty && pendingClaim == nil && recording == 0 { break }
             } else {
                 adoptHandedOver()
-                // Requests first: what a slot was freed for starts, and goes out
-                // (libcurl writes it when polled) before this thread blocks on the
-                // database to record and claim, so that the receiver works meanwhile.
                 startWaiting(now: now)
-                let recordDue = recordIsDue(now: now)
-                if recordDue || shouldClaim(now: now) { handle(client.poll(timeoutMilliseconds: 0)) }
-                if recordDue { retryUnrecorded(now: now) }
+                if recordIsDue(now: now) { retryUnrecorded(now: now) }
                 if shouldClaim(now: now) { claim(now: now) }
-                // Slots freed meanwhile, and what the claim brought.
-                startWaiting(now: now)
             }
             handle(client.poll(timeoutMilliseconds: sleepMilliseconds(now: now), wake: wake))
         }
+        queueCalls.stop()
         recordLeftoversBeforeExit()
+    }
+
+    /// Takes what the queue calls answered since the last turn.
+    private func takeAnswers(now: UInt64) {
+        let taken = answers.withLock { answers in
+            defer { answers.removeAll(keepingCapacity: true) }
+            return answers
+        }
+        for answer in taken {
+            switch answer {
+            case .claimed(let result, let took): claimAnswered(result, tookNanoseconds: took, now: now)
+            case .recorded(let failure, let took): recordAnswered(failure: failure, tookNanoseconds: took, now: now)
+            }
+        }
+    }
+
+    /// Runs `call` on the queue's thread and hands its answer back to this one.
+    /// The queue's thread touches only `answers` (a lock) and `wake`.
+    func callQueue(_ call: @escaping @Sendable () -> QueueAnswer) {
+        queueCalls.post { [self] in
+            let answer = call()
+            answers.withLock { $0.append(answer) }
+            wake.signal()
+        }
     }
 
     private func handle(_ ended: [(tag: Int, response: WebhookHTTPResponse)]) {
@@ -99,12 +128,14 @@ final class DispatchWorker: @unchecked Sendable {
     private var room: Int { settings.perThreadCapacity - waiting.count - running.count }
 
     private func shouldClaim(now: UInt64) -> Bool {
-        guard room > 0, !backoff.isWaiting(at: now), now >= yieldUntil else { return false }
+        guard pendingClaim == nil, room > 0, !backoff.isWaiting(at: now), now >= yieldUntil else { return false }
         if context.wakeGeneration.load(ordering: .acquiring) != seenWakeGeneration || now >= nextPollAt { return true }
-        // More may be due: claim once a request has ended and this thread has
-        // started all it held, so that a busy endpoint is claimed for in
-        // batches rather than one query per request.
-        guard moreMayBeDue, waiting.isEmpty else { return false }
+        // More may be due: claim once a request has ended and this thread
+        // holds no more than half an endpoint's share unstarted, so that a
+        // busy endpoint is claimed for in batches rather than one query per
+        // request, and the next batch comes while the last is still being
+        // sent.
+        guard moreMayBeDue, waiting.count <= settings.maxHeldPerEndpoint / 2 else { return false }
         return context.bounds.withLock { $0.finishedGeneration } != finishedGenerationAtClaim
     }
 
@@ -115,9 +146,10 @@ final class DispatchWorker: @unchecked Sendable {
     private func sleepMilliseconds(now: UInt64) -> Int {
         let interval = UInt64(settings.pollIntervalMilliseconds)
         if context.isStopping { return 100 }
-        var until = room > 0 ? max(nextPollAt, backoff.resumeAt, yieldUntil) : now + interval
-        if !unrecorded.isEmpty {
-            let recordAt = recordIsDue(now: now) ? now : RecordPacing.dueAt(oldestEndedAt: oldestUnrecordedAt)
+        // A claim in flight wakes the thread when it answers.
+        var until = room > 0 && pendingClaim == nil ? max(nextPollAt, backoff.resumeAt, yieldUntil) : now + interval
+        if recording == 0, let oldest = unrecorded.first {
+            let recordAt = recordIsDue(now: now) ? now : RecordPacing.dueAt(oldestEndedAt: oldest.endedAt)
             until = min(until, max(backoff.resumeAt, recordAt))
         }
         return Int(min(until > now ? until - now : 0, interval))
@@ -148,30 +180,46 @@ final class DispatchWorker: @unchecked Sendable {
         nextPollAt = now + UInt64(settings.pollIntervalMilliseconds)
         // No room left in all: the other threads hold it; try again at the next poll.
         guard let (limit, busy, finishedGeneration) = reservation else { return }
+        pendingClaim = PendingClaim(
+            limit: limit, busy: busy, finishedGeneration: finishedGeneration, wakeGeneration: wakeGeneration,
+            startedAt: now)
+        let queue = context.queue
+        let leaseSeconds = settings.leaseSeconds
+        callQueue {
+            let started = MonotonicClock.nanoseconds()
+            let result = Result { try queue.claim(limit: limit, leaseSeconds: leaseSeconds, skipping: busy) }
+            return .claimed(result, tookNanoseconds: MonotonicClock.nanoseconds() - started)
+        }
+    }
+
+    /// The claim's deliveries join those waiting for a slot; the lease is
+    /// counted from before the claim was sent.
+    private func claimAnswered(_ result: Result<[DueDelivery], any Error>, tookNanoseconds: UInt64, now: UInt64) {
+        guard let pending = pendingClaim else { return }
+        pendingClaim = nil
+        defer { paceAfterQueueCall(tookNanoseconds: tookNanoseconds) }
         var claimed: [DueDelivery]
-        let started = MonotonicClock.nanoseconds()
-        defer { paceAfterQueueCall(startedAt: started) }
-        do {
-            claimed = try context.queue.claim(limit: limit, leaseSeconds: settings.leaseSeconds, skipping: busy)
-        } catch {
-            context.bounds.withLock { $0.claimed(endpoints: [], reserved: limit) }
+        switch result {
+        case .success(let deliveries): claimed = deliveries
+        case .failure(let error):
+            context.bounds.withLock { $0.claimed(endpoints: [], reserved: pending.limit) }
             queueFailed(.claim, error, now: now)
             return
         }
-        if claimed.count > limit {
+        if claimed.count > pending.limit {
             // A queue that breaks its contract: the extra ones' leases run out and they come back.
-            context.logger.error("the delivery queue gave \(claimed.count) deliveries for a claim of \(limit)")
-            claimed.removeLast(claimed.count - limit)
+            context.logger.error("the delivery queue gave \(claimed.count) deliveries for a claim of \(pending.limit)")
+            claimed.removeLast(claimed.count - pending.limit)
         }
-        context.bounds.withLock { $0.claimed(endpoints: claimed.map(\.endpointID), reserved: limit) }
+        context.bounds.withLock { $0.claimed(endpoints: claimed.map(\.endpointID), reserved: pending.limit) }
         queueSucceeded()
-        let leaseEndsAt = now + UInt64(settings.leaseSeconds) * 1000
+        let leaseEndsAt = pending.startedAt + UInt64(settings.leaseSeconds) * 1000
         waiting += claimed.map { HeldDelivery(delivery: $0, leaseEndsAt: leaseEndsAt) }
-        seenWakeGeneration = wakeGeneration
-        moreMayBeDue = claimed.count == limit || !busy.isEmpty
+        seenWakeGeneration = pending.wakeGeneration
+        moreMayBeDue = claimed.count == pending.limit || !pending.busy.isEmpty
         // A claim that skipped nothing says nothing about other endpoints' work: the memory stays.
-        if !busy.isEmpty { foundOnlyBusy = claimed.isEmpty ? busy : nil }
-        finishedGenerationAtClaim = finishedGeneration
+        if !pending.busy.isEmpty { foundOnlyBusy = claimed.isEmpty ? pending.busy : nil }
+        finishedGenerationAtClaim = pending.finishedGeneration
     }
 
     /// Starts what its endpoint has a slot for; gives back what could no

@@ -43,7 +43,10 @@ public final class WebhookDispatcher: Sendable {
         do {
             for _ in 0..<context.settings.threads { workers.append(try DispatchWorker(context: context)) }
         } catch {
-            for worker in workers { worker.wake.close() }
+            for worker in workers {
+                worker.queueCalls.stop()
+                worker.wake.close()
+            }
             throw error
         }
         context.wakeDescriptors.withLock { $0 = workers.map(\.wake) }

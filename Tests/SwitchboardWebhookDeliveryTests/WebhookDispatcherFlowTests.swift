@@ -259,6 +259,60 @@ import Testing
         #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
     }
 
+    /// The database answering slowly does not stop the requests: while a
+    /// claim is being answered, the thread that sent it goes on sending what
+    /// it already holds. Called in line, a claim let through only the
+    /// requests already started (at most the endpoint's bound, 2).
+    @Test func requestsGoOnWhileAClaimIsAnswered() throws {
+        let most = try Self.requestsDuringSlowCalls(
+            { $0.claimMilliseconds = 150 },
+            settings: {
+                // 16 of the endpoint held at most: the next claim comes while 8 wait.
+                $0.maxConcurrent = 2
+                $0.holdRounds = 8
+            }, during: \.claimInProgress)
+        #expect(most > 2, "at most \(most) requests came while one claim was answered")
+    }
+
+    /// The same for records: outcomes wait for the record in flight (called
+    /// in line, none came while one was answered).
+    @Test func requestsGoOnWhileARecordIsAnswered() throws {
+        let most = try Self.requestsDuringSlowCalls(
+            { $0.recordMilliseconds = 150 }, settings: { _ in }, during: \.recordInProgress)
+        #expect(most > 2, "at most \(most) requests came while one record was answered")
+    }
+
+    /// Sends 60 deliveries, two at a time, through one thread whose queue
+    /// `slow` makes slow, and checks each is sent and recorded once; how many
+    /// requests came while the busiest of the calls `during` numbers was
+    /// being answered.
+    static func requestsDuringSlowCalls(
+        _ slow: (FakeDeliveryQueue) -> Void, settings: (inout WebhookDeliverySettings) -> Void,
+        during call: @escaping @Sendable (FakeDeliveryQueue) -> Int?
+    ) throws -> Int {
+        let queue = FakeDeliveryQueue()
+        let counts = Mutex<[Int: Int]>([:])
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.threads = 1
+                $0.maxConcurrentPerEndpoint = 2
+                settings(&$0)
+            }, queue: queue,
+            reply: { _, _ in
+                if let number = call(queue) { counts.withLock { $0[number, default: 0] += 1 } }
+                return TestReceiver.Reply(body: "ok", delayMilliseconds: 5)
+            })
+        defer { fixture.stop() }
+        slow(queue)
+        for n in 1...60 { queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        #expect(queue.waitForOutcomes(60, seconds: 10))
+        #expect(queue.outcomes.allSatisfy { $0.succeeded })
+        #expect(Set(queue.outcomes.map(\.deliveryID)).count == 60, "each recorded once")
+        #expect(fixture.receiver.requests.count == 60, "each sent once")
+        return counts.withLock { $0.values.max() ?? 0 }
+    }
+
     @Test func aQueueThatFailsIsAskedAgainWithBackoffAndNothingIsLost() throws {
         let fixture = try DispatcherFixture()
         defer { fixture.stop() }

@@ -59,7 +59,9 @@ public enum WebhooksDriver {
         default; the correctness check always runs). --hand-off off: the gateway with
         `[webhooks] hand_off = false`, every delivery claimed (to compare what claims cost).
         --hold-rounds N: the gateway with `[webhooks] hold_rounds = N` (1-64; how many rounds
-        of requests it holds, hence how many a claim takes at once).
+        of requests it holds, hence how many a claim takes at once). --per-endpoint N: the
+        gateway with `[webhooks] max_concurrent_per_endpoint = N` (1-1024). --dispatch-threads N:
+        the gateway with `[webhooks] threads = N` (1-64).
         Each of these prints the section instead of writing it, as --quick does.
         Each delivery run also reports the CPU per delivered webhook of the gateway,
         PostgreSQL and the receiver, over the traffic and over the drain after it.
@@ -80,6 +82,10 @@ public enum WebhooksDriver {
         var handOff: Bool
         /// `webhooks.hold_rounds` when given (the gateway's default otherwise).
         var holdRounds: Int?
+        /// `webhooks.max_concurrent_per_endpoint` when given.
+        var perEndpoint: Int?
+        /// `webhooks.threads` when given.
+        var dispatchThreads: Int?
     }
 
     static let allParts: Set<String> = ["steady", "capacity", "toggles"]
@@ -93,7 +99,7 @@ public enum WebhooksDriver {
             arguments,
             options: BenchContext.setUpOptions + [
                 "seconds", "rate", "steady-rate", "windows", "window-seconds", "repeats", "parts", "hand-off",
-                "hold-rounds",
+                "hold-rounds", "per-endpoint", "dispatch-threads",
             ],
             switchNames: ["quick", "check"])
         let quick = flags.has("quick")
@@ -114,6 +120,15 @@ public enum WebhooksDriver {
         if let holdRounds, !(1...64).contains(holdRounds) {
             throw DriverFlags.UsageError(description: "--hold-rounds takes 1 to 64")
         }
+        let perEndpoint: Int? = flags.string("per-endpoint") == nil ? nil : try flags.int("per-endpoint", default: 0)
+        if let perEndpoint, !(1...1024).contains(perEndpoint) {
+            throw DriverFlags.UsageError(description: "--per-endpoint takes 1 to 1024")
+        }
+        let dispatchThreads: Int? =
+            flags.string("dispatch-threads") == nil ? nil : try flags.int("dispatch-threads", default: 0)
+        if let dispatchThreads, !(1...64).contains(dispatchThreads) {
+            throw DriverFlags.UsageError(description: "--dispatch-threads takes 1 to 64")
+        }
         var windows = quick ? quickWindows : windows
         windows.count = try flags.int("windows", default: windows.count)
         windows.seconds = try flags.double("window-seconds", default: windows.seconds)
@@ -121,7 +136,8 @@ public enum WebhooksDriver {
         let options = Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 5 : 30), shape: shape,
             steadyShape: steady, windows: windows, repeats: try flags.int("repeats", default: 1),
-            receiverSeconds: quick ? 1 : 5, parts: parts, handOff: handOff, holdRounds: holdRounds)
+            receiverSeconds: quick ? 1 : 5, parts: parts, handOff: handOff, holdRounds: holdRounds,
+            perEndpoint: perEndpoint, dispatchThreads: dispatchThreads)
         guard options.seconds >= 4, shape.rate > 0, steady.rate > 0, options.repeats > 0 else {
             throw DriverFlags.UsageError(
                 description: "--seconds must be 4 or more, --rate, --steady-rate, --repeats above 0")
@@ -150,7 +166,9 @@ public enum WebhooksDriver {
         let workspace = HarnessRuns.newWorkspace()
         let gateway = try context.gateway(
             extra: gatewayConfig + (options.handOff ? "" : "\nhand_off = false\n")
-                + (options.holdRounds.map { "\nhold_rounds = \($0)\n" } ?? ""))
+                + (options.holdRounds.map { "\nhold_rounds = \($0)\n" } ?? "")
+                + (options.perEndpoint.map { "\nmax_concurrent_per_endpoint = \($0)\n" } ?? "")
+                + (options.dispatchThreads.map { "\nthreads = \($0)\n" } ?? ""))
         defer { gateway.stop() }
         try WebhookAPI.ensureWorkspace(workspace, databaseURL: context.databaseURL)
         let token = WebhookAPI.adminToken(workspace: workspace, secret: context.secret)
@@ -190,7 +208,8 @@ public enum WebhooksDriver {
         gateway.stop()
         try context.publish(
             results: results.json, section: WebhooksSection.render(results), name: "bench-webhooks", title: "Webhooks",
-            quick: options.quick || options.parts != allParts || !options.handOff || options.holdRounds != nil)
+            quick: options.quick || options.parts != allParts || !options.handOff || options.holdRounds != nil
+                || options.perEndpoint != nil || options.dispatchThreads != nil)
         let failed = results.failed
         if !failed.isEmpty { log("correctness checks failed in \(failed)") }
         return failed.isEmpty

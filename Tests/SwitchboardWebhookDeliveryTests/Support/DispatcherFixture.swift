@@ -8,7 +8,7 @@ import SwitchboardWebhooks
 /// for tests (private targets allowed, short timeouts and polls).
 struct DispatcherFixture {
     let receiver: TestReceiver
-    let queue = FakeDeliveryQueue()
+    let queue: FakeDeliveryQueue
     let metrics = RecordingMetrics()
     let dispatcher: WebhookDispatcher
     let secret = WebhookSecret.generate()
@@ -24,10 +24,11 @@ struct DispatcherFixture {
     }
 
     init(
-        settings: WebhookDeliverySettings = Self.settings(),
+        settings: WebhookDeliverySettings = Self.settings(), queue: FakeDeliveryQueue = FakeDeliveryQueue(),
         reply: @escaping @Sendable (TestReceiver.Request, Int) -> TestReceiver.Reply = { _, _ in .ok },
         gatewayBusy: @escaping @Sendable () -> Bool = { false }
     ) throws {
+        self.queue = queue
         receiver = try TestReceiver(reply: reply)
         var logger = Logger(label: "webhooks-test")
         logger.logLevel = .error

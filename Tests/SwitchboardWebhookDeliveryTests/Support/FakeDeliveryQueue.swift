@@ -33,7 +33,16 @@ final class FakeDeliveryQueue: DeliveryQueue {
         var failing = false
         var recordsToFail = 0
         var failedCalls = 0
-        var claimMilliseconds = 0
+        var slowClaims = SlowCalls()
+        var slowRecords = SlowCalls()
+    }
+
+    /// One kind of call made slow on purpose, and which of them is being answered.
+    private struct SlowCalls {
+        var milliseconds = 0
+        var started = 0
+        /// The call being answered now (numbered from 1), nil between calls.
+        var inProgress: Int?
     }
 
     private let state = Mutex(State())
@@ -50,8 +59,33 @@ final class FakeDeliveryQueue: DeliveryQueue {
 
     /// How long each claim takes (a database under load).
     var claimMilliseconds: Int {
-        get { state.withLock { $0.claimMilliseconds } }
-        set { state.withLock { $0.claimMilliseconds = newValue } }
+        get { state.withLock { $0.slowClaims.milliseconds } }
+        set { state.withLock { $0.slowClaims.milliseconds = newValue } }
+    }
+
+    /// How long each record takes.
+    var recordMilliseconds: Int {
+        get { state.withLock { $0.slowRecords.milliseconds } }
+        set { state.withLock { $0.slowRecords.milliseconds = newValue } }
+    }
+
+    /// The claim being answered now (numbered from 1), nil between claims.
+    var claimInProgress: Int? { state.withLock { $0.slowClaims.inProgress } }
+    /// The record being answered now (numbered from 1), nil between records.
+    var recordInProgress: Int? { state.withLock { $0.slowRecords.inProgress } }
+
+    /// Marks a call of the kind in progress for its delay, then runs `body`.
+    private func answeringSlowly<T>(
+        _ calls: WritableKeyPath<State, SlowCalls>, _ body: () throws -> T
+    ) rethrows -> T {
+        let delay = state.withLock { state in
+            state[keyPath: calls].started += 1
+            state[keyPath: calls].inProgress = state[keyPath: calls].started
+            return state[keyPath: calls].milliseconds
+        }
+        if delay > 0 { ThisProcess.sleep(milliseconds: delay) }
+        defer { state.withLock { $0[keyPath: calls].inProgress = nil } }
+        return try body()
     }
 
     /// The next `count` record calls throw (the claims still work).
@@ -74,9 +108,11 @@ final class FakeDeliveryQueue: DeliveryQueue {
     }
 
     func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
-        let delay = claimMilliseconds
-        if delay > 0 { ThisProcess.sleep(milliseconds: delay) }
-        return try state.withLock { state in
+        try answeringSlowly(\.slowClaims) { try claimNow(limit: limit, leaseSeconds: leaseSeconds, skipping: busy) }
+    }
+
+    private func claimNow(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
+        try state.withLock { state in
             guard !state.failing else {
                 state.failedCalls += 1
                 throw QueueDown()
@@ -98,6 +134,10 @@ final class FakeDeliveryQueue: DeliveryQueue {
     }
 
     func record(_ outcomes: [DeliveryOutcome]) throws {
+        try answeringSlowly(\.slowRecords) { try recordNow(outcomes) }
+    }
+
+    private func recordNow(_ outcomes: [DeliveryOutcome]) throws {
         try state.withLock { state in
             guard !state.failing, state.recordsToFail == 0 else {
                 state.recordsToFail = max(0, state.recordsToFail - 1)
