@@ -238,33 +238,53 @@ final class DispatchWorker: @unchecked Sendable {
     /// held deliveries, nearly all of one busy endpoint: what stays is moved
     /// down in place rather than copied into a new array (copies of held
     /// deliveries, each retaining its strings anew, were 4% of the gateway's
-    /// samples in a capacity drain), and an endpoint found without a slot is
+    /// samples in a capacity drain), only past what left among it (swapping
+    /// every entry behind the one started was still 4-5% of the samples of a
+    /// drain by claims, 2% after), and an endpoint found without a slot is
     /// not asked again in the same pass (each ask takes the bounds' lock).
     private func startOwnWaiting(now: UInt64) {
         guard !waiting.isEmpty else { return }
         let latestStart = UInt64(settings.timeoutSeconds + WebhookDeliverySettings.recordMarginSeconds) * 1000
         var tooLate: [HeldDelivery] = []
         var withoutSlot: [String] = []
+        // What stays is moved down over what left after it; what left before
+        // anything stayed (with one busy endpoint, the one or two started)
+        // is cut off the front in one move, not every later entry swapped.
+        var leading = true
+        var leadingGone = 0
         var kept = 0
         for index in waiting.indices {
-            let endpoint = waiting[index].delivery.endpointID
+            var gone = false
             if waiting[index].leaseEndsAt < now + latestStart {
                 context.logger.debug(
                     "a delivery waited too long for a slot of its endpoint: given back unattempted",
-                    metadata: ["delivery": "\(waiting[index].delivery.id)", "endpoint": "\(endpoint)"])
+                    metadata: [
+                        "delivery": "\(waiting[index].delivery.id)",
+                        "endpoint": "\(waiting[index].delivery.endpointID)",
+                    ])
                 tooLate.append(waiting[index])
-                continue
-            }
-            let knownFull = withoutSlot.contains(endpoint)
-            if !knownFull, context.bounds.withLock({ $0.tryStart(endpoint: endpoint) }) {
-                send(waiting[index])
+                gone = true
             } else {
-                if !knownFull { withoutSlot.append(endpoint) }
+                let endpoint = waiting[index].delivery.endpointID
+                let knownFull = withoutSlot.contains(endpoint)
+                if !knownFull, context.bounds.withLock({ $0.tryStart(endpoint: endpoint) }) {
+                    send(waiting[index])
+                    gone = true
+                } else if !knownFull {
+                    withoutSlot.append(endpoint)
+                }
+            }
+            if !gone {
+                leading = false
                 waiting.swapAt(kept, index)
+                kept += 1
+            } else if leading {
+                leadingGone += 1
                 kept += 1
             }
         }
         waiting.removeLast(waiting.count - kept)
+        waiting.removeFirst(leadingGone)
         release(tooLate, now: now)
     }
 

@@ -313,6 +313,31 @@ import Testing
         return counts.withLock { $0.values.max() ?? 0 }
     }
 
+    /// Each endpoint's deliveries start in the order they were claimed,
+    /// while another endpoint's start around them: what waits is kept in
+    /// order when the deliveries before it, or between it, have started.
+    @Test func eachEndpointsDeliveriesStartInClaimOrder() throws {
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.threads = 1
+                $0.maxConcurrentPerEndpoint = 1
+            }, reply: { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 2) })
+        defer { fixture.stop() }
+        let start = FakeDeliveryQueue.now() - 10
+        for n in 1...40 {
+            let endpoint = n % 3 == 0 ? "ep_b" : "ep_a"
+            fixture.queue.add(
+                fixture.delivery(n, endpoint: endpoint, path: "/" + endpoint), dueAt: start + Double(n) / 100)
+        }
+        try fixture.start()
+        #expect(fixture.queue.waitForOutcomes(40))
+        for endpoint in ["ep_a", "ep_b"] {
+            let sent = fixture.receiver.requests.filter { $0.path == "/" + endpoint }.map(\.body)
+            let claimed = (1...40).filter { ($0 % 3 == 0) == (endpoint == "ep_b") }.map { fixture.delivery($0).body }
+            #expect(sent == claimed, "\(endpoint)'s deliveries out of order")
+        }
+    }
+
     @Test func aQueueThatFailsIsAskedAgainWithBackoffAndNothingIsLost() throws {
         let fixture = try DispatcherFixture()
         defer { fixture.stop() }
