@@ -313,6 +313,22 @@ import Testing
         return counts.withLock { $0.values.max() ?? 0 }
     }
 
+    /// Stopping while a claim is being answered: the thread waits for it,
+    /// and what it brought is given back unsent, not left to its lease.
+    @Test func aClaimAnsweredWhileStoppingIsGivenBack() throws {
+        let fixture = try DispatcherFixture(settings: DispatcherFixture.settings { $0.threads = 1 })
+        defer { fixture.receiver.stop() }
+        fixture.queue.claimMilliseconds = 300
+        for n in 1...5 { fixture.queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        #expect(waitUntil { fixture.queue.claimInProgress != nil })
+        fixture.dispatcher.stop()
+        #expect(fixture.queue.claimInProgress == nil, "stop waited for the claim")
+        #expect(fixture.queue.released.sorted() == (1...5).map { "dlv_\($0)" })
+        #expect(fixture.receiver.requests.isEmpty)
+        #expect(fixture.queue.outcomes.isEmpty)
+    }
+
     /// Each endpoint's deliveries start in the order they were claimed,
     /// while another endpoint's start around them: what waits is kept in
     /// order when the deliveries before it, or between it, have started.
