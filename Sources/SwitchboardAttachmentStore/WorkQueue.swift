@@ -6,7 +6,7 @@ typealias AttachmentJob = @Sendable (AttachmentWorkerContext) -> Void
 
 /// One worker's queue: a ring behind a mutex held only for an append or a
 /// removal, and a semaphore counting the posts its thread may take (as the
-/// readers' JobQueue).
+/// readers' JobQueue, in SwitchboardSystem).
 ///
 /// The bound applies to new work only (an upload's start, a lookup, a read):
 /// with `capacity` jobs waiting, new work is refused at once. The rest of an

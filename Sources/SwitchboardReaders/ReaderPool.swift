@@ -1,6 +1,9 @@
 import SwitchboardSystem
 import Synchronization
 
+/// What a reader thread runs; it handles its own errors.
+public typealias ReaderJob = @Sendable (ChatQueries) -> Void
+
 /// A fixed set of threads, each with its own ChatQueries, taking jobs from one bounded queue.
 ///
 /// Why threads and not the event loops: libpq calls block, and these queries
@@ -11,7 +14,7 @@ import Synchronization
 public final class ReaderPool: Sendable {
     private let databaseURL: String
     private let threadCount: Int
-    private let queue: JobQueue
+    private let queue: JobQueue<ReaderJob>
     private let threads = Mutex<[NamedThread]>([])
 
     public init(databaseURL: String, threads: Int, queueCapacity: Int) {
@@ -36,7 +39,7 @@ public final class ReaderPool: Sendable {
 
     /// Refuses new jobs, lets the threads finish the queued ones, joins them.
     public func stop() {
-        queue.stop(readers: threadCount)
+        queue.stop(takers: threadCount)
         let handles = threads.withLock { threads -> [NamedThread] in
             defer { threads = [] }
             return threads
@@ -59,9 +62,9 @@ public final class ReaderPool: Sendable {
 /// on the thread and never leaves it; the only shared state is the queue.
 final class ReaderThread: Sendable {
     private let databaseURL: String
-    private let queue: JobQueue
+    private let queue: JobQueue<ReaderJob>
 
-    init(databaseURL: String, queue: JobQueue) {
+    init(databaseURL: String, queue: JobQueue<ReaderJob>) {
         self.databaseURL = databaseURL
         self.queue = queue
     }

@@ -1,20 +1,18 @@
-import SwitchboardSystem
 import Synchronization
 
-/// What a reader thread runs; it handles its own errors.
-public typealias ReaderJob = @Sendable (ChatQueries) -> Void
-
-/// The bounded hand-over from any thread (the event loops) to the reader
-/// threads: a fixed ring of `capacity` slots behind a mutex held only for an
-/// append or a removal, and a semaphore counting the posts a reader may take.
+/// A bounded hand-over of jobs from any thread to the threads that run them
+/// (the event loops to the readers, a webhook dispatcher thread to its
+/// database calls): a fixed ring of `capacity` slots behind a mutex held
+/// only for an append or a removal, and a semaphore counting the posts a
+/// taker may take.
 ///
 /// Every accepted job posts once, after it is in the ring; `stop` posts once
-/// per reader. A reader woken with the ring empty has therefore been woken by
+/// per taker. A taker woken with the ring empty has therefore been woken by
 /// `stop` (a job's post is only made after its job is in), so it exits; until
 /// then it finishes whatever is queued.
-final class JobQueue: Sendable {
+public final class JobQueue<Job: Sendable>: Sendable {
     private struct State {
-        var ring: [ReaderJob?]
+        var ring: [Job?]
         var head = 0
         var count = 0
         var stopped = false
@@ -22,15 +20,15 @@ final class JobQueue: Sendable {
 
     private let state: Mutex<State>
     private let available = Semaphore()
-    let capacity: Int
+    public let capacity: Int
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(1, capacity)
         state = Mutex(State(ring: Array(repeating: nil, count: max(1, capacity))))
     }
 
     /// False at once when full or stopped; never waits for a reader.
-    func submit(_ job: @escaping ReaderJob) -> Bool {
+    public func submit(_ job: Job) -> Bool {
         let accepted = state.withLock { state -> Bool in
             guard !state.stopped, state.count < state.ring.count else { return false }
             state.ring[(state.head + state.count) % state.ring.count] = job
@@ -42,10 +40,10 @@ final class JobQueue: Sendable {
     }
 
     /// The next job, sleeping while there is none; nil once stopped and drained.
-    func take() -> ReaderJob? {
+    public func take() -> Job? {
         while true {
             available.wait()
-            let (job, stopped) = state.withLock { state -> (ReaderJob?, Bool) in
+            let (job, stopped) = state.withLock { state -> (Job?, Bool) in
                 guard state.count > 0 else { return (nil, state.stopped) }
                 let job = state.ring[state.head]
                 state.ring[state.head] = nil
@@ -58,16 +56,16 @@ final class JobQueue: Sendable {
         }
     }
 
-    /// Refuses new jobs and wakes `readers` threads to exit once the ring is empty.
-    func stop(readers: Int) {
+    /// Refuses new jobs and wakes `takers` threads to exit once the ring is empty.
+    public func stop(takers: Int) {
         let first = state.withLock { state -> Bool in
             defer { state.stopped = true }
             return !state.stopped
         }
         guard first else { return }
-        for _ in 0..<readers { available.post() }
+        for _ in 0..<takers { available.post() }
     }
 
-    var isStopped: Bool { state.withLock { $0.stopped } }
-    var depth: Int { state.withLock { $0.count } }
+    public var isStopped: Bool { state.withLock { $0.stopped } }
+    public var depth: Int { state.withLock { $0.count } }
 }
