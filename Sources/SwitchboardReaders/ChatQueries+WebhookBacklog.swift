@@ -67,6 +67,7 @@ extension ChatQueries {
     ) throws(QueryError) -> (pass: WebhookBacklogPass, handed: [DueDelivery]) {
         let held = room.held.sorted { $0.key < $1.key }
         let result = try run(
+            prepared: "webhook_expand",
             """
             SELECT ranges, messages, events, due, more, delivery_id::text, event_id, endpoint_id::text, url, secret,
                    previous_secret, body, created_at

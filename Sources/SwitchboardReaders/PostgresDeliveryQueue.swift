@@ -42,7 +42,7 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
                 // Not retried after a lost connection: a claim that committed holds its rows until
                 // the lease ends, and a second would lease others meanwhile.
                 try queries.run(
-                    Self.claimStatement,
+                    prepared: "webhook_claim", Self.claimStatement,
                     [
                         String(limit), String(leaseSeconds), "{" + busy.sorted().joined(separator: ",") + "}",
                         after.map { String($0.dueMicros) }, after.map { String($0.id) },
@@ -85,7 +85,7 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
         _ = try withQueries { queries throws(QueryError) in
             // Retryable: it writes the same state again.
             try queries.run(
-                Self.recordStatement,
+                prepared: "webhook_record", Self.recordStatement,
                 [
                     RowDecoding.textArray(outcomes.map(\.deliveryID)),
                     RowDecoding.textArray(outcomes.map(\.endpointID)),
@@ -151,53 +151,12 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
 
     /// Attempts' outcomes, one per element of the arrays: delivery $1 of
     /// endpoint $2, $3 succeeded, HTTP status $4, $5 ms, error $6, the
-    /// response's first bytes $7, the next attempt at $8 (epoch seconds).
-    /// Success: `succeeded`. Failure: due again at $8 or, without one,
-    /// `failed`. A late failure never undoes a success (a lease that ran out
-    /// while the first attempt hung, and a second attempt that succeeded).
-    ///
-    /// Each endpoint of the batch is then written once, and only when its
-    /// state changes (deliveries to one endpoint finish on many threads, and
-    /// would otherwise queue on its row lock): any success in the batch ends
-    /// its failure; only failures start one, and an endpoint failing for
-    /// longer than $9 hours is disabled.
+    /// response's first bytes $7, the next attempt at $8 (epoch seconds), an
+    /// endpoint failing for longer than $9 hours disabled: migration 30's
+    /// `switchboard_webhook_record`, which finds each delivery by its key
+    /// whatever the statistics say, so that the statement can stay prepared.
     static let recordStatement = """
-        WITH o AS (
-            SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::boolean[], $4::int[], $5::int[], $6::text[],
-                                 $7::text[], $8::float8[])
-                AS o(id, endpoint_id, succeeded, status_code, duration_ms, error, response_head, next_at)
-        ),
-        d AS (
-            UPDATE webhook_deliveries d
-               SET status = CASE WHEN o.succeeded THEN 'succeeded' WHEN o.next_at IS NULL THEN 'failed'
-                                 ELSE 'pending' END,
-                   next_attempt_at = CASE WHEN o.succeeded THEN NULL ELSE to_timestamp(o.next_at) END,
-                   leased_until = NULL, last_attempt_at = now(), last_status_code = o.status_code,
-                   last_duration_ms = o.duration_ms, last_error = o.error, last_response_head = o.response_head,
-                   updated_at = now()
-              FROM o
-             WHERE d.endpoint_id = o.endpoint_id AND d.id = o.id AND (d.status <> 'succeeded' OR o.succeeded)
-            RETURNING d.endpoint_id, o.succeeded
-        ),
-        outcome AS (
-            SELECT d.endpoint_id, bool_or(d.succeeded) AS succeeded FROM d GROUP BY d.endpoint_id
-        ),
-        endpoint AS (
-            UPDATE webhook_endpoints e
-               SET failing_since = CASE WHEN p.succeeded THEN NULL ELSE coalesce(e.failing_since, now()) END,
-                   enabled = CASE WHEN NOT p.succeeded AND e.failing_since < now() - $9::int * interval '1 hour'
-                                  THEN false ELSE e.enabled END,
-                   disabled_reason = CASE
-                       WHEN NOT p.succeeded AND e.enabled AND e.failing_since < now() - $9::int * interval '1 hour'
-                       THEN 'failing since ' || \(RowDecoding.timestamp("e.failing_since"))
-                            || ', longer than webhooks.disable_after_hours (' || $9::int::text || ' h)'
-                       ELSE e.disabled_reason END
-              FROM outcome p
-             WHERE e.id = p.endpoint_id
-               AND CASE WHEN p.succeeded THEN e.failing_since IS NOT NULL
-                        ELSE e.failing_since IS NULL
-                             OR (e.enabled AND e.failing_since < now() - $9::int * interval '1 hour') END
-        )
-        SELECT count(*) FROM d
+        SELECT switchboard_webhook_record($1::bigint[], $2::uuid[], $3::boolean[], $4::int[], $5::int[], $6::text[],
+                                          $7::text[], $8::float8[], $9::int)
         """
 }

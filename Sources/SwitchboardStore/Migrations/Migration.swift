@@ -82,6 +82,7 @@ public enum Migrations {
         Migration0027.migration,
         Migration0028.migration,
         Migration0029.migration,
+        Migration0030.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
