@@ -83,6 +83,7 @@ public enum Migrations {
         Migration0028.migration,
         Migration0029.migration,
         Migration0030.migration,
+        Migration0031.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
