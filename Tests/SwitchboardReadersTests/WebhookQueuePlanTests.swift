@@ -2,11 +2,12 @@ import Foundation
 import SwitchboardPostgres
 import Testing
 
-/// The dispatcher's record stays prepared for the life of its connection
-/// (`ChatQueries.run(prepared:)`), so its plan must not depend on how big
-/// `webhook_deliveries` was when it was made: migration 30's function finds
-/// each delivery by its key whatever the statistics said.
-@Suite struct WebhookRecordPlanTests {
+/// The dispatcher's record and claim keep their plans for the life of their
+/// connection (a prepared statement; PL/pgSQL's generic plan), so those
+/// plans must not depend on how big `webhook_deliveries` was when they were
+/// made: the record finds each delivery by its key (migration 30), the claim
+/// reads the due index (migration 31), whatever the statistics said.
+@Suite struct WebhookQueuePlanTests {
     private static let arguments =
         "($1::bigint[], $2::uuid[], '{true}', '{204}', '{3}', '{NULL}', '{\"\"}', '{NULL}', 72)"
 
@@ -68,5 +69,39 @@ import Testing
         #expect(
             try admin.query("SELECT status FROM webhook_deliveries WHERE id = $1::bigint", [last]).string(0, 0)
                 == "succeeded")
+    }
+
+    @Test func aClaimPlannedOnAnEmptyTableReadsTheDueIndex() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let admin = fixture.admin
+        try admin.execute(
+            """
+            SET stats_fetch_consistency = none;
+            ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false);
+            ANALYZE webhook_deliveries;
+            """)
+        try admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        let endpoint = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        try admin.query(
+            """
+            INSERT INTO webhook_events (id, workspace_id, type, body)
+            VALUES ('evt_plan', $1::uuid, 'message.created', '{}')
+            """, [fixture.workspaceID])
+        func claim() throws -> Int {
+            try admin.query("SELECT count(*) FROM switchboard_webhook_claim(10, 60, '{}', NULL, NULL)")
+                .string(0, 0).flatMap { Int($0) } ?? -1
+        }
+        // Plans made while nothing is due, and kept.
+        for _ in 0..<8 { #expect(try claim() == 0) }
+        try admin.query(
+            """
+            INSERT INTO webhook_deliveries (endpoint_id, workspace_id, event_id, next_attempt_at)
+            SELECT $1::uuid, $2::uuid, 'evt_plan', now() - interval '1 hour' FROM generate_series(1, 20000)
+            """, [endpoint, fixture.workspaceID])
+
+        let before = try sequentialScans(admin)
+        #expect(try claim() == 10)
+        #expect(try sequentialScans(admin) == before, "the claim scanned all 20,000 deliveries to take 10")
     }
 }
