@@ -20,16 +20,23 @@ import Testing
         return Int(result.string(0, 0) ?? "") ?? -1
     }
 
-    @Test func aRecordPlannedOnAnEmptyTableStillFindsDeliveriesByKey() throws {
-        let fixture = try ReadersFixture()
-        defer { fixture.drop() }
-        let admin = fixture.admin
-        try admin.execute(
+    /// The fixture's owner connection, reading statistics as they are flushed, once
+    /// `webhook_deliveries` is analyzed empty (as autovacuum does on a new deployment) and left
+    /// so: only the plans made now can scan it.
+    private func emptyTableAnalyzed(_ fixture: ReadersFixture) throws -> PostgresConnection {
+        try fixture.admin.execute(
             """
             SET stats_fetch_consistency = none;
             ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false);
             ANALYZE webhook_deliveries;
             """)
+        return fixture.admin
+    }
+
+    @Test func aRecordPlannedOnAnEmptyTableStillFindsDeliveriesByKey() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let admin = try emptyTableAnalyzed(fixture)
         // The same statement without the function's plan settings, to show what they prevent.
         let definition = try admin.query(
             "SELECT pg_get_functiondef('switchboard_webhook_record'::regproc)"
@@ -74,13 +81,7 @@ import Testing
     @Test func aClaimPlannedOnAnEmptyTableReadsTheDueIndex() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        let admin = fixture.admin
-        try admin.execute(
-            """
-            SET stats_fetch_consistency = none;
-            ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false);
-            ANALYZE webhook_deliveries;
-            """)
+        let admin = try emptyTableAnalyzed(fixture)
         try admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
         let endpoint = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
         try admin.query(
