@@ -448,6 +448,34 @@ import Testing
         #expect(events.int(0, 0) == 6 && events.int(0, 1) == 6, "each message once")
     }
 
+    /// A pass locks no more backlog rows than it may take (migration 32): 32
+    /// batches at most, whatever its budget, so that it writes no lock to rows
+    /// it leaves, and another node's expander takes the next rows meanwhile.
+    @Test func aPassTakesAtMostThirtyTwoBatchesAndLeavesTheRestToAnotherNode() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let (_, session) = try hookedSession(fixture, endpoints: 1)
+        // 80 batches of one message each: 80 backlog rows.
+        for index in 0..<80 { try fixture.append(session: session, clientID: "m-\(index)", body: "hello \(index)") }
+        #expect(try fixture.admin.query("SELECT count(*) FROM webhook_backlog").int(0, 0) == 80)
+
+        // A pass of another node, its transaction still open, holds the rows it took.
+        try fixture.admin.execute("BEGIN")
+        let other = try fixture.admin.query(
+            "SELECT ranges, messages, more FROM switchboard_webhook_expand(2000, 0, 60, 256, '{}', '{}') WHERE ranges IS NOT NULL"
+        )
+        #expect(other.int(0, 0) == 32 && other.int(0, 1) == 32 && other.string(0, 2) == "t", "\(other.rows)")
+        // This node's pass skips them and takes the next 32, not nothing.
+        let (pass, _) = try fixture.queries.expandWebhookBacklog(budget: 2000)
+        #expect(pass.ranges == 32 && pass.messages == 32 && pass.more, "\(pass)")
+        try fixture.admin.execute("COMMIT")
+        let (last, _) = try fixture.queries.expandWebhookBacklog(budget: 2000)
+        #expect(last.ranges == 16 && last.messages == 16 && !last.more, "\(last)")
+        let events = try fixture.admin.query(
+            "SELECT count(*), count(DISTINCT body::jsonb #>> '{data,message,id}') FROM webhook_events")
+        #expect(events.int(0, 0) == 80 && events.int(0, 1) == 80, "each message once")
+    }
+
     /// Migration 23's claim reads the due index in order and stops after
     /// its limit even when the statistics were taken before the backlog grew:
     /// the statement it replaced then fetched every due delivery and sorted

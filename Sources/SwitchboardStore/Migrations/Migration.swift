@@ -84,6 +84,7 @@ public enum Migrations {
         Migration0029.migration,
         Migration0030.migration,
         Migration0031.migration,
+        Migration0032.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

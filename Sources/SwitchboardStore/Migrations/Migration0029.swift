@@ -94,7 +94,7 @@ enum Migration0029 {
     }()
 
     /// Migration 28's, passing the share and what each endpoint holds on.
-    private static let expandFunction: String = {
+    static let expandFunction: String = {
         let sql = SQLText.replacing(
             "CREATE OR REPLACE FUNCTION switchboard_webhook_expand(p_budget int, p_handoff int, p_lease_seconds int)\n",
             with: "CREATE OR REPLACE FUNCTION switchboard_webhook_expand(\n"
