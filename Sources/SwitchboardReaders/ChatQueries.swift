@@ -57,9 +57,12 @@ public final class ChatQueries {
     /// (the webhook queue's claims and records, the expander's passes): it is
     /// prepared on the connection under `name` the first time, and then sent
     /// without its text, so that PostgreSQL neither parses nor analyzes it
-    /// again (a record of 64 outcomes: 0.97-1.29 ms as a new statement each
-    /// time, 0.63-0.90 ms prepared; `pgbench`, docs/webhooks.md). `name` is
-    /// unique to `sql` for the life of the process.
+    /// again (a record of 64 outcomes: 0.90-0.94 ms as new text, 0.59-0.62 ms
+    /// prepared; `pgbench`, docs/webhooks.md). `name` is unique to `sql` for
+    /// the life of the process. PostgreSQL may keep one plan for it from its
+    /// sixth run on, made from the statistics of that moment: only for
+    /// statements whose plan is right at any table size (a function call, or
+    /// a function planned by key, as migration 30's record is).
     func run(
         prepared name: String, _ sql: String, _ parameters: [String?], retryable: Bool
     ) throws(QueryError)
