@@ -66,7 +66,7 @@ public final class AttachmentStore: Sendable {
     /// Refuses new work, lets each worker finish what is queued, joins them.
     /// Uploads not finished stay as they are: invisible, the orphan purge's.
     public func stop() {
-        for queue in queues { queue.stop() }
+        for queue in queues { queue.stop(takers: 1) }
         let handles = threads.withLock { threads -> [NamedThread] in
             defer { threads = [] }
             return threads

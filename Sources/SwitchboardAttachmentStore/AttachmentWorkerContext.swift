@@ -1,3 +1,12 @@
+import SwitchboardSystem
+
+/// What an attachment worker runs, with the worker's own state.
+typealias AttachmentJob = @Sendable (AttachmentWorkerContext) -> Void
+
+/// One worker's queue: new work bounded (`submit`), the rest of an accepted
+/// upload always taken (`submitContinuation`).
+typealias WorkQueue = JobQueue<AttachmentJob>
+
 /// What a worker thread's jobs share: its connection, the storage and the
 /// inspector. Made on the thread and never leaves it.
 final class AttachmentWorkerContext {

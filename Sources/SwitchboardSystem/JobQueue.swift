@@ -2,9 +2,15 @@ import Synchronization
 
 /// A bounded hand-over of jobs from any thread to the threads that run them
 /// (the event loops to the readers, a webhook dispatcher thread to its
-/// database calls): a fixed ring of `capacity` slots behind a mutex held
-/// only for an append or a removal, and a semaphore counting the posts a
-/// taker may take.
+/// database calls, an upload to its attachment worker): a ring of `capacity`
+/// slots behind a mutex held only for an append or a removal, and a
+/// semaphore counting the posts a taker may take.
+///
+/// The bound applies to `submit`. `submitContinuation` is for the rest of
+/// work already accepted (an upload's pieces, its finish, its abort), which
+/// refusing would strand: it is taken whatever the depth, the ring growing
+/// if it must, and its caller bounds it (the attachment store by its
+/// in-flight budget and window).
 ///
 /// Every accepted job posts once, after it is in the ring; `stop` posts once
 /// per taker. A taker woken with the ring empty has therefore been woken by
@@ -16,6 +22,18 @@ public final class JobQueue<Job: Sendable>: Sendable {
         var head = 0
         var count = 0
         var stopped = false
+
+        mutating func push(_ job: Job) {
+            if count == ring.count {
+                // Unroll into a ring twice the size, oldest first.
+                var grown = [Job?](repeating: nil, count: ring.count * 2)
+                for index in 0..<count { grown[index] = ring[(head + index) % ring.count] }
+                ring = grown
+                head = 0
+            }
+            ring[(head + count) % ring.count] = job
+            count += 1
+        }
     }
 
     private let state: Mutex<State>
@@ -27,12 +45,21 @@ public final class JobQueue<Job: Sendable>: Sendable {
         state = Mutex(State(ring: Array(repeating: nil, count: max(1, capacity))))
     }
 
-    /// False at once when full or stopped; never waits for a reader.
+    /// New work: false at once when `capacity` jobs wait or the queue is
+    /// stopped; never waits for a taker.
     public func submit(_ job: Job) -> Bool {
+        enqueue(job, bounded: true)
+    }
+
+    /// The continuation of work already accepted: false only once stopped.
+    public func submitContinuation(_ job: Job) -> Bool {
+        enqueue(job, bounded: false)
+    }
+
+    private func enqueue(_ job: Job, bounded: Bool) -> Bool {
         let accepted = state.withLock { state -> Bool in
-            guard !state.stopped, state.count < state.ring.count else { return false }
-            state.ring[(state.head + state.count) % state.ring.count] = job
-            state.count += 1
+            guard !state.stopped, !bounded || state.count < capacity else { return false }
+            state.push(job)
             return true
         }
         if accepted { available.post() }
