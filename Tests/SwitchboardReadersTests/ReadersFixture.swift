@@ -25,6 +25,25 @@ final class ReadersFixture {
 
     func drop() { database.drop() }
 
+    /// Terminates every reader backend on the fixture's database and waits until they are gone;
+    /// returns how many there were.
+    @discardableResult
+    func terminateReaders() throws -> Int {
+        let query = """
+            SELECT pid FROM pg_stat_activity
+             WHERE datname = $1 AND application_name = 'switchboard-reader' AND pid <> pg_backend_pid()
+            """
+        let found = try admin.query(query, [database.name]).rowCount
+        try admin.query(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = $1 AND application_name = 'switchboard-reader' AND pid <> pg_backend_pid()
+            """, [database.name])
+        let deadline = Date().addingTimeInterval(10)
+        while try admin.query(query, [database.name]).rowCount > 0 && Date() < deadline { usleep(10_000) }
+        return found
+    }
+
     /// Runs the search indexer's passes until the backlog is empty, as the gateway's
     /// `SearchIndexer` does after commits; returns the messages indexed.
     @discardableResult

@@ -5,23 +5,8 @@ import Synchronization
 import Testing
 
 @Suite struct ReconnectTests {
-    /// Terminates every reader backend on the fixture's database and waits until they are gone.
     private func terminateReaders(_ fixture: ReadersFixture) throws {
-        let query = """
-            SELECT pid FROM pg_stat_activity
-             WHERE datname = $1 AND application_name = 'switchboard-reader' AND pid <> pg_backend_pid()
-            """
-        let found = try fixture.admin.query(query, [fixture.database.name])
-        #expect(found.rowCount >= 1)
-        try fixture.admin.query(
-            """
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = $1 AND application_name = 'switchboard-reader' AND pid <> pg_backend_pid()
-            """, [fixture.database.name])
-        let deadline = Date().addingTimeInterval(10)
-        while try fixture.admin.query(query, [fixture.database.name]).rowCount > 0 && Date() < deadline {
-            usleep(10_000)
-        }
+        #expect(try fixture.terminateReaders() >= 1)
     }
 
     @Test func recoversAfterTheBackendIsTerminated() throws {

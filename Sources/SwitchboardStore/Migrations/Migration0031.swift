@@ -8,8 +8,9 @@
 ///   scanning the whole table, and kept doing so as the table grew (until an
 ///   `ANALYZE` of `chats` happened to invalidate it). A pass of one message
 ///   over 20,000 stored took 2.7 ms and a scan of `chats`, against 0.55 ms by
-///   the key; in a capacity run of `loadtest bench-webhooks` the indexer used
-///   63 µs of PostgreSQL's CPU per message where other runs used 6-10.
+///   the key. One capacity run of `loadtest bench-webhooks` had the indexer
+///   at 63 µs of PostgreSQL's CPU per delivery where other runs had 6-10,
+///   likely this plan (the run's plan was not captured).
 ///   `SearchIndexPlanTests` holds it to the key.
 /// - `switchboard_webhook_claim` plans without sequential scans too. Its
 ///   generic plan, made on a new database's empty `webhook_deliveries`,

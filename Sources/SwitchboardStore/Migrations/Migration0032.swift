@@ -8,7 +8,8 @@
 /// rows to be sure of reaching the budget: 129 to 2,001 row locks (each a
 /// write to the row and a WAL record), when in a capacity drain each row
 /// holds hundreds of messages and a pass takes two or three. That statement
-/// alone was 0.5 ms a pass (`pg_stat_statements`, 2026-11-28), and the rows
+/// alone was 0.3-0.5 ms a pass (`pg_stat_statements`, two capacity runs,
+/// 2026-11-28), and the rows
 /// it locked and did not take were skipped by every other node's expander
 /// until it committed.
 ///
