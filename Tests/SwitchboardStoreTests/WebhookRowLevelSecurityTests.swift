@@ -3,17 +3,18 @@ import SwitchboardStore
 import SwitchboardTestSupport
 import Testing
 
+/// `url` with its user replaced by `user`.
+private func url(_ url: String, user: String) throws -> String {
+    let scheme = try #require(url.range(of: "://"))
+    let at = try #require(url[scheme.upperBound...].firstIndex(of: "@"))
+    return String(url[..<scheme.upperBound]) + user + String(url[at...])
+}
+
 /// Migration 13's policies confine a role that is not the owner: an admin
 /// of a workspace sees and changes its endpoints, reads its events and
 /// deliveries and may retry them; nobody else sees any; no confined role
 /// writes an event itself, yet a session it changes still writes its own.
 @Suite struct WebhookRowLevelSecurityTests {
-    private func url(_ url: String, user: String) throws -> String {
-        let scheme = try #require(url.range(of: "://"))
-        let at = try #require(url[scheme.upperBound...].firstIndex(of: "@"))
-        return String(url[..<scheme.upperBound]) + user + String(url[at...])
-    }
-
     private func act(_ db: PostgresConnection, workspace: String?, role: String?) throws {
         try db.query("SELECT set_config('switchboard.workspace_id', $1, false)", [workspace ?? ""])
         try db.query("SELECT set_config('switchboard.role', $1, false)", [role ?? ""])
@@ -96,5 +97,62 @@ import Testing
             "SELECT count(*) FROM webhook_events WHERE type = 'session.updated' AND body LIKE '%Renamed%'")
         #expect(renamed == 1)
         #expect(try owner.count("SELECT count(*) FROM webhook_deliveries WHERE workspace_id = $1::uuid", [w1]) == 2)
+    }
+}
+
+/// Migration 33: the outbox's owner-rights functions cannot be called by a
+/// confined role, which through them wrote events (signed and delivered as
+/// the workspace's own) and read endpoints' secrets.
+@Suite struct OutboxPrivilegeTests {
+    @Test func aConfinedRoleIsRefusedTheOwnerRightsFunctions() throws {
+        let database = try TestDatabase(migrated: true)
+        let admin = try PostgresConnection(TestDatabase.adminURL())
+        let role = "sb_wh_" + newUUID().replacingOccurrences(of: "-", with: "").prefix(12)
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        defer {
+            database.drop()
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
+        }
+        let owner = try database.connect()
+        try owner.execute(
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints, webhook_events, webhook_deliveries TO \(role)")
+        let workspace = newUUID()
+        try owner.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'one')", [workspace])
+        try owner.query(
+            """
+            INSERT INTO webhook_endpoints (workspace_id, url, events, secret)
+            VALUES ($1::uuid, 'https://one.example', '{session.deleted}', 'whsec_x')
+            """, [workspace])
+
+        let reader = try PostgresConnection(url(database.url, user: role))
+        // Even as the workspace's admin: an admin manages endpoints, it does not write events.
+        try reader.query("SELECT set_config('switchboard.workspace_id', $1, false)", [workspace])
+        try reader.query("SELECT set_config('switchboard.role', 'admin', false)")
+        let calls = [
+            "SELECT switchboard_webhook_emit('\(workspace)'::uuid, 'session.deleted', '{\"session\":{}}')",
+            "SELECT * FROM switchboard_webhook_batch_deliveries('{1}'::bigint[], 1, now(), 1, '{}'::uuid[], '{}'::int[])",
+            "SELECT switchboard_webhook_batch_events(gen_random_uuid(), gen_random_uuid(), '{}', '{}', now())",
+        ]
+        for call in calls {
+            let refused = #expect(throws: PostgresError.self, "\(call)") { try reader.query(call) }
+            #expect(refused?.sqlState == "42501", "\(call)")
+        }
+        #expect(try owner.count("SELECT count(*) FROM webhook_events") == 0)
+
+        // The owner (the gateway) still writes its test events through it.
+        #expect(
+            try owner.query("SELECT switchboard_webhook_emit($1::uuid, 'session.deleted', '{}')", [workspace])
+                .string(0, 0) != nil)
+        #expect(try owner.count("SELECT count(*) FROM webhook_deliveries") == 1)
+
+        // Nor is any other owner-rights function of the schema left to every role.
+        let open = try owner.column(
+            """
+            SELECT p.oid::regprocedure::text FROM pg_proc p
+             CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+             WHERE p.pronamespace = current_schema()::regnamespace AND p.prosecdef
+               AND a.grantee = 0 AND a.privilege_type = 'EXECUTE'
+            """)
+        #expect(open.isEmpty, "executable by PUBLIC: \(open)")
     }
 }

@@ -85,6 +85,7 @@ public enum Migrations {
         Migration0030.migration,
         Migration0031.migration,
         Migration0032.migration,
+        Migration0033.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
