@@ -86,6 +86,7 @@ public enum Migrations {
         Migration0031.migration,
         Migration0032.migration,
         Migration0033.migration,
+        Migration0034.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

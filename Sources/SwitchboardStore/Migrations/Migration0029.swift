@@ -38,7 +38,7 @@ enum Migration0029 {
     /// Migration 28's, with the share and what each endpoint holds as
     /// parameters, and each endpoint's deliveries ranked before the count
     /// of what is handed over.
-    private static let batchFunction: String = {
+    static let batchFunction: String = {
         let sql = SQLText.replacing(
             "    p_ids bigint[], p_handoff int, p_lease_end timestamptz)\n",
             with:

@@ -1,0 +1,85 @@
+import Foundation
+import SwitchboardPostgres
+import SwitchboardTestSupport
+import Testing
+
+/// Migration 34: the expander's batch statement keeps one generic plan per
+/// connection, so that plan must be right whatever a pass holds. Its joins
+/// of CTE scans go by hashes: a nested loop over a CTE scan is quadratic in
+/// the pass's size (a generic plan tried without `enable_nestloop = off`
+/// took 99 ms for a pass of 200 messages, against 7).
+@Suite struct ExpansionPlanTests {
+    static let function = "switchboard_webhook_batch_deliveries(bigint[], int, timestamptz, int, uuid[], int[])"
+
+    /// The function's statement, its parameters and variable as `$1`...`$7`.
+    private static func statement(_ db: PostgresConnection) throws -> String {
+        let source = try #require(
+            try db.query("SELECT prosrc FROM pg_proc WHERE oid = '\(function)'::regprocedure").string(0, 0))
+        let start = try #require(source.range(of: "RETURN QUERY"))
+        let end = try #require(source.range(of: "END;", options: .backwards))
+        var statement = String(source[start.upperBound..<end.lowerBound])
+        statement = String(statement[..<(try #require(statement.range(of: ";", options: .backwards))).lowerBound])
+        let parameters = [
+            ("p_held_endpoints", "$5::uuid[]"), ("p_held_counts", "$6::int[]"), ("p_per_endpoint", "$4::int"),
+            ("p_lease_end", "$3::timestamptz"), ("p_handoff", "$2::int"), ("p_ids", "$1::bigint[]"),
+            ("v_prefix", "$7::text"),
+        ]
+        for (name, placeholder) in parameters {
+            statement = statement.replacingOccurrences(of: name, with: placeholder)
+        }
+        return statement
+    }
+
+    /// Each plan node of a JSON plan, and the nodes right under it.
+    private static func nodes(_ plan: [String: Any]) -> [[String: Any]] {
+        let children = plan["Plans"] as? [[String: Any]] ?? []
+        return [plan] + children.flatMap(nodes)
+    }
+
+    @Test func theGenericPlanJoinsWhatThePassMadeByHashes() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let settings = try db.query(
+            "SELECT unnest(proconfig) FROM pg_proc WHERE oid = '\(Self.function)'::regprocedure"
+        ).rows.compactMap { $0.first ?? nil }
+        for expected in ["plan_cache_mode=force_generic_plan", "enable_nestloop=off", "jit=off", "enable_seqscan=off"] {
+            #expect(settings.contains(expected), "\(expected) in \(settings)")
+        }
+        // The plan the function keeps: made under its own settings, on empty tables analyzed, as a
+        // new deployment's first pass may make it (the endpoints' two indexes then cost the same).
+        try db.execute("ANALYZE chats, webhook_backlog, webhook_endpoints")
+        for setting in settings where !setting.hasPrefix("search_path=") {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            try db.query("SELECT set_config($1, $2, false)", [parts[0], parts[1]])
+        }
+        try db.execute(
+            "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
+        let explained = try #require(
+            try db.query(
+                "EXPLAIN (FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')"
+            ).string(0, 0))
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [[String: Any]])
+        let plan = try #require(document.first?["Plan"] as? [String: Any])
+        let loops = Self.nodes(plan).filter { $0["Node Type"] as? String == "Nested Loop" }
+        // stored (each backlog row's messages), versions (each row's jsonb), hooks (each endpoint).
+        #expect(loops.count >= 3)
+        for loop in loops {
+            let inner = (loop["Plans"] as? [[String: Any]] ?? []).first {
+                $0["Parent Relationship"] as? String == "Inner"
+            }
+            // A lookup per outer row: by an index (under a Limit for the endpoints) or a function.
+            let lookup = inner.flatMap { $0["Node Type"] as? String == "Limit" ? Self.nodes($0).dropFirst().first : $0 }
+            let type = lookup?["Node Type"] as? String ?? "none"
+            #expect(
+                ["Index Scan", "Index Only Scan", "Function Scan"].contains(type),
+                "a nested loop over \(type) (\(lookup?["CTE Name"] as? String ?? lookup?["Relation Name"] as? String ?? ""))"
+            )
+        }
+        // Each endpoint by its key, not by a walk of the live endpoints' partial index.
+        let endpointScans = Self.nodes(plan).filter { $0["Relation Name"] as? String == "webhook_endpoints" }
+        #expect(endpointScans.count == 1)
+        #expect(endpointScans.allSatisfy { $0["Index Name"] as? String == "webhook_endpoints_pkey" })
+    }
+}
