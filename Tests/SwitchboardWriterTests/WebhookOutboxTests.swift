@@ -172,6 +172,54 @@ import Testing
         #expect(try owner.count("SELECT count(*) FROM webhook_backlog") == 1)
     }
 
+    /// A pass notifies `switchboard_webhooks` (every node's dispatcher) when
+    /// it leaves deliveries due, and not when it hands them all over; its
+    /// summary row says how many backlog rows it took and whether more wait.
+    @Test func aPassNotifiesOnlyWhenItLeavesDeliveriesDue() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let sessions = try makeSessions(db, count: 1)
+        let owner = try db.connect()
+        _ = try endpoint(owner, try workspace(of: sessions[0], owner), ["message.created"])
+        let listener = try db.connect()
+        try listener.execute("LISTEN switchboard_webhooks")
+        let counts = CountCollector()
+        let writer = BatchWriter(
+            configuration: WriterConfiguration(databaseURL: db.url, connections: 1), sink: counts.sink)
+        writer.start()
+        defer { writer.stop() }
+        /// A pass handing over at most `handOff`: (ranges, events, due, more), and the notifications since.
+        func pass(handOff: Int) throws -> ([Int?], Bool?, Int) {
+            let summary = try owner.query(
+                """
+                SELECT ranges, events, due, more FROM switchboard_webhook_expand(1000, $1::int, 60, 1000, '{}', '{}')
+                 WHERE delivery_id IS NULL
+                """, [String(handOff)])
+            #expect(summary.rows.count == 1)
+            try listener.execute("SELECT 1")
+            let heard = listener.notifications().filter { $0.channel == "switchboard_webhooks" }.count
+            return (
+                [summary.int(0, 0), summary.int(0, 1), summary.int(0, 2)], summary.string(0, 3).map { $0 == "t" }, heard
+            )
+        }
+
+        #expect(writer.submit(command(session: sessions[0], clientID: "a", token: 1)) == .accepted)
+        #expect(try counts.wait(batches: 1) == [1])
+        let handed = try pass(handOff: 10)
+        #expect(handed.0 == [1, 1, 0] && handed.1 == false)
+        #expect(handed.2 == 0, "all handed over: nobody to wake")
+
+        #expect(writer.submit(command(session: sessions[0], clientID: "b", token: 2)) == .accepted)
+        #expect(try counts.wait(batches: 2) == [1, 1])
+        let due = try pass(handOff: 0)
+        #expect(due.0 == [1, 1, 1] && due.1 == false)
+        #expect(due.2 == 1, "one delivery left due: one notification")
+
+        let idle = try pass(handOff: 10)
+        #expect(idle.0 == [0, 0, 0] && idle.1 == false)
+        #expect(idle.2 == 0)
+    }
+
     /// A duplicate in the batch sends it down the general path, which names
     /// its new messages as the fast path does: still one event per new message.
     @Test func theGeneralPathWritesTheSameEvents() throws {
