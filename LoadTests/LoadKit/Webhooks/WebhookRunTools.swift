@@ -67,11 +67,14 @@ public enum WebhookOutbox {
     /// events the expander has still to make: the outbox's depth. Each backlog
     /// range is counted by the key (`OFFSET 0`): a join let the planner scan
     /// `chats` against every range, 167-178 ms a call, once a second, in the
-    /// database whose CPU the bench reports.
+    /// database whose CPU the bench reports. Without JIT: the count's cost
+    /// passes `jit_above_cost` once the outbox is large, and compiling it took
+    /// 71 of its 110 ms a call (`pg_stat_statements`, a capacity run).
     public static func pending(_ databaseURL: String) -> Int? {
         count(
             databaseURL,
             """
+            SET jit = off;
             SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
                    + (SELECT count(*) FROM webhook_backlog b
                        CROSS JOIN LATERAL (SELECT 1 FROM chats c WHERE c.id > b.after_id AND c.id <= b.last_id
