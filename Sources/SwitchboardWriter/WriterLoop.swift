@@ -33,12 +33,15 @@ final class WriterLoop: @unchecked Sendable {
     /// a server default of synchronous_commit=off weaken it (stricter settings
     /// are kept). Generic plans, with bitmap and sequential scans off, keep
     /// every statement of the writer reaching sessions and messages by key at
-    /// any table size (docs/writer.md, "Generic plans", has the measurements).
+    /// any table size (docs/writer.md, "Generic plans", has the measurements);
+    /// never compiled to machine code, which a plan left with a scan turned off
+    /// would be on every batch (migration 35).
     static let sessionSettings = """
         SET application_name = 'switchboard-writer';
         SET plan_cache_mode = force_generic_plan;
         SET enable_bitmapscan = off;
         SET enable_seqscan = off;
+        SET jit = off;
         SELECT set_config('synchronous_commit', 'on', false)
          WHERE current_setting('synchronous_commit') = 'off'
         """

@@ -3,6 +3,8 @@ import SwitchboardPostgres
 import SwitchboardTestSupport
 import Testing
 
+@testable import SwitchboardWriter
+
 /// Migration 34: the expander's batch statement keeps one generic plan per
 /// connection, so that plan must be right whatever a pass holds. Its joins
 /// of CTE scans go by hashes: a nested loop over a CTE scan is quadratic in
@@ -81,5 +83,29 @@ import Testing
         let endpointScans = Self.nodes(plan).filter { $0["Relation Name"] as? String == "webhook_endpoints" }
         #expect(endpointScans.count == 1)
         #expect(endpointScans.allSatisfy { $0["Index Name"] as? String == "webhook_endpoints_pkey" })
+    }
+
+    /// Migration 35: a plan that keeps a node turned off costs 10^10 more,
+    /// past `jit_above_cost`, and would be compiled on every execution. Every
+    /// function that turns a node off, and the writer's connections, run
+    /// without JIT.
+    @Test func everyPlanWithANodeTurnedOffIsNeverCompiled() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        let functions = try db.query(
+            """
+            SELECT p.oid::regprocedure::text, 'jit=off' = ANY (p.proconfig) FROM pg_proc p
+             WHERE p.pronamespace = current_schema()::regnamespace
+               AND EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c LIKE 'enable\\_%=off')
+            """)
+        #expect(functions.rowCount >= 5)
+        for row in 0..<functions.rowCount {
+            #expect(functions.string(row, 1) == "t", "\(functions.string(row, 0) ?? "") may be compiled")
+        }
+        let writer = try database.connect()
+        try writer.execute(WriterLoop.sessionSettings)
+        #expect(try writer.query("SHOW enable_seqscan").string(0, 0) == "off")
+        #expect(try writer.query("SHOW jit").string(0, 0) == "off")
     }
 }

@@ -87,6 +87,7 @@ public enum Migrations {
         Migration0032.migration,
         Migration0033.migration,
         Migration0034.migration,
+        Migration0035.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
