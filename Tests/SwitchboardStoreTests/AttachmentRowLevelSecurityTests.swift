@@ -9,20 +9,6 @@ import Testing
 @Suite struct AttachmentRowLevelSecurityTests {
     private let sha = String(repeating: "ab", count: 32)
 
-    private func url(_ url: String, user: String) throws -> String {
-        let scheme = try #require(url.range(of: "://"))
-        let at = try #require(url[scheme.upperBound...].firstIndex(of: "@"))
-        return String(url[..<scheme.upperBound]) + user + String(url[at...])
-    }
-
-    private func configure(_ db: PostgresConnection, workspace: String?, role: String?, user: String?) throws {
-        for (name, value) in [
-            ("switchboard.workspace_id", workspace), ("switchboard.role", role), ("switchboard.user_id", user),
-        ] {
-            try db.query("SELECT set_config($1, $2, false)", [name, value ?? ""])
-        }
-    }
-
     private func insertAttachment(
         _ db: PostgresConnection, id: String, workspace: String, session: String, filename: String
     ) throws {
@@ -46,15 +32,9 @@ import Testing
     }
 
     @Test func policiesConfineANonOwnerRole() throws {
-        let database = try TestDatabase(migrated: true)
-        let admin = try PostgresConnection(TestDatabase.adminURL())
-        let role = "sb_att_" + newUUID().replacingOccurrences(of: "-", with: "").prefix(12)
-        try admin.execute("CREATE ROLE \(role) LOGIN")
-        defer {
-            database.drop()
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
-        }
-        let owner = try database.connect()
+        let confined = try ConfinedRole(prefix: "sb_att_")
+        defer { confined.drop() }
+        let (owner, role) = (confined.owner, confined.name)
         try owner.execute(
             """
             GRANT SELECT ON chat_sessions TO \(role);
@@ -75,12 +55,12 @@ import Testing
             "INSERT INTO attachment_chunks (attachment_id, variant, n, data) VALUES ($1, 0, 0, '\\x42')", [orphan])
         let names = [a11: "w1 v-1", a12: "w1 v-2", a21: "w2 v-1"]
 
-        let reader = try PostgresConnection(url(database.url, user: role))
+        let reader = try confined.connect()
         #expect(try visibleFiles(reader) == [])
         #expect(try visibleChunks(reader, among: names) == [])
 
         // Staff: the workspace's attachments and their chunks, never another's, never an orphan chunk.
-        try configure(reader, workspace: w1, role: "operator", user: "op-1")
+        try reader.actFor(workspace: w1, role: "operator", user: "op-1")
         #expect(try visibleFiles(reader) == ["w1 v-1", "w1 v-2"])
         #expect(try visibleChunks(reader, among: names) == ["w1 v-1", "w1 v-2"])
         #expect(try reader.query("DELETE FROM attachments WHERE id = $1", [a21]).affectedRows == 0)
@@ -91,7 +71,7 @@ import Testing
         #expect(moved?.sqlState == "42501")
 
         // A visitor: its own sessions' attachments (an operator's upload included), read-only.
-        try configure(reader, workspace: w1, role: "visitor", user: "v-1")
+        try reader.actFor(workspace: w1, role: "visitor", user: "v-1")
         #expect(try visibleFiles(reader) == ["w1 v-1"])
         #expect(try visibleChunks(reader, among: names) == ["w1 v-1"])
         #expect(try reader.query("DELETE FROM attachments").affectedRows == 0)
@@ -119,10 +99,10 @@ import Testing
         #expect(try visibleFiles(reader) == ["mine", "w1 v-1"])
 
         // Another visitor of the same workspace sees none of it.
-        try configure(reader, workspace: w1, role: "visitor", user: "v-2")
+        try reader.actFor(workspace: w1, role: "visitor", user: "v-2")
         #expect(try visibleFiles(reader) == ["w1 v-2"])
 
-        try configure(reader, workspace: nil, role: nil, user: nil)
+        try reader.actFor(workspace: nil, role: nil, user: nil)
         #expect(try visibleFiles(reader) == [])
         #expect(try owner.count("SELECT count(*) FROM attachments") == 4)
         #expect(try owner.count("SELECT count(*) FROM attachment_chunks") == 4)

@@ -6,35 +6,14 @@ import Testing
 /// The policies really confine a role that is not the owner, through the
 /// switchboard.* session settings (docs/database.md).
 @Suite struct RowLevelSecurityTests {
-    /// `url` with its user replaced (postgresql://user@host...).
-    private func url(_ url: String, user: String) throws -> String {
-        let scheme = try #require(url.range(of: "://"))
-        let at = try #require(url[scheme.upperBound...].firstIndex(of: "@"))
-        return String(url[..<scheme.upperBound]) + user + String(url[at...])
-    }
-
-    private func configure(_ db: PostgresConnection, workspace: String?, role: String?, user: String?) throws {
-        for (name, value) in [
-            ("switchboard.workspace_id", workspace), ("switchboard.role", role), ("switchboard.user_id", user),
-        ] {
-            try db.query("SELECT set_config($1, $2, false)", [name, value ?? ""])
-        }
-    }
-
     private func visibleTitles(_ db: PostgresConnection) throws -> [String] {
         try db.column("SELECT title FROM chat_sessions ORDER BY title").compactMap { $0 }
     }
 
     @Test func policiesConfineANonOwnerRole() throws {
-        let database = try TestDatabase(migrated: true)
-        let admin = try PostgresConnection(TestDatabase.adminURL())
-        let role = "sb_reader_" + newUUID().replacingOccurrences(of: "-", with: "").prefix(12)
-        try admin.execute("CREATE ROLE \(role) LOGIN")
-        defer {
-            database.drop()  // first: its grants to the role go with it
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
-        }
-        let owner = try database.connect()
+        let confined = try ConfinedRole(prefix: "sb_reader_")
+        defer { confined.drop() }
+        let (owner, role) = (confined.owner, confined.name)
         try owner.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON chat_sessions TO \(role)")
         let (w1, w2) = (newUUID(), newUUID())
         try owner.query("INSERT INTO workspaces (id, name) VALUES ($1, 'one'), ($2, 'two')", [w1, w2])
@@ -44,12 +23,12 @@ import Testing
             VALUES ($1, 'v-1', 'w1 v-1'), ($1, 'v-2', 'w1 v-2'), ($2, 'v-1', 'w2 v-1')
             """, [w1, w2])
 
-        let reader = try PostgresConnection(url(database.url, user: role))
+        let reader = try confined.connect()
         // No settings: nothing at all.
         #expect(try visibleTitles(reader) == [])
 
         // An operator sees its workspace only, and cannot touch another's rows.
-        try configure(reader, workspace: w1, role: "operator", user: "op-1")
+        try reader.actFor(workspace: w1, role: "operator", user: "op-1")
         #expect(try visibleTitles(reader) == ["w1 v-1", "w1 v-2"])
         #expect(
             try reader.query("UPDATE chat_sessions SET title = 'x' WHERE workspace_id = $1", [w2]).affectedRows == 0)
@@ -59,7 +38,7 @@ import Testing
         #expect(moved?.sqlState == "42501")
 
         // A visitor sees only its own sessions, may open one for itself, and deletes nothing.
-        try configure(reader, workspace: w1, role: "visitor", user: "v-1")
+        try reader.actFor(workspace: w1, role: "visitor", user: "v-1")
         #expect(try visibleTitles(reader) == ["w1 v-1"])
         try reader.query(
             "INSERT INTO chat_sessions (workspace_id, user_id, title) VALUES ($1, 'v-1', 'w1 v-1 b')", [w1])
@@ -82,7 +61,7 @@ import Testing
         #expect(try visibleTitles(reader) == ["w1 v-1", "w1 v-1 b"])
 
         // Settings cleared again: nothing.
-        try configure(reader, workspace: nil, role: nil, user: nil)
+        try reader.actFor(workspace: nil, role: nil, user: nil)
         #expect(try visibleTitles(reader) == [])
         // The owner (the gateway) is not bound by the policies.
         #expect(try owner.count("SELECT count(*) FROM chat_sessions") == 4)

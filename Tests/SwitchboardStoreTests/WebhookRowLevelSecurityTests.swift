@@ -3,23 +3,11 @@ import SwitchboardStore
 import SwitchboardTestSupport
 import Testing
 
-/// `url` with its user replaced by `user`.
-private func url(_ url: String, user: String) throws -> String {
-    let scheme = try #require(url.range(of: "://"))
-    let at = try #require(url[scheme.upperBound...].firstIndex(of: "@"))
-    return String(url[..<scheme.upperBound]) + user + String(url[at...])
-}
-
 /// Migration 13's policies confine a role that is not the owner: an admin
 /// of a workspace sees and changes its endpoints, reads its events and
 /// deliveries and may retry them; nobody else sees any; no confined role
 /// writes an event itself, yet a session it changes still writes its own.
 @Suite struct WebhookRowLevelSecurityTests {
-    private func act(_ db: PostgresConnection, workspace: String?, role: String?) throws {
-        try db.query("SELECT set_config('switchboard.workspace_id', $1, false)", [workspace ?? ""])
-        try db.query("SELECT set_config('switchboard.role', $1, false)", [role ?? ""])
-    }
-
     /// What the role sees: endpoint urls, event workspaces, delivery workspaces (each sorted).
     private func visible(_ db: PostgresConnection) throws -> [[String]] {
         try [
@@ -30,15 +18,9 @@ private func url(_ url: String, user: String) throws -> String {
     }
 
     @Test func policiesConfineANonOwnerRole() throws {
-        let database = try TestDatabase(migrated: true)
-        let admin = try PostgresConnection(TestDatabase.adminURL())
-        let role = "sb_wh_" + newUUID().replacingOccurrences(of: "-", with: "").prefix(12)
-        try admin.execute("CREATE ROLE \(role) LOGIN")
-        defer {
-            database.drop()
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
-        }
-        let owner = try database.connect()
+        let confined = try ConfinedRole(prefix: "sb_wh_")
+        defer { confined.drop() }
+        let (owner, role) = (confined.owner, confined.name)
         try owner.execute(
             """
             GRANT SELECT, INSERT, UPDATE ON chat_sessions TO \(role);
@@ -57,11 +39,11 @@ private func url(_ url: String, user: String) throws -> String {
         }
         #expect(try owner.count("SELECT count(*) FROM webhook_deliveries") == 2)
 
-        let reader = try PostgresConnection(url(database.url, user: role))
+        let reader = try confined.connect()
         #expect(try visible(reader) == [[], [], []], "no settings: nothing")
-        try act(reader, workspace: w1, role: "operator")
+        try reader.actFor(workspace: w1, role: "operator")
         #expect(try visible(reader) == [[], [], []], "the API is the admins'")
-        try act(reader, workspace: w1, role: "admin")
+        try reader.actFor(workspace: w1, role: "admin")
         #expect(try visible(reader) == [["https://one.example"], [w1], [w1]])
 
         // Retrying is an update of the workspace's own deliveries only.
@@ -91,7 +73,7 @@ private func url(_ url: String, user: String) throws -> String {
         #expect(moved?.sqlState == "42501")
 
         // A session changed through the confined role writes its event all the same.
-        try act(reader, workspace: w1, role: "operator")
+        try reader.actFor(workspace: w1, role: "operator")
         #expect(try reader.query("UPDATE chat_sessions SET title = 'Renamed'").affectedRows == 1)
         let renamed = try owner.count(
             "SELECT count(*) FROM webhook_events WHERE type = 'session.updated' AND body LIKE '%Renamed%'")
@@ -105,15 +87,9 @@ private func url(_ url: String, user: String) throws -> String {
 /// the workspace's own) and read endpoints' secrets.
 @Suite struct OutboxPrivilegeTests {
     @Test func aConfinedRoleIsRefusedTheOwnerRightsFunctions() throws {
-        let database = try TestDatabase(migrated: true)
-        let admin = try PostgresConnection(TestDatabase.adminURL())
-        let role = "sb_wh_" + newUUID().replacingOccurrences(of: "-", with: "").prefix(12)
-        try admin.execute("CREATE ROLE \(role) LOGIN")
-        defer {
-            database.drop()
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
-        }
-        let owner = try database.connect()
+        let confined = try ConfinedRole(prefix: "sb_wh_")
+        defer { confined.drop() }
+        let (owner, role) = (confined.owner, confined.name)
         try owner.execute(
             "GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints, webhook_events, webhook_deliveries TO \(role)")
         let workspace = newUUID()
@@ -124,10 +100,9 @@ private func url(_ url: String, user: String) throws -> String {
             VALUES ($1::uuid, 'https://one.example', '{session.deleted}', 'whsec_x')
             """, [workspace])
 
-        let reader = try PostgresConnection(url(database.url, user: role))
+        let reader = try confined.connect()
         // Even as the workspace's admin: an admin manages endpoints, it does not write events.
-        try reader.query("SELECT set_config('switchboard.workspace_id', $1, false)", [workspace])
-        try reader.query("SELECT set_config('switchboard.role', 'admin', false)")
+        try reader.actFor(workspace: workspace, role: "admin")
         let calls = [
             "SELECT switchboard_webhook_emit('\(workspace)'::uuid, 'session.deleted', '{\"session\":{}}')",
             "SELECT * FROM switchboard_webhook_batch_deliveries('{1}'::bigint[], 1, now(), 1, '{}'::uuid[], '{}'::int[])",
