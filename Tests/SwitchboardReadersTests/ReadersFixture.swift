@@ -34,11 +34,7 @@ final class ReadersFixture {
              WHERE datname = $1 AND application_name = 'switchboard-reader' AND pid <> pg_backend_pid()
             """
         let found = try admin.query(query, [database.name]).rowCount
-        try admin.query(
-            """
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = $1 AND application_name = 'switchboard-reader' AND pid <> pg_backend_pid()
-            """, [database.name])
+        try admin.query("SELECT pg_terminate_backend(pid) FROM (\(query)) readers", [database.name])
         let deadline = Date().addingTimeInterval(10)
         while try admin.query(query, [database.name]).rowCount > 0 && Date() < deadline { usleep(10_000) }
         return found

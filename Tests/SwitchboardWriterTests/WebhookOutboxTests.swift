@@ -188,8 +188,9 @@ import Testing
             configuration: WriterConfiguration(databaseURL: db.url, connections: 1), sink: counts.sink)
         writer.start()
         defer { writer.stop() }
-        /// A pass handing over at most `handOff`: (ranges, events, due, more), and the notifications since.
-        func pass(handOff: Int) throws -> ([Int?], Bool?, Int) {
+        /// A pass handing over at most `handOff`: its summary row's ranges, events and due, its more,
+        /// and the notifications heard since.
+        func pass(handOff: Int) throws -> (counts: [Int?], more: Bool?, heard: Int) {
             let summary = try owner.query(
                 """
                 SELECT ranges, events, due, more FROM switchboard_webhook_expand(1000, $1::int, 60, 1000, '{}', '{}')
@@ -197,27 +198,27 @@ import Testing
                 """, [String(handOff)])
             #expect(summary.rows.count == 1)
             try listener.execute("SELECT 1")
-            let heard = listener.notifications().filter { $0.channel == "switchboard_webhooks" }.count
             return (
-                [summary.int(0, 0), summary.int(0, 1), summary.int(0, 2)], summary.string(0, 3).map { $0 == "t" }, heard
+                [summary.int(0, 0), summary.int(0, 1), summary.int(0, 2)], summary.string(0, 3).map { $0 == "t" },
+                listener.notifications().filter { $0.channel == "switchboard_webhooks" }.count
             )
         }
 
         #expect(writer.submit(command(session: sessions[0], clientID: "a", token: 1)) == .accepted)
         #expect(try counts.wait(batches: 1) == [1])
         let handed = try pass(handOff: 10)
-        #expect(handed.0 == [1, 1, 0] && handed.1 == false)
-        #expect(handed.2 == 0, "all handed over: nobody to wake")
+        #expect(handed.counts == [1, 1, 0] && handed.more == false)
+        #expect(handed.heard == 0, "all handed over: nobody to wake")
 
         #expect(writer.submit(command(session: sessions[0], clientID: "b", token: 2)) == .accepted)
         #expect(try counts.wait(batches: 2) == [1, 1])
         let due = try pass(handOff: 0)
-        #expect(due.0 == [1, 1, 1] && due.1 == false)
-        #expect(due.2 == 1, "one delivery left due: one notification")
+        #expect(due.counts == [1, 1, 1] && due.more == false)
+        #expect(due.heard == 1, "one delivery left due: one notification")
 
         let idle = try pass(handOff: 10)
-        #expect(idle.0 == [0, 0, 0] && idle.1 == false)
-        #expect(idle.2 == 0)
+        #expect(idle.counts == [0, 0, 0] && idle.more == false)
+        #expect(idle.heard == 0)
     }
 
     /// A duplicate in the batch sends it down the general path, which names

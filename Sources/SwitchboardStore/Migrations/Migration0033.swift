@@ -36,9 +36,7 @@ enum Migration0033 {
         "switchboard_webhook_batch_deliveries(bigint[], int, timestamptz, int, uuid[], int[])",
     ]
 
-    private static let sql =
-        definerFunctions.map { "REVOKE EXECUTE ON FUNCTION \($0) FROM PUBLIC;" }.joined(separator: "\n") + "\n"
+    private static let sql = SQLText.each(definerFunctions) { "REVOKE EXECUTE ON FUNCTION \($0) FROM PUBLIC;" }
 
-    private static let down =
-        definerFunctions.map { "GRANT EXECUTE ON FUNCTION \($0) TO PUBLIC;" }.joined(separator: "\n") + "\n"
+    private static let down = SQLText.each(definerFunctions) { "GRANT EXECUTE ON FUNCTION \($0) TO PUBLIC;" }
 }

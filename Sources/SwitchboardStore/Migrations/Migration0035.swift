@@ -34,7 +34,7 @@ enum Migration0035 {
         "switchboard_webhook_expand(int, int, int, int, uuid[], int[])",
     ]
 
-    private static let sql = functions.map { "ALTER FUNCTION \($0) SET jit = off;" }.joined(separator: "\n") + "\n"
+    private static let sql = SQLText.each(functions) { "ALTER FUNCTION \($0) SET jit = off;" }
 
-    private static let down = functions.map { "ALTER FUNCTION \($0) RESET jit;" }.joined(separator: "\n") + "\n"
+    private static let down = SQLText.each(functions) { "ALTER FUNCTION \($0) RESET jit;" }
 }

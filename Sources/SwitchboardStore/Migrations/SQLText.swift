@@ -27,4 +27,11 @@ enum SQLText {
         precondition(found == count, "expected \(count) of \(old.debugDescription), found \(found)")
         return sql.replacing(old, with: new)
     }
+
+    /// One statement per function signature, each `statement(signature)` on
+    /// a line of its own (a migration that grants, revokes or sets the same
+    /// thing on several functions, and its `down`).
+    static func each(_ signatures: [String], _ statement: (String) -> String) -> String {
+        signatures.map(statement).joined(separator: "\n") + "\n"
+    }
 }
