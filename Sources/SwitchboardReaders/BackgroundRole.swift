@@ -7,4 +7,21 @@ public enum BackgroundRole: String, Sendable, CaseIterable {
     case webhookExpander = "switchboard-webhook-expander"
     case webhookSampler = "switchboard-webhook-sampler"
     case searchIndexer = "switchboard-search-indexer"
+
+    /// Settings of the role's connections beyond the readers' own.
+    ///
+    /// The sampler counts every pending delivery, and its pause after a
+    /// sample is 20 times the sample's wall time, which bounds it to a
+    /// twenty-first of one core only while one process runs the count: over
+    /// a million pending deliveries PostgreSQL ran it as a parallel query
+    /// (a leader and two workers, 127-143 ms), up to three times that bound.
+    /// Without JIT for the same reason as the bench's own sampler: past
+    /// `jit_above_cost` (a few million pending) each count would be compiled
+    /// anew, 70-190 ms of a core for a statement that runs every few seconds.
+    var sessionSettings: [String] {
+        switch self {
+        case .webhookSampler: ["SET max_parallel_workers_per_gather = 0", "SET jit = off"]
+        case .webhookDispatcher, .webhookExpander, .searchIndexer: []
+        }
+    }
 }

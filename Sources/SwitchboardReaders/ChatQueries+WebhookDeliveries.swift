@@ -83,16 +83,7 @@ extension ChatQueries {
 
     /// Pending deliveries per endpoint, and how long the oldest due one has waited.
     public func webhookOutboxGauges() throws(QueryError) -> [WebhookOutboxGauge] {
-        let result = try run(
-            """
-            SELECT d.endpoint_id::text, d.workspace_id::text, count(*),
-                   coalesce(extract(epoch FROM now() - min(d.next_attempt_at)
-                                     FILTER (WHERE d.next_attempt_at <= now())), 0)::float8
-              FROM webhook_deliveries d
-             WHERE d.status = 'pending'
-             GROUP BY d.endpoint_id, d.workspace_id
-             ORDER BY d.endpoint_id
-            """, [], retryable: true)
+        let result = try run(Self.outboxGaugesStatement, [], retryable: true)
         var gauges: [WebhookOutboxGauge] = []
         for row in 0..<result.rowCount {
             gauges.append(
@@ -104,6 +95,18 @@ extension ChatQueries {
         }
         return gauges
     }
+
+    /// Counts every pending delivery: the sampler's connection runs it in one
+    /// process and without JIT (`BackgroundRole.sessionSettings`).
+    static let outboxGaugesStatement = """
+        SELECT d.endpoint_id::text, d.workspace_id::text, count(*),
+               coalesce(extract(epoch FROM now() - min(d.next_attempt_at)
+                                 FILTER (WHERE d.next_attempt_at <= now())), 0)::float8
+          FROM webhook_deliveries d
+         WHERE d.status = 'pending'
+         GROUP BY d.endpoint_id, d.workspace_id
+         ORDER BY d.endpoint_id
+        """
 
     /// A delivery row `d` and its event `ev`.
     static let deliveryColumns = """

@@ -21,6 +21,9 @@ public final class ChatQueries {
     /// pg_stat_activity, pg_stat_statements and /proc.
     private let role: String
 
+    /// Statements run on each new connection after its name and timeout (`BackgroundRole.sessionSettings`).
+    private let roleSettings: [String]
+
     /// Whether this connection's commits wait for the WAL to reach the disk.
     private let waitsForDisk: Bool
 
@@ -32,6 +35,7 @@ public final class ChatQueries {
         self.databaseURL = databaseURL
         self.waitsForDisk = waitsForDisk
         self.role = role?.rawValue ?? Self.applicationName
+        self.roleSettings = role?.sessionSettings ?? []
     }
 
     /// SELECT 1 (for readiness checks).
@@ -157,8 +161,9 @@ public final class ChatQueries {
             // A bound on every reader query: a stuck statement must not hold a reader thread
             // (and the requests queued behind it) forever.
             try fresh.execute(
-                "SET application_name = '\(role)'; SET statement_timeout = '\(Self.statementTimeout)'"
-                    + (waitsForDisk ? "" : "; SET synchronous_commit = off"))
+                (["SET application_name = '\(role)'", "SET statement_timeout = '\(Self.statementTimeout)'"]
+                    + (waitsForDisk ? [] : ["SET synchronous_commit = off"]) + roleSettings)
+                    .joined(separator: "; "))
             connection = fresh
             prepared = []
             return fresh

@@ -10,10 +10,12 @@ import Synchronization
 /// scrape (served on an event loop) must not. An endpoint whose deliveries
 /// are all done reads 0, not its last value.
 ///
-/// The query counts every pending delivery: over a backlog of hundreds of
-/// thousands it takes about a fifth of a second in the database. The pause
-/// after a sample is at least 20 times what the sample took, so sampling
-/// never takes more than a twenty-first of one core of the database.
+/// The query counts every pending delivery: over a million it takes about
+/// a fifth of a second in the database. The pause after a sample is at
+/// least 20 times what the sample took, so sampling never takes more than a
+/// twenty-first of one core of the database: its connection runs the count
+/// in one process, without JIT (`BackgroundRole.sessionSettings`), so that
+/// the wall time measured is the CPU spent.
 final class WebhookOutboxSampler: Sendable {
     private let queries: Mutex<ChatQueries>
     private let metrics: GatewayMetrics
