@@ -93,13 +93,14 @@ public final class WebhookDispatcher: Sendable {
             if limit > 0 { context.bounds.withLock { $0.claimed(endpoints: [], reserved: limit) } }
             throw error
         }
-        guard limit > 0 else { return made.0 }
         var handed = made.1
         if handed.count > limit {
-            // A maker that breaks its contract: the extra ones' leases run out and they come back.
+            // A maker that breaks its contract (room for none included): the extra ones' leases run
+            // out and they come back.
             context.logger.error("\(handed.count) deliveries were handed over for room for \(limit)")
             handed.removeLast(handed.count - limit)
         }
+        guard limit > 0 else { return made.0 }
         context.bounds.withLock { $0.claimed(endpoints: handed.map(\.endpointID), reserved: limit) }
         guard !handed.isEmpty else { return made.0 }
         let leaseEndsAt = now + UInt64(leaseSeconds) * 1000
