@@ -69,12 +69,16 @@ public enum WebhookOutbox {
     /// `chats` against every range, 167-178 ms a call, once a second, in the
     /// database whose CPU the bench reports. Without JIT: the count's cost
     /// passes `jit_above_cost` once the outbox is large, and compiling it took
-    /// 71 of its 110 ms a call (`pg_stat_statements`, a capacity run).
+    /// 71 of its 110 ms a call (`pg_stat_statements`, a capacity run). In one
+    /// process: as a parallel query (a leader and two workers over a large
+    /// outbox) it took up to three times its wall time in CPU, and
+    /// `OutboxProbe`'s pause, 20 times that wall time, no longer bounded it.
     public static func pending(_ databaseURL: String) -> Int? {
         count(
             databaseURL,
             """
             SET jit = off;
+            SET max_parallel_workers_per_gather = 0;
             SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
                    + (SELECT count(*) FROM webhook_backlog b
                        CROSS JOIN LATERAL (SELECT 1 FROM chats c WHERE c.id > b.after_id AND c.id <= b.last_id
