@@ -13,8 +13,9 @@ public enum BackgroundRole: String, Sendable, CaseIterable {
     /// The sampler counts every pending delivery, and its pause after a
     /// sample is 20 times the sample's wall time, which bounds it to a
     /// twenty-first of one core only while one process runs the count: over
-    /// a million pending deliveries PostgreSQL ran it as a parallel query
-    /// (a leader and two workers, 127-143 ms), up to three times that bound.
+    /// a million pending deliveries PostgreSQL ran it as a parallel query, a
+    /// leader and two workers, 273-315 ms of CPU in 128-162 ms of wall time
+    /// (215-223 ms of CPU in one process): about twice that bound.
     /// Without JIT for the same reason as the bench's own sampler: past
     /// `jit_above_cost` (a few million pending) each count would be compiled
     /// anew, 70-190 ms of a core for a statement that runs every few seconds.

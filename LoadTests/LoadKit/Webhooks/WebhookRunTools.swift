@@ -71,8 +71,9 @@ public enum WebhookOutbox {
     /// passes `jit_above_cost` once the outbox is large, and compiling it took
     /// 71 of its 110 ms a call (`pg_stat_statements`, a capacity run). In one
     /// process: as a parallel query (a leader and two workers over a large
-    /// outbox) it took up to three times its wall time in CPU, and
-    /// `OutboxProbe`'s pause, 20 times that wall time, no longer bounded it.
+    /// outbox) it took about twice its wall time in CPU, and `OutboxProbe`'s
+    /// pause, 20 times that wall time, no longer bounded it (the gateway's
+    /// sampler measured so: `BackgroundRole.sessionSettings`).
     public static func pending(_ databaseURL: String) -> Int? {
         count(
             databaseURL,
