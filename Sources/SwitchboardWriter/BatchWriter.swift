@@ -9,9 +9,10 @@ import Synchronization
 ///
 /// A session's commands always go to the same shard (a stable hash of the
 /// session id), so they are stored and numbered in submission order. The
-/// shards need no coordination beyond that: the function takes each batch's
-/// session rows under lock, which keeps `seq` gap-free even between
-/// connections and gateway nodes that write the same session.
+/// function takes each batch's session rows under lock, which keeps `seq`
+/// gap-free even between connections and gateway nodes that write the same
+/// session. The shards' one coordination is for cost, not correctness:
+/// their partial batches take turns (`CommitTurns`).
 ///
 /// `submit` may be called from any thread; it takes one short mutex (its
 /// shard's) and never waits for the database. `sink` runs on the shards'
@@ -20,6 +21,7 @@ import Synchronization
 public final class BatchWriter: Sendable {
     public let configuration: WriterConfiguration
     private let queues: [SubmitQueue]
+    private let turns: CommitTurns?
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
     private let connectionEvents: @Sendable (WriterConnectionEvent) -> Void
@@ -40,6 +42,12 @@ public final class BatchWriter: Sendable {
             SubmitQueue(
                 capacity: configuration.queueCapacity, fullBatch: configuration.maxBatchMessages)
         }
+        turns =
+            queues.count > 1 && configuration.turnWaitLimitMicroseconds > 0
+            ? CommitTurns(
+                limitNanoseconds: UInt64(configuration.turnWaitLimitMicroseconds) * 1_000,
+                wakeups: queues.map(\.wakeup))
+            : nil
     }
 
     deinit { stop() }
@@ -52,7 +60,7 @@ public final class BatchWriter: Sendable {
             for queue in queues {
                 let loop = WriterLoop(
                     configuration: configuration, shard: threads.count, queue: queue, metrics: metrics,
-                    connectionEvents: connectionEvents, sink: sink)
+                    turns: turns, connectionEvents: connectionEvents, sink: sink)
                 threads.append(NamedThread.spawn(name: "sb-writer-\(threads.count)") { loop.run() })
             }
         }

@@ -5,6 +5,9 @@ import SwitchboardPostgres
 struct InFlightBatch {
     let commands: [QueuedCommand]
     let sentAt: UInt64
+    /// A partial batch that took the shards' commit turn (`CommitTurns`),
+    /// released when it resolves.
+    var holdsTurn = false
     var result: PostgresResult?
     var error: PostgresError?
 

@@ -8,7 +8,9 @@
 /// batch is sent only when nothing is in flight (once its oldest command has
 /// waited `maxBatchDelayMilliseconds`, by default not at all, and at least
 /// `minBatchIntervalMicroseconds` after the shard's last batch): the next
-/// batch goes the moment the previous commit returns (`BatchSchedule`).
+/// batch goes the moment the previous commit returns (`BatchSchedule`). The
+/// shards' partial batches take turns, each waiting at most
+/// `turnWaitLimitMicroseconds` for another's commit (`CommitTurns`).
 public struct WriterConfiguration: Sendable {
     /// libpq URL or key/value string of the database to write to.
     public var databaseURL: String
@@ -23,6 +25,13 @@ public struct WriterConfiguration: Sendable {
     /// this and messages keep arriving: there it trades up to this much
     /// latency for fewer, larger batches (`BatchSchedule`).
     public var minBatchIntervalMicroseconds: Int
+    /// How long a shard's due partial batch waits while another shard's
+    /// partial batch commits (0: the shards do not take turns). Taking
+    /// turns, the shards send as few and as full partial batches as one
+    /// connection would, and full batches still go side by side
+    /// (`CommitTurns`); the limit bounds what one shard's slow commit (a
+    /// row lock held elsewhere, say) costs the others.
+    public var turnWaitLimitMicroseconds: Int
     /// Commands waiting to be sent in one shard, over which `submit` answers
     /// `.overloaded` for that shard's sessions (so the writer holds at most
     /// `connections * queueCapacity`).
@@ -45,6 +54,7 @@ public struct WriterConfiguration: Sendable {
         maxBatchMessages: Int = 1024,
         maxBatchDelayMilliseconds: Int = 0,
         minBatchIntervalMicroseconds: Int = 2_000,
+        turnWaitLimitMicroseconds: Int = 2_000,
         queueCapacity: Int = 65536,
         pipelineDepth: Int = 2,
         connections: Int = 2,
@@ -54,6 +64,7 @@ public struct WriterConfiguration: Sendable {
         precondition(maxBatchMessages >= 1, "maxBatchMessages must be at least 1")
         precondition(maxBatchDelayMilliseconds >= 0, "maxBatchDelayMilliseconds must not be negative")
         precondition(minBatchIntervalMicroseconds >= 0, "minBatchIntervalMicroseconds must not be negative")
+        precondition(turnWaitLimitMicroseconds >= 0, "turnWaitLimitMicroseconds must not be negative")
         precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
         precondition(pipelineDepth >= 1, "pipelineDepth must be at least 1")
         precondition(connections >= 1, "connections must be at least 1")
@@ -65,6 +76,7 @@ public struct WriterConfiguration: Sendable {
         self.maxBatchMessages = maxBatchMessages
         self.maxBatchDelayMilliseconds = maxBatchDelayMilliseconds
         self.minBatchIntervalMicroseconds = minBatchIntervalMicroseconds
+        self.turnWaitLimitMicroseconds = turnWaitLimitMicroseconds
         self.queueCapacity = queueCapacity
         self.pipelineDepth = pipelineDepth
         self.connections = connections

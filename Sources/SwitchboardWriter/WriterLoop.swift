@@ -18,6 +18,11 @@ final class WriterLoop: @unchecked Sendable {
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
     private let schedule: BatchSchedule
+    /// Shared with the other shards (nil: one shard, or turns off).
+    private let turns: CommitTurns?
+    /// When a due partial batch may go even if another shard's still holds
+    /// the turn (nil: not waiting for the turn).
+    private var turnDeadline: UInt64?
 
     /// Commands taken from the queue and not yet sent; `pending[pendingStart...]`.
     private var pending: [QueuedCommand] = []
@@ -56,7 +61,7 @@ final class WriterLoop: @unchecked Sendable {
 
     init(
         configuration: WriterConfiguration, shard: Int, queue: SubmitQueue, metrics: WriterMetrics,
-        connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void,
+        turns: CommitTurns?, connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void,
         sink: @escaping @Sendable (WriterBatchResult) -> Void
     ) {
         self.configuration = configuration
@@ -65,6 +70,7 @@ final class WriterLoop: @unchecked Sendable {
         self.queue = queue
         self.metrics = metrics
         self.sink = sink
+        self.turns = turns
         schedule = BatchSchedule(configuration)
     }
 
@@ -157,18 +163,24 @@ final class WriterLoop: @unchecked Sendable {
                     pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, lastSentAt: lastSentAt,
                     inFlight: inFlight.count, now: now, stopping: stopDeadline != nil)
                 {
-                    try send(on: connection, at: now)
+                    let partial = pendingCount < configuration.maxBatchMessages
+                    guard !partial || takesTurn(at: now) else { break }
+                    try send(on: connection, at: now, holdsTurn: partial && turns != nil)
                     sent = true
                 }
+                if turnDeadline != nil && pendingCount == 0 { withdrawFromTurn() }
                 if sent || wantsWrite { wantsWrite = try !connection.flush() }
                 // Arrivals while this thread held commands sent no wake-up; if it
                 // now holds none, take them before sleeping without a deadline.
                 if pendingCount == 0 && stopDeadline == nil && queue.hasIncoming { continue }
 
                 fds.watch(1, for: wantsWrite ? [.readable, .writable] : .readable)
-                let timeout = schedule.pollTimeout(
+                var timeout = schedule.pollTimeout(
                     pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, lastSentAt: lastSentAt,
                     inFlight: inFlight.count, now: now, stopDeadline: stopDeadline)
+                // The schedule's deadline for the due batch has passed; the
+                // turn's release wakes this thread sooner, its limit at the latest.
+                if let turnDeadline, stopDeadline == nil { timeout = turnDeadline > now ? turnDeadline - now : 0 }
                 guard try fds.wait(timeoutNanoseconds: timeout) > 0 else { continue }
                 if fds.ready(1).contains(.writable) { wantsWrite = try !connection.flush() }
                 if !fds.ready(1).isDisjoint(with: [.readable, .failed]) {
@@ -183,13 +195,32 @@ final class WriterLoop: @unchecked Sendable {
         }
     }
 
+    /// Whether this shard's due partial batch may go now (always, without
+    /// turns); if not, `turnDeadline` says until when it waits at most.
+    private func takesTurn(at now: UInt64) -> Bool {
+        guard let turns else { return true }
+        switch turns.request(shard: shard, now: now) {
+        case .go:
+            turnDeadline = nil
+            return true
+        case .wait(let until):
+            turnDeadline = until
+            return false
+        }
+    }
+
+    private func withdrawFromTurn() {
+        turnDeadline = nil
+        turns?.withdraw(shard: shard)
+    }
+
     /// Sends the oldest pending commands (up to a batch) as one statement.
-    private func send(on connection: PostgresConnection, at now: UInt64) throws(PostgresError) {
+    private func send(on connection: PostgresConnection, at now: UInt64, holdsTurn: Bool) throws(PostgresError) {
         let count = min(pendingCount, configuration.maxBatchMessages)
         let slice = pending[pendingStart..<(pendingStart + count)]
         encoder.encode(slice)
         // In flight before sending: if the send fails, the loss handling answers it.
-        inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now))
+        inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now, holdsTurn: holdsTurn))
         lastSentAt = now
         metrics.batchesInFlight.add(1, ordering: .relaxed)
         pendingStart += count
@@ -220,7 +251,9 @@ final class WriterLoop: @unchecked Sendable {
                 inFlight[0].error = error
             case .sync:
                 metrics.batchesInFlight.subtract(1, ordering: .relaxed)
-                complete(inFlight.removeFirst())
+                let batch = inFlight.removeFirst()
+                if batch.holdsTurn { turns?.release(shard: shard) }
+                complete(batch)
             }
         }
     }
@@ -276,7 +309,9 @@ final class WriterLoop: @unchecked Sendable {
     /// committed, so they are answered `.unavailable` (a retry with the same
     /// client_msg_id is safe); so is everything waiting.
     private func failUnresolved() {
+        withdrawFromTurn()
         for batch in inFlight {
+            if batch.holdsTurn { turns?.release(shard: shard) }
             metrics.recordUnavailable(batch.commands.count)
             sink(WriterBatchResult(results: InFlightBatch.results(batch.commands, .unavailable)))
         }
