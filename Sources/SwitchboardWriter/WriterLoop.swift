@@ -201,6 +201,7 @@ final class WriterLoop: @unchecked Sendable {
         guard let turns else { return true }
         switch turns.request(shard: shard, now: now) {
         case .go:
+            if let waitedUntil = turnDeadline { metrics.recordTurnWait(endedByLimit: now >= waitedUntil) }
             turnDeadline = nil
             return true
         case .wait(let until):

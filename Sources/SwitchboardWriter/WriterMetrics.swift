@@ -10,6 +10,10 @@ final class WriterMetrics: Sendable {
     /// Batches sent and not yet answered, over every shard (each shard adds
     /// and removes its own).
     let batchesInFlight = Atomic<Int>(0)
+    /// Partial batches that waited for another shard's commit (`CommitTurns`),
+    /// by what ended the wait: that commit, or the limit.
+    let turnWaitsEndedByCommit = Atomic<Int>(0)
+    let turnWaitsEndedByLimit = Atomic<Int>(0)
     let shards: Int
 
     init(shards: Int) { self.shards = shards }
@@ -47,6 +51,14 @@ final class WriterMetrics: Sendable {
     func recordUnavailable(_ count: Int) { perBatch.withLock { $0.unavailable += count } }
     func recordReconnect() { perBatch.withLock { $0.reconnects += 1 } }
 
+    func recordTurnWait(endedByLimit: Bool) {
+        if endedByLimit {
+            turnWaitsEndedByLimit.add(1, ordering: .relaxed)
+        } else {
+            turnWaitsEndedByCommit.add(1, ordering: .relaxed)
+        }
+    }
+
     func snapshot(queueDepth: Int) -> WriterStatistics {
         perBatch.withLock {
             WriterStatistics(
@@ -61,6 +73,8 @@ final class WriterMetrics: Sendable {
                 unavailable: $0.unavailable,
                 overloaded: overloaded.load(ordering: .relaxed),
                 reconnects: $0.reconnects,
+                turnWaitsEndedByCommit: turnWaitsEndedByCommit.load(ordering: .relaxed),
+                turnWaitsEndedByLimit: turnWaitsEndedByLimit.load(ordering: .relaxed),
                 connected: connectedShards.load(ordering: .relaxed) == shards,
                 batchSize: $0.batchSize,
                 commitLatencyMicroseconds: $0.commitLatency)

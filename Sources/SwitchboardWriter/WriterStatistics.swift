@@ -18,6 +18,11 @@ public struct WriterStatistics: Sendable, Equatable {
     public var overloaded: Int
     /// Connections re-established after a loss or a failed attempt.
     public var reconnects: Int
+    /// Partial batches that waited for another connection's commit and went
+    /// once it committed (`writer.turn_wait_limit_us`)...
+    public var turnWaitsEndedByCommit: Int
+    /// ...and those whose wait the limit ended (the other commit took longer).
+    public var turnWaitsEndedByLimit: Int
     /// Every connection of the writer is up.
     public var connected: Bool
     public var batchSize: WriterHistogram

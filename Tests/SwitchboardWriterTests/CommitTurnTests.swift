@@ -73,6 +73,7 @@ import Testing
         let results = try collector.wait(for: 2)
         #expect(results.allSatisfy { $0.outcome.isStored })
         #expect(results.map(\.token) == [0, 1], "the waiting batch goes after the commit it waited for")
+        #expect(writer.statistics.turnWaitsEndedByCommit == 1 && writer.statistics.turnWaitsEndedByLimit == 0)
     }
 
     @Test func aCommitStuckPastTheLimitNoLongerHoldsTheOtherShardBack() throws {
@@ -85,6 +86,7 @@ import Testing
         #expect(writer.submit(command(session: fixture.other, clientID: "other", token: 1)) == .accepted)
         let first = try collector.wait(for: 1, timeout: 10)
         #expect(first.map(\.token) == [1] && first[0].outcome.isStored)
+        #expect(writer.statistics.turnWaitsEndedByLimit == 1 && writer.statistics.turnWaitsEndedByCommit == 0)
 
         try fixture.releaseLock()
         let results = try collector.wait(for: 2)

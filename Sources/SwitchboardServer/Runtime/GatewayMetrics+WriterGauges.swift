@@ -3,21 +3,33 @@ import SwitchboardWriter
 import Synchronization
 
 extension GatewayMetrics {
-    /// The writer's queue depth and reconnects, read from its own counters when
-    /// /metrics is scraped. The writer is held weakly: the writer's sink holds these metrics.
+    /// The writer's queue depth, reconnects and turn waits, read from its own
+    /// counters when /metrics is scraped. The writer is held weakly: the
+    /// writer's sink holds these metrics.
     func export(_ writer: BatchWriter) {
-        let reported = ReportedCount()
-        let reconnects = databaseReconnects(.writer)
+        let reconnects = ReportedCount(databaseReconnects(.writer))
+        let byCommit = ReportedCount(writerTurnWaitsEndedByCommit)
+        let byLimit = ReportedCount(writerTurnWaitsEndedByLimit)
         setPullSource(for: writerQueueDepth) { [weak writer] in
             guard let statistics = writer?.statistics else { return 0 }
-            let seen = reported.value.exchange(statistics.reconnects, ordering: .relaxed)
-            if statistics.reconnects > seen { reconnects.increment(by: statistics.reconnects - seen) }
+            reconnects.report(statistics.reconnects)
+            byCommit.report(statistics.turnWaitsEndedByCommit)
+            byLimit.report(statistics.turnWaitsEndedByLimit)
             return Double(statistics.queueDepth)
         }
     }
 }
 
-/// How many writer reconnects the counter has been given so far.
+/// A counter fed from one of the writer's own running totals: each scrape
+/// adds what the total gained since the last.
 private final class ReportedCount: Sendable {
-    let value = Atomic<Int>(0)
+    private let counter: CounterHandle
+    private let reported = Atomic<Int>(0)
+
+    init(_ counter: CounterHandle) { self.counter = counter }
+
+    func report(_ total: Int) {
+        let seen = reported.exchange(total, ordering: .relaxed)
+        if total > seen { counter.increment(by: total - seen) }
+    }
 }
