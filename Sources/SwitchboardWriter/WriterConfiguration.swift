@@ -26,10 +26,10 @@ public struct WriterConfiguration: Sendable {
     /// latency for fewer, larger batches (`BatchSchedule`).
     public var minBatchIntervalMicroseconds: Int
     /// How long a shard's due partial batch waits while another shard's
-    /// partial batch commits (0: the shards do not take turns). Taking
-    /// turns, the shards send as few and as full partial batches as one
-    /// connection would, and full batches still go side by side
-    /// (`CommitTurns`); the limit bounds what one shard's slow commit (a
+    /// partial batch commits (0: the shards do not take turns). Backends
+    /// committing small batches one after the other cost the database less
+    /// than side by side; full batches still go side by side
+    /// (`CommitTurns`). The limit bounds what one shard's slow commit (a
     /// row lock held elsewhere, say) costs the others.
     public var turnWaitLimitMicroseconds: Int
     /// Commands waiting to be sent in one shard, over which `submit` answers
