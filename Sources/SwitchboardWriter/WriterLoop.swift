@@ -4,12 +4,13 @@ import SwitchboardSystem
 /// One shard's thread body: connect, then batch, send, and collect results
 /// on one pipelined connection, waiting in poll() on the database socket and
 /// the shard's submit queue's eventfd; on a lost connection fail what is
-/// unresolved and reconnect with backoff. Shards share nothing but `metrics`.
+/// unresolved and reconnect with backoff. Shards share nothing but `metrics`
+/// and the turns of their partial batches (`CommitTurns`).
 ///
 /// Threading: everything here belongs to the shard's thread alone (it is
 /// created by `BatchWriter.start` and handed to the new thread once, hence
-/// @unchecked Sendable). It shares only `queue` (with submitters) and
-/// `metrics` (with the other shards), both thread-safe.
+/// @unchecked Sendable). It shares only `queue` (with submitters), `metrics`
+/// and `turns` (with the other shards), all thread-safe.
 final class WriterLoop: @unchecked Sendable {
     private let configuration: WriterConfiguration
     private let shard: Int
