@@ -5,7 +5,7 @@
 //
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
-//                [--turn-wait-us 2000] [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+//                [--turn-wait-us 0] [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
 //                [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
 //                [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
@@ -91,7 +91,7 @@ struct Options {
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
-                            [--turn-wait-us 2000] [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+                            [--turn-wait-us 0] [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
                             [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
                             [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]

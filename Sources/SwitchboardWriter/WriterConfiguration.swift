@@ -26,11 +26,12 @@ public struct WriterConfiguration: Sendable {
     /// latency for fewer, larger batches (`BatchSchedule`).
     public var minBatchIntervalMicroseconds: Int
     /// How long a shard's due partial batch waits while another shard's
-    /// partial batch commits (0: the shards do not take turns). Backends
-    /// committing small batches one after the other cost the database less
-    /// than side by side; full batches still go side by side
-    /// (`CommitTurns`). The limit bounds what one shard's slow commit (a
-    /// row lock held elsewhere, say) costs the others.
+    /// partial batch commits (0, the default: the shards do not take
+    /// turns). Backends committing small batches one after the other cost
+    /// the database less than side by side, for a wait of up to this long;
+    /// full batches still go side by side (`CommitTurns`). The limit bounds
+    /// what one shard's slow commit (a row lock held elsewhere, say) costs
+    /// the others.
     public var turnWaitLimitMicroseconds: Int
     /// Commands waiting to be sent in one shard, over which `submit` answers
     /// `.overloaded` for that shard's sessions (so the writer holds at most
@@ -54,7 +55,7 @@ public struct WriterConfiguration: Sendable {
         maxBatchMessages: Int = 1024,
         maxBatchDelayMilliseconds: Int = 0,
         minBatchIntervalMicroseconds: Int = 2_000,
-        turnWaitLimitMicroseconds: Int = 2_000,
+        turnWaitLimitMicroseconds: Int = 0,
         queueCapacity: Int = 65536,
         pipelineDepth: Int = 2,
         connections: Int = 2,
