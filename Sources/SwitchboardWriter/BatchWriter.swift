@@ -11,8 +11,8 @@ import Synchronization
 /// session id), so they are stored and numbered in submission order. The
 /// function takes each batch's session rows under lock, which keeps `seq`
 /// gap-free even between connections and gateway nodes that write the same
-/// session. The shards' one coordination is for cost, not correctness:
-/// their partial batches take turns (`CommitTurns`).
+/// session. The shards' one coordination, when configured, is for cost, not
+/// correctness: their partial batches take turns (`CommitTurns`).
 ///
 /// `submit` may be called from any thread; it takes one short mutex (its
 /// shard's) and never waits for the database. `sink` runs on the shards'

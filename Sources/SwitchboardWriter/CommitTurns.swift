@@ -9,10 +9,13 @@ import Synchronization
 /// Why: two backends committing small batches side by side cost the
 /// database more per message than the same load committed one batch after
 /// the other: at 10,000 msg/s over 500 sessions the writer's backends spent
-/// 12-17% less with turns (docs/writer.md, "Partial batches taking turns").
-/// A waiting shard also gathers what arrives meanwhile into its next batch,
-/// so where commits are quick its batches grow. Full batches (a load one
-/// backend cannot keep up with) still go side by side.
+/// about 12% less with turns (docs/writer.md, "Partial batches taking
+/// turns"). A waiting shard also gathers what arrives meanwhile into its
+/// next batch, so where commits are quick its batches grow. Full batches (a
+/// load one backend cannot keep up with) still go side by side. Used only
+/// when `writer.turn_wait_limit_us` is set: each wait is one more wake-up on
+/// the core the gateway's writer threads share, and through a gateway on
+/// one core the send-to-delivery p99 rose with it.
 ///
 /// The limit bounds what one shard can cost another: a commit that waits on
 /// a row lock, or a batch of many sessions on a slow server, holds the turn

@@ -8,9 +8,9 @@
 /// batch is sent only when nothing is in flight (once its oldest command has
 /// waited `maxBatchDelayMilliseconds`, by default not at all, and at least
 /// `minBatchIntervalMicroseconds` after the shard's last batch): the next
-/// batch goes the moment the previous commit returns (`BatchSchedule`). The
-/// shards' partial batches take turns, each waiting at most
-/// `turnWaitLimitMicroseconds` for another's commit (`CommitTurns`).
+/// batch goes the moment the previous commit returns (`BatchSchedule`). With
+/// `turnWaitLimitMicroseconds` set, the shards' partial batches take turns,
+/// each waiting at most that long for another's commit (`CommitTurns`).
 public struct WriterConfiguration: Sendable {
     /// libpq URL or key/value string of the database to write to.
     public var databaseURL: String

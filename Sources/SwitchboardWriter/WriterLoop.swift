@@ -5,7 +5,7 @@ import SwitchboardSystem
 /// on one pipelined connection, waiting in poll() on the database socket and
 /// the shard's submit queue's eventfd; on a lost connection fail what is
 /// unresolved and reconnect with backoff. Shards share nothing but `metrics`
-/// and the turns of their partial batches (`CommitTurns`).
+/// and, when configured, the turns of their partial batches (`CommitTurns`).
 ///
 /// Threading: everything here belongs to the shard's thread alone (it is
 /// created by `BatchWriter.start` and handed to the new thread once, hence
