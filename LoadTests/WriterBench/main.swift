@@ -5,7 +5,7 @@
 //
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
-//                [--turn-wait-us 0] [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+//                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
 //                [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
 //                [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
@@ -67,8 +67,6 @@ struct Options {
     var delayMilliseconds = 0
     /// The writer's own default, as the gateway runs it.
     var intervalMicroseconds = WriterConfiguration(databaseURL: "").minBatchIntervalMicroseconds
-    /// The writer's own default (0: the connections do not take turns).
-    var turnWaitMicroseconds = WriterConfiguration(databaseURL: "").turnWaitLimitMicroseconds
     var depth = 2
     var connections = 2
     var rate = 10_000
@@ -91,7 +89,7 @@ struct Options {
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
-                            [--turn-wait-us 0] [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
+                            [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
                             [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
                             [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
@@ -119,7 +117,6 @@ struct Options {
             case "--batch": batch = count(argument)
             case "--delay-ms": delayMilliseconds = count(argument, minimum: 0)
             case "--interval-us": intervalMicroseconds = count(argument, minimum: 0)
-            case "--turn-wait-us": turnWaitMicroseconds = count(argument, minimum: 0)
             case "--depth": depth = count(argument)
             case "--connections": connections = count(argument)
             case "--rate": rate = count(argument)
@@ -280,7 +277,7 @@ func configuration(_ url: String, _ options: Options) -> WriterConfiguration {
     WriterConfiguration(
         databaseURL: url, maxBatchMessages: options.batch, maxBatchDelayMilliseconds: options.delayMilliseconds,
         minBatchIntervalMicroseconds: options.intervalMicroseconds,
-        turnWaitLimitMicroseconds: options.turnWaitMicroseconds, pipelineDepth: options.depth,
+        pipelineDepth: options.depth,
         connections: options.connections)
 }
 
@@ -421,7 +418,6 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "batches": .int(statistics.batchesCommitted), "mean_batch": .int(Int(meanBatch.rounded())),
             "mean_commit_ms": rounded(meanCommit / 1000), "batch": .int(options.batch), "depth": .int(options.depth),
             "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
-            "turn_wait_us": .int(options.turnWaitMicroseconds),
             "connections": .int(options.connections),
             "notify": .bool(options.notify),
             "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
@@ -501,7 +497,6 @@ func runLatency(_ url: String, _ options: Options) throws {
             "mean_batch": rounded(Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))),
             "pg_cpu_us_per_message": rounded(cpuStored * 1e6 / Double(max(total - refused, 1))),
             "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
-            "turn_wait_us": .int(options.turnWaitMicroseconds),
         ])
 }
 

@@ -50,9 +50,9 @@ public final class GatewayMetrics: Sendable {
     private let databaseErrorsByComponent: [CounterHandle]
     /// `switchboard_database_reconnects_total{component=...}`, indexed like `DatabaseComponent.allCases`.
     private let databaseReconnectsByComponent: [CounterHandle]
-    /// `switchboard_writer_turn_waits_total{ended="commit"}` and `{ended="limit"}`.
-    public let writerTurnWaitsEndedByCommit: CounterHandle
-    public let writerTurnWaitsEndedByLimit: CounterHandle
+    /// `switchboard_writer_batches_sent_total{connection="first"}` and `{connection="other"}`.
+    public let writerBatchesSentOnFirst: CounterHandle
+    public let writerBatchesSentOnOthers: CounterHandle
     private let httpRequests: HTTPRequestCounters
 
     // Histograms.
@@ -222,13 +222,13 @@ public final class GatewayMetrics: Sendable {
         databaseReconnectsByComponent = counters(
             "switchboard_database_reconnects_total", "Database reconnections, by component.", label: "component",
             values: components)
-        let turnWaits = counters(
-            "switchboard_writer_turn_waits_total",
-            "Partial writer batches that waited for another writer connection's commit, by what ended the wait "
-                + "(commit: that commit; limit: writer.turn_wait_limit_us).",
-            label: "ended", values: ["commit", "limit"])
-        writerTurnWaitsEndedByCommit = turnWaits[0]
-        writerTurnWaitsEndedByLimit = turnWaits[1]
+        let batchesSent = counters(
+            "switchboard_writer_batches_sent_total",
+            "Writer batches sent, by connection (first: below the split mark it carries every session; "
+                + "other: the writer's other connections, used once a quarter of a full batch waits).",
+            label: "connection", values: ["first", "other"])
+        writerBatchesSentOnFirst = batchesSent[0]
+        writerBatchesSentOnOthers = batchesSent[1]
         _ = declare(HTTPRequestCounters.name, "counter", HTTPRequestCounters.help)
         httpRequests = HTTPRequestCounters(registry: registry)
 

@@ -1,34 +1,32 @@
 import SwitchboardSystem
 import Synchronization
 
-/// The batched message writer: `configuration.connections` shards, each a
-/// dedicated thread with its own PostgreSQL connection and queue, that store
-/// `send` commands from every event loop in batches, one statement and one
-/// commit per batch, and report each batch's results through `sink` only
-/// after its commit.
+/// The batched message writer: one thread with `configuration.connections`
+/// PostgreSQL connections ("lanes") and one queue, that stores `send`
+/// commands from every event loop in batches, one statement and one commit
+/// per batch, and reports each batch's results through `sink` only after its
+/// commit.
 ///
-/// A session's commands always go to the same shard (a stable hash of the
-/// session id), so they are stored and numbered in submission order. The
-/// function takes each batch's session rows under lock, which keeps `seq`
-/// gap-free even between connections and gateway nodes that write the same
-/// session. The shards' one coordination, when configured, is for cost, not
-/// correctness: their partial batches take turns (`CommitTurns`).
+/// A session's commands are stored and numbered in submission order: they
+/// are taken in that order, and all of a session's batches on the wire are
+/// on one connection at any time (`LanePlan`). The function takes each
+/// batch's session rows under lock, which keeps `seq` gap-free even between
+/// gateway nodes that write the same session.
 ///
-/// `submit` may be called from any thread; it takes one short mutex (its
-/// shard's) and never waits for the database. `sink` runs on the shards'
-/// threads, once per batch, possibly on several threads at once: it must be
-/// thread-safe, hand the results on (e.g. post them to the loops) and return.
+/// `submit` may be called from any thread; it takes one short mutex and
+/// never waits for the database. `sink` runs on the writer's thread, once
+/// per batch: it must be thread-safe, hand the results on (e.g. post them to
+/// the loops) and return.
 public final class BatchWriter: Sendable {
     public let configuration: WriterConfiguration
-    private let queues: [SubmitQueue]
-    private let turns: CommitTurns?
+    private let queue: SubmitQueue
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
     private let connectionEvents: @Sendable (WriterConnectionEvent) -> Void
-    private let threads = Mutex<[NamedThread]>([])
+    private let thread = Mutex<NamedThread?>(nil)
 
-    /// `connectionEvents` runs on the shards' threads (never an event loop's),
-    /// like `sink`: the place to log why a shard has no connection.
+    /// `connectionEvents` runs on the writer's thread (never an event loop's),
+    /// like `sink`: the place to log why the writer has no connection.
     public init(
         configuration: WriterConfiguration,
         connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void = { _ in },
@@ -37,73 +35,65 @@ public final class BatchWriter: Sendable {
         self.configuration = configuration
         self.sink = sink
         self.connectionEvents = connectionEvents
-        metrics = WriterMetrics(shards: configuration.connections)
-        queues = (0..<configuration.connections).map { _ in
-            SubmitQueue(
-                capacity: configuration.queueCapacity, fullBatch: configuration.maxBatchMessages)
-        }
-        turns =
-            queues.count > 1 && configuration.turnWaitLimitMicroseconds > 0
-            ? CommitTurns(
-                limitNanoseconds: UInt64(configuration.turnWaitLimitMicroseconds) * 1_000,
-                wakeups: queues.map(\.wakeup))
-            : nil
+        metrics = WriterMetrics()
+        queue = SubmitQueue(
+            capacity: configuration.queueCapacity * configuration.connections,
+            sendMark: LanePlan(configuration).splitMark)
     }
 
     deinit { stop() }
 
-    /// Starts the shards' threads, which connect (and keep reconnecting).
-    /// Commands submitted before a shard's first connection wait in its queue.
+    /// Starts the writer's thread, which connects (and keeps reconnecting).
+    /// Commands submitted before the first connection wait in the queue.
     public func start() {
-        threads.withLock { threads in
-            guard threads.isEmpty, queues[0].status != .stopped else { return }
-            for queue in queues {
-                let loop = WriterLoop(
-                    configuration: configuration, shard: threads.count, queue: queue, metrics: metrics,
-                    turns: turns, connectionEvents: connectionEvents, sink: sink)
-                threads.append(NamedThread.spawn(name: "sb-writer-\(threads.count)") { loop.run() })
-            }
+        thread.withLock { thread in
+            guard thread == nil, queue.status != .stopped else { return }
+            let loop = WriterLoop(
+                configuration: configuration, queue: queue, metrics: metrics, connectionEvents: connectionEvents,
+                sink: sink)
+            thread = NamedThread.spawn(name: "sb-writer") { loop.run() }
         }
     }
 
     /// Refuses new commands, fails the queued ones with `.unavailable`, waits
-    /// briefly for batches already sent to commit, and joins the threads.
+    /// briefly for batches already sent to commit, and joins the thread.
     public func stop() {
-        for queue in queues { queue.stop() }
-        let handles = threads.withLock { threads -> [NamedThread] in
-            defer { threads = [] }
-            return threads
+        queue.stop()
+        let handle = thread.withLock { thread -> NamedThread? in
+            defer { thread = nil }
+            return thread
         }
-        for handle in handles { handle.join() }
+        handle?.join()
     }
 
-    /// Queues one command on its session's shard. Never blocks beyond a short mutex.
+    /// Queues one command. Never blocks beyond a short mutex.
     public func submit(_ command: WriteCommand) -> SubmitOutcome {
         if let reason = command.invalidReason { return .invalid(reason) }
-        let queue = queues.count == 1 ? queues[0] : queues[Self.shard(of: command.sessionID, among: queues.count)]
-        return queue.submit(command, metrics: metrics)
+        let home =
+            configuration.connections == 1 ? 0 : Self.home(of: command.sessionID, among: configuration.connections)
+        return queue.submit(command, home: home, metrics: metrics)
     }
 
-    /// True while every shard holds a working connection.
-    public var isConnected: Bool { metrics.connectedShards.load(ordering: .relaxed) == queues.count }
+    /// True while every connection of the writer is working.
+    public var isConnected: Bool { metrics.connected.load(ordering: .relaxed) }
 
-    /// Commands accepted and not yet sent (every shard); cheaper than `statistics`.
-    public var queuedCommands: Int { queues.reduce(0) { $0 + $1.depth } }
+    /// Commands accepted and not yet sent; cheaper than `statistics`.
+    public var queuedCommands: Int { queue.depth }
 
-    /// More commands wait than one batch of every shard takes: the writer is
-    /// not keeping up with what arrives (at a steady rate it keeps up with,
-    /// what waits between two batches is less than a batch).
-    public var isBehind: Bool { queuedCommands >= configuration.maxBatchMessages * queues.count }
+    /// More commands wait than one batch of every connection takes: the
+    /// writer is not keeping up with what arrives (at a steady rate it keeps
+    /// up with, what waits between two batches is less than a batch).
+    public var isBehind: Bool { queuedCommands >= configuration.maxBatchMessages * configuration.connections }
 
-    /// Counters summed over the shards.
+    /// The writer's counters.
     public var statistics: WriterStatistics {
         metrics.snapshot(queueDepth: queuedCommands)
     }
 
-    /// The shard of a session: FNV-1a over the id's hex digits, case-folded
-    /// and without dashes, so every spelling of a UUID (which `submit` has
-    /// validated) lands on the same shard, in every process and run.
-    static func shard(of sessionID: String, among count: Int) -> Int {
+    /// The home connection of a session: FNV-1a over the id's hex digits,
+    /// case-folded and without dashes, so every spelling of a UUID (which
+    /// `submit` has validated) has the same home, in every process and run.
+    static func home(of sessionID: String, among count: Int) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in sessionID.utf8 where byte != UInt8(ascii: "-") {
             // ASCII letters: setting bit 5 lower-cases; digits already have it set.

@@ -5,9 +5,9 @@ import SwitchboardPostgres
 struct InFlightBatch {
     let commands: [QueuedCommand]
     let sentAt: UInt64
-    /// A partial batch that took the shards' commit turn (`CommitTurns`),
-    /// released when it resolves.
-    var holdsTurn = false
+    /// The home lanes other than its own whose sessions a batch on lane 0
+    /// holds: they wait for its commit before their lane sends them (`LanePlan`).
+    var heldHomes: [Int] = []
     var result: PostgresResult?
     var error: PostgresError?
 

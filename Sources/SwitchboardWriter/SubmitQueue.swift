@@ -1,10 +1,12 @@
 import SwitchboardSystem
 import Synchronization
 
-/// A command and when it was accepted (for the flush deadline).
+/// A command, when it was accepted (for the flush deadline) and its
+/// session's home lane (`LanePlan`).
 struct QueuedCommand: Sendable {
     var command: WriteCommand
     var acceptedAt: UInt64
+    var home: Int
 
     /// The command's answer, addressed back with its timestamps.
     func result(_ outcome: WriteOutcome) -> WriteResult {
@@ -17,10 +19,11 @@ struct QueuedCommand: Sendable {
 /// The hand-over from every submitting thread to the writer thread: one short
 /// mutex around an array append, and an eventfd signalled only when the writer
 /// has a reason to look: the queue was wholly empty (the writer may be idle),
-/// or a full batch is now waiting, told once per `take` (a count crossing the
-/// full-batch mark could step over it when the writer's sends lower it, and
-/// a writer waiting on a commit has no deadline that would look instead;
-/// `OverloadTests` caught that). While the writer holds commands (waiting
+/// or `sendMark` commands now wait (a full batch, or with several lanes the
+/// split mark: `LanePlan`), told once per `take` (a count crossing the mark
+/// could step over it when the writer's sends lower it, and a writer waiting
+/// on a commit has no deadline that would look instead; `OverloadTests`
+/// caught that). While the writer holds commands (waiting
 /// for the commit in flight, or for the batch delay) it wakes when the commit
 /// returns or at that deadline anyway and takes everything then, so waking it
 /// for each arrival would only cost a context switch per message (on a shared
@@ -45,13 +48,14 @@ final class SubmitQueue: Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
-    private let fullBatch: Int
+    /// Waiting commands at which the writer may send without waiting for a commit.
+    private let sendMark: Int
     /// The writer's wake-up: signalled by submit and stop, polled by the writer.
     let wakeup: EventFD
 
-    init(capacity: Int, fullBatch: Int) {
+    init(capacity: Int, sendMark: Int) {
         self.capacity = capacity
-        self.fullBatch = fullBatch
+        self.sendMark = sendMark
         do {
             wakeup = try EventFD()
         } catch {
@@ -61,16 +65,16 @@ final class SubmitQueue: Sendable {
 
     deinit { wakeup.close() }
 
-    func submit(_ command: WriteCommand, metrics: WriterMetrics) -> SubmitOutcome {
+    func submit(_ command: WriteCommand, home: Int, metrics: WriterMetrics) -> SubmitOutcome {
         let now = MonotonicClock.nanoseconds()
         let (outcome, wake) = state.withLock { state -> (SubmitOutcome, Bool) in
             guard state.status == .accepting else { return (.unavailable, false) }
             guard state.waiting < capacity else { return (.overloaded, false) }
-            state.incoming.append(QueuedCommand(command: command, acceptedAt: now))
+            state.incoming.append(QueuedCommand(command: command, acceptedAt: now, home: home))
             state.waiting += 1
             // `waiting` counts what the writer holds too: 1 means it holds nothing.
             if state.waiting == 1 { return (.accepted, true) }
-            guard state.waiting >= fullBatch, !state.toldFull else { return (.accepted, false) }
+            guard state.waiting >= sendMark, !state.toldFull else { return (.accepted, false) }
             state.toldFull = true
             return (.accepted, true)
         }

@@ -1,39 +1,33 @@
 import SwitchboardPostgres
 import SwitchboardSystem
 
-/// One shard's thread body: connect, then batch, send, and collect results
-/// on one pipelined connection, waiting in poll() on the database socket and
-/// the shard's submit queue's eventfd; on a lost connection fail what is
-/// unresolved and reconnect with backoff. Shards share nothing but `metrics`
-/// and, when configured, the turns of their partial batches (`CommitTurns`).
+/// The writer's thread body: connect its lanes (one pipelined connection
+/// each), then batch, send and collect results, waiting in poll() on the
+/// queue's eventfd and every lane's socket; `LanePlan` decides which batch
+/// goes on which lane. When a lane's connection is lost, every lane's
+/// unresolved batches are failed and all of them reconnect with backoff.
 ///
-/// Threading: everything here belongs to the shard's thread alone (it is
+/// Threading: everything here belongs to the writer's thread alone (it is
 /// created by `BatchWriter.start` and handed to the new thread once, hence
-/// @unchecked Sendable). It shares only `queue` (with submitters), `metrics`
-/// and `turns` (with the other shards), all thread-safe.
+/// @unchecked Sendable). It shares only `queue` (with submitters) and
+/// `metrics`, both thread-safe.
 final class WriterLoop: @unchecked Sendable {
     private let configuration: WriterConfiguration
-    private let shard: Int
     private let connectionEvents: @Sendable (WriterConnectionEvent) -> Void
     private let queue: SubmitQueue
     private let metrics: WriterMetrics
     private let sink: @Sendable (WriterBatchResult) -> Void
-    private let schedule: BatchSchedule
-    /// Shared with the other shards (nil: one shard, or turns off).
-    private let turns: CommitTurns?
-    /// When a due partial batch may go even if another shard's still holds
-    /// the turn (nil: not waiting for the turn).
-    private var turnDeadline: UInt64?
+    private let plan: LanePlan
 
-    /// Commands taken from the queue and not yet sent; `pending[pendingStart...]`.
-    private var pending: [QueuedCommand] = []
-    private var pendingStart = 0
-    private var spare: [QueuedCommand] = []
-    /// Sent batches in the order the server answers them (at most pipelineDepth).
-    private var inFlight: [InFlightBatch] = []
+    /// Commands taken from the queue and not yet sent, by home lane.
+    private var waiting: WaitingCommands
+    private var arrived: [QueuedCommand] = []
+    /// Each lane's sent batches in the order the server answers them (at most pipelineDepth).
+    private var inFlight: [[InFlightBatch]]
+    /// What `plan` decides from; kept in step with `waiting` and `inFlight`.
+    private var state: LanePlan.State
     private var encoder = BatchEncoder()
-    /// When this shard last sent a batch (0: never), for the minimum interval.
-    private var lastSentAt: UInt64 = 0
+    private var batch: [QueuedCommand] = []
 
     /// Run once on each new connection. An ack promises durability: never let
     /// a server default of synchronous_commit=off weaken it (stricter settings
@@ -61,203 +55,241 @@ final class WriterLoop: @unchecked Sendable {
     private static let stopGraceNanoseconds: UInt64 = 2_000_000_000
 
     init(
-        configuration: WriterConfiguration, shard: Int, queue: SubmitQueue, metrics: WriterMetrics,
-        turns: CommitTurns?, connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void,
+        configuration: WriterConfiguration, queue: SubmitQueue, metrics: WriterMetrics,
+        connectionEvents: @escaping @Sendable (WriterConnectionEvent) -> Void,
         sink: @escaping @Sendable (WriterBatchResult) -> Void
     ) {
         self.configuration = configuration
-        self.shard = shard
         self.connectionEvents = connectionEvents
         self.queue = queue
         self.metrics = metrics
         self.sink = sink
-        self.turns = turns
-        schedule = BatchSchedule(configuration)
+        plan = LanePlan(configuration)
+        waiting = WaitingCommands(lanes: configuration.connections)
+        inFlight = Array(repeating: [], count: configuration.connections)
+        state = LanePlan.State(lanes: configuration.connections)
     }
 
-    private var pendingCount: Int { pending.count - pendingStart }
-    /// When the oldest pending command was accepted (0 with none pending).
-    private var oldestAcceptedAt: UInt64 { pendingCount > 0 ? pending[pendingStart].acceptedAt : 0 }
+    private var lanes: Int { configuration.connections }
 
     func run() {
         var backoff = configuration.reconnectBackoffMinimumMilliseconds
-        var connections = 0
-        // Since the last working connection: failed attempts, the last reason
-        // reported, and whether one was lost (each says what to report next).
+        var connects = 0
+        // Since the last working set of connections: failed attempts, the
+        // last reason reported, and whether one was lost (each says what to
+        // report next).
         var failedAttempts = 0
         var reportedReason: String?
         var lost = false
         while queue.status != .stopped {
-            let connection: PostgresConnection
+            let connections: [PostgresConnection]
             switch connect() {
-            case .failure(let error):
+            case .failure(let failure):
                 failUnresolved()
                 failedAttempts += 1
-                if error.message != reportedReason {
-                    reportedReason = error.message
-                    connectionEvents(.connectFailed(shard: shard, reason: error.message))
+                if failure.error.message != reportedReason {
+                    reportedReason = failure.error.message
+                    connectionEvents(.connectFailed(connection: failure.lane, reason: failure.error.message))
                 }
                 pause(milliseconds: backoff)
                 backoff = min(backoff * 2, configuration.reconnectBackoffMaximumMilliseconds)
                 continue
             case .success(let made):
-                connection = made
+                connections = made
             }
             if failedAttempts > 0 || lost {
-                connectionEvents(.restored(shard: shard, failedAttempts: failedAttempts))
+                connectionEvents(.restored(failedAttempts: failedAttempts))
             }
             failedAttempts = 0
             reportedReason = nil
             lost = false
-            if connections > 0 { metrics.recordReconnect() }
-            connections += 1
+            if connects > 0 { metrics.recordReconnect() }
+            connects += 1
             backoff = configuration.reconnectBackoffMinimumMilliseconds
             _ = queue.setStatus(.accepting)
-            metrics.connectedShards.add(1, ordering: .relaxed)
-            let outcome = serve(connection)
-            metrics.connectedShards.subtract(1, ordering: .relaxed)
+            metrics.connected.store(true, ordering: .relaxed)
+            let outcome = serve(connections)
+            metrics.connected.store(false, ordering: .relaxed)
             failUnresolved()
-            guard case .lost(let error) = outcome else { break }
+            guard case .lost(let lane, let error) = outcome else { break }
             lost = true
-            connectionEvents(.lost(shard: shard, reason: error.message))
+            connectionEvents(.lost(connection: lane, reason: error.message))
             pause(milliseconds: backoff)
         }
         failUnresolved()
     }
 
-    private func connect() -> Result<PostgresConnection, PostgresError> {
-        do throws(PostgresError) {
-            let connection = try PostgresConnection(configuration.databaseURL)
-            try connection.execute(Self.sessionSettings)
-            try connection.prepare(Self.batchStatementName, BatchEncoder.statement)
-            try connection.enterPipelineMode()
-            return .success(connection)
-        } catch {
-            return .failure(error)
+    private struct ConnectFailure: Error {
+        var lane: Int
+        var error: PostgresError
+    }
+
+    /// Every lane's connection, or the first lane's failure (the ones
+    /// already made are closed with their objects).
+    private func connect() -> Result<[PostgresConnection], ConnectFailure> {
+        var made: [PostgresConnection] = []
+        for lane in 0..<lanes {
+            do throws(PostgresError) {
+                let connection = try PostgresConnection(configuration.databaseURL)
+                try connection.execute(Self.sessionSettings)
+                try connection.prepare(Self.batchStatementName, BatchEncoder.statement)
+                try connection.enterPipelineMode()
+                made.append(connection)
+            } catch {
+                return .failure(ConnectFailure(lane: lane, error: error))
+            }
         }
+        return .success(made)
     }
 
     private enum ServeOutcome {
         case stopped
-        case lost(PostgresError)
+        case lost(lane: Int, PostgresError)
     }
 
-    /// Runs one connection until it is lost or the writer stops.
-    private func serve(_ connection: PostgresConnection) -> ServeOutcome {
-        var fds = PollSet([queue.wakeup.fd, connection.socket])
-        var wantsWrite = false
+    private struct LaneLost: Error {
+        var lane: Int
+        var error: PostgresError
+    }
+
+    /// Runs the lanes' connections until one is lost or the writer stops.
+    private func serve(_ connections: [PostgresConnection]) -> ServeOutcome {
+        // Descriptor 0 is the queue's wake-up, descriptor 1 + lane each lane's socket.
+        var fds = PollSet([queue.wakeup.fd] + connections.map(\.socket))
+        var wantsWrite = Array(repeating: false, count: lanes)
         var stopDeadline: UInt64?
-        do {
+        do throws(LaneLost) {
             while true {
                 queue.drainWakeups()
-                let status = queue.take(into: &pending, spare: &spare)
+                let status = queue.take(into: &arrived, spare: &spareArrived)
+                waiting.add(&arrived)
                 let now = MonotonicClock.nanoseconds()
                 if status == .stopped && stopDeadline == nil {
                     // Nothing new is sent once stopping; what waits is failed now.
                     stopDeadline = now + Self.stopGraceNanoseconds
                     failPending()
                 }
-                if let stopDeadline, inFlight.isEmpty || now >= stopDeadline { return .stopped }
-
-                var sent = false
-                while schedule.sendsNow(
-                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, lastSentAt: lastSentAt,
-                    inFlight: inFlight.count, now: now, stopping: stopDeadline != nil)
-                {
-                    let partial = pendingCount < configuration.maxBatchMessages
-                    guard !partial || takesTurn(at: now) else { break }
-                    try send(on: connection, at: now, holdsTurn: partial && turns != nil)
-                    sent = true
+                refreshWaiting()
+                if let stopDeadline, state.inFlight.allSatisfy({ $0 == 0 }) || now >= stopDeadline {
+                    return .stopped
                 }
-                if turnDeadline != nil && pendingCount == 0 { withdrawFromTurn() }
-                if sent || wantsWrite { wantsWrite = try !connection.flush() }
+
+                var sent = Array(repeating: false, count: lanes)
+                while let next = plan.next(state, now: now, stopping: stopDeadline != nil) {
+                    try send(next, on: connections[next.lane], at: now)
+                    sent[next.lane] = true
+                }
+                for lane in 0..<lanes where sent[lane] || wantsWrite[lane] {
+                    wantsWrite[lane] = try flush(connections[lane], lane: lane)
+                }
                 // Arrivals while this thread held commands sent no wake-up; if it
                 // now holds none, take them before sleeping without a deadline.
-                if pendingCount == 0 && stopDeadline == nil && queue.hasIncoming { continue }
+                if state.waiting == 0 && stopDeadline == nil && queue.hasIncoming { continue }
 
-                fds.watch(1, for: wantsWrite ? [.readable, .writable] : .readable)
-                var timeout = schedule.pollTimeout(
-                    pending: pendingCount, oldestAcceptedAt: oldestAcceptedAt, lastSentAt: lastSentAt,
-                    inFlight: inFlight.count, now: now, stopDeadline: stopDeadline)
-                // The schedule's deadline for the due batch has passed; the
-                // turn's release wakes this thread sooner, its limit at the latest.
-                if let turnDeadline, stopDeadline == nil { timeout = turnDeadline > now ? turnDeadline - now : 0 }
-                guard try fds.wait(timeoutNanoseconds: timeout) > 0 else { continue }
-                if fds.ready(1).contains(.writable) { wantsWrite = try !connection.flush() }
-                if !fds.ready(1).isDisjoint(with: [.readable, .failed]) {
-                    try connection.consumeInput()
-                    try collectResults(from: connection)
+                for lane in 0..<lanes {
+                    fds.watch(1 + lane, for: wantsWrite[lane] ? [.readable, .writable] : .readable)
+                }
+                let timeout = plan.pollTimeout(state, now: now, stopDeadline: stopDeadline)
+                let ready: Int
+                do {
+                    ready = try fds.wait(timeoutNanoseconds: timeout)
+                } catch {
+                    throw LaneLost(lane: 0, error: PostgresError(kind: .connection, message: "\(error)"))
+                }
+                guard ready > 0 else { continue }
+                for lane in 0..<lanes {
+                    let events = fds.ready(1 + lane)
+                    if events.contains(.writable) { wantsWrite[lane] = try flush(connections[lane], lane: lane) }
+                    if !events.isDisjoint(with: [.readable, .failed]) {
+                        try collectResults(from: connections[lane], lane: lane)
+                    }
                 }
             }
-        } catch let error as PostgresError {
-            return .lost(error)
         } catch {
-            return .lost(PostgresError(kind: .connection, message: "\(error)"))
+            return .lost(lane: error.lane, error.error)
         }
     }
 
-    /// Whether this shard's due partial batch may go now (always, without
-    /// turns); if not, `turnDeadline` says until when it waits at most.
-    private func takesTurn(at now: UInt64) -> Bool {
-        guard let turns else { return true }
-        switch turns.request(shard: shard, now: now) {
-        case .go:
-            if let waitedUntil = turnDeadline { metrics.recordTurnWait(endedByLimit: now >= waitedUntil) }
-            turnDeadline = nil
-            return true
-        case .wait(let until):
-            turnDeadline = until
-            return false
+    private var spareArrived: [QueuedCommand] = []
+
+    /// Whether the lane still has bytes to write.
+    private func flush(_ connection: PostgresConnection, lane: Int) throws(LaneLost) -> Bool {
+        do throws(PostgresError) {
+            return try !connection.flush()
+        } catch {
+            throw LaneLost(lane: lane, error: error)
         }
     }
 
-    private func withdrawFromTurn() {
-        turnDeadline = nil
-        turns?.withdraw(shard: shard)
+    /// Brings the plan's view of the waiting commands up to date.
+    private func refreshWaiting() {
+        for home in 0..<lanes {
+            state.pending[home] = waiting.count(home)
+            state.oldestAcceptedAt[home] = waiting.oldestAcceptedAt(home)
+        }
     }
 
-    /// Sends the oldest pending commands (up to a batch) as one statement.
-    private func send(on connection: PostgresConnection, at now: UInt64, holdsTurn: Bool) throws(PostgresError) {
-        let count = min(pendingCount, configuration.maxBatchMessages)
-        let slice = pending[pendingStart..<(pendingStart + count)]
-        encoder.encode(slice)
+    /// Sends the oldest waiting commands of the batch's home lanes (up to a
+    /// full batch) as one statement on its lane.
+    private func send(_ planned: LanePlan.Batch, on connection: PostgresConnection, at now: UInt64) throws(LaneLost) {
+        batch.removeAll(keepingCapacity: true)
+        waiting.take(from: planned.homes, upTo: configuration.maxBatchMessages, into: &batch)
+        refreshWaiting()
+        encoder.encode(batch[...])
+        // Lane 0's batch holding other lanes' sessions keeps those lanes from sending them.
+        let held = planned.lane == 0 ? planned.homes.filter { home in home != 0 } : []
+        for home in held { state.heldByLaneZero[home] += 1 }
         // In flight before sending: if the send fails, the loss handling answers it.
-        inFlight.append(InFlightBatch(commands: Array(slice), sentAt: now, holdsTurn: holdsTurn))
-        lastSentAt = now
+        inFlight[planned.lane].append(InFlightBatch(commands: batch, sentAt: now, heldHomes: held))
+        state.inFlight[planned.lane] += 1
+        state.lastSentAt[planned.lane] = now
         metrics.batchesInFlight.add(1, ordering: .relaxed)
-        pendingStart += count
-        if pendingStart == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            pendingStart = 0
-        } else if pendingStart >= 4096 && pendingStart * 2 >= pending.count {
-            pending.removeFirst(pendingStart)
-            pendingStart = 0
+        if planned.lane == 0 {
+            metrics.batchesSentOnFirst.add(1, ordering: .relaxed)
+        } else {
+            metrics.batchesSentOnOthers.add(1, ordering: .relaxed)
         }
-        queue.markSent(count)
-        try connection.sendPrepared(Self.batchStatementName, encoder.parameters)
+        queue.markSent(batch.count)
+        do throws(PostgresError) {
+            try connection.sendPrepared(Self.batchStatementName, encoder.parameters)
+        } catch {
+            throw LaneLost(lane: planned.lane, error: error)
+        }
     }
 
-    /// Handles every pipeline event that has fully arrived. A batch's outcome
-    /// is final only at its sync: the implicit transaction commits there, so
-    /// `.stored` is never reported before the commit.
-    private func collectResults(from connection: PostgresConnection) throws(PostgresError) {
-        while let event = connection.nextPipelineEvent() {
-            guard !inFlight.isEmpty else {
-                throw PostgresError(kind: .connection, message: "a pipeline event arrived with nothing in flight")
+    /// Handles every pipeline event of the lane that has fully arrived. A
+    /// batch's outcome is final only at its sync: the implicit transaction
+    /// commits there, so `.stored` is never reported before the commit.
+    private func collectResults(from connection: PostgresConnection, lane: Int) throws(LaneLost) {
+        do throws(PostgresError) {
+            try connection.consumeInput()
+            while let event = connection.nextPipelineEvent() {
+                guard !inFlight[lane].isEmpty else {
+                    throw PostgresError(kind: .connection, message: "a pipeline event arrived with nothing in flight")
+                }
+                switch event {
+                case .result(let result):
+                    inFlight[lane][0].result = result
+                case .failure(let error):
+                    if error.isConnectionLoss { throw error }
+                    inFlight[lane][0].error = error
+                case .sync:
+                    let batch = resolve(lane: lane)
+                    complete(batch)
+                }
             }
-            switch event {
-            case .result(let result):
-                inFlight[0].result = result
-            case .failure(let error):
-                if error.isConnectionLoss { throw error }
-                inFlight[0].error = error
-            case .sync:
-                metrics.batchesInFlight.subtract(1, ordering: .relaxed)
-                let batch = inFlight.removeFirst()
-                if batch.holdsTurn { turns?.release(shard: shard) }
-                complete(batch)
-            }
+        } catch {
+            throw LaneLost(lane: lane, error: error)
         }
+    }
+
+    /// Removes the lane's oldest batch from what is on the wire.
+    private func resolve(lane: Int) -> InFlightBatch {
+        metrics.batchesInFlight.subtract(1, ordering: .relaxed)
+        let batch = inFlight[lane].removeFirst()
+        state.inFlight[lane] -= 1
+        for home in batch.heldHomes { state.heldByLaneZero[home] -= 1 }
+        return batch
     }
 
     private func complete(_ batch: InFlightBatch) {
@@ -297,10 +329,10 @@ final class WriterLoop: @unchecked Sendable {
     /// Answers `.unavailable` to every command not yet sent.
     private func failPending() {
         let queued = queue.setStatus(.unavailable)
-        var failed = InFlightBatch.results(pending[pendingStart...], .unavailable)
-        queue.forget(pendingCount)
-        pending.removeAll(keepingCapacity: true)
-        pendingStart = 0
+        let held = waiting.removeAll()
+        refreshWaiting()
+        queue.forget(held.count)
+        var failed = InFlightBatch.results(held, .unavailable)
         failed.append(contentsOf: InFlightBatch.results(queued, .unavailable))
         if failed.isEmpty { return }
         metrics.recordUnavailable(failed.count)
@@ -311,14 +343,13 @@ final class WriterLoop: @unchecked Sendable {
     /// committed, so they are answered `.unavailable` (a retry with the same
     /// client_msg_id is safe); so is everything waiting.
     private func failUnresolved() {
-        withdrawFromTurn()
-        for batch in inFlight {
-            if batch.holdsTurn { turns?.release(shard: shard) }
-            metrics.recordUnavailable(batch.commands.count)
-            sink(WriterBatchResult(results: InFlightBatch.results(batch.commands, .unavailable)))
+        for lane in 0..<lanes {
+            while !inFlight[lane].isEmpty {
+                let batch = resolve(lane: lane)
+                metrics.recordUnavailable(batch.commands.count)
+                sink(WriterBatchResult(results: InFlightBatch.results(batch.commands, .unavailable)))
+            }
         }
-        metrics.batchesInFlight.subtract(inFlight.count, ordering: .relaxed)
-        inFlight.removeAll()
         failPending()
     }
 

@@ -1,22 +1,18 @@
 import Synchronization
 
-/// The writer's counters, shared by its shards. Counters that `submit`
-/// touches are atomics; the rest change once per batch on a writer thread,
-/// where one short lock per batch costs nothing.
+/// The writer's counters, shared by `submit`'s callers and the writer's
+/// thread. Counters that `submit` touches are atomics; the rest change once
+/// per batch on the writer thread, where one short lock per batch costs
+/// nothing.
 final class WriterMetrics: Sendable {
     let overloaded = Atomic<Int>(0)
-    /// Shards holding a working connection.
-    let connectedShards = Atomic<Int>(0)
-    /// Batches sent and not yet answered, over every shard (each shard adds
-    /// and removes its own).
+    /// Every connection of the writer is working.
+    let connected = Atomic<Bool>(false)
+    /// Batches sent and not yet answered, over every connection.
     let batchesInFlight = Atomic<Int>(0)
-    /// Partial batches that waited for another shard's commit (`CommitTurns`),
-    /// by what ended the wait: that commit, or the limit.
-    let turnWaitsEndedByCommit = Atomic<Int>(0)
-    let turnWaitsEndedByLimit = Atomic<Int>(0)
-    let shards: Int
-
-    init(shards: Int) { self.shards = shards }
+    /// Batches sent on the first connection, and on the others.
+    let batchesSentOnFirst = Atomic<Int>(0)
+    let batchesSentOnOthers = Atomic<Int>(0)
 
     private struct PerBatch {
         var batchesCommitted = 0
@@ -51,14 +47,6 @@ final class WriterMetrics: Sendable {
     func recordUnavailable(_ count: Int) { perBatch.withLock { $0.unavailable += count } }
     func recordReconnect() { perBatch.withLock { $0.reconnects += 1 } }
 
-    func recordTurnWait(endedByLimit: Bool) {
-        if endedByLimit {
-            turnWaitsEndedByLimit.add(1, ordering: .relaxed)
-        } else {
-            turnWaitsEndedByCommit.add(1, ordering: .relaxed)
-        }
-    }
-
     func snapshot(queueDepth: Int) -> WriterStatistics {
         perBatch.withLock {
             WriterStatistics(
@@ -73,9 +61,9 @@ final class WriterMetrics: Sendable {
                 unavailable: $0.unavailable,
                 overloaded: overloaded.load(ordering: .relaxed),
                 reconnects: $0.reconnects,
-                turnWaitsEndedByCommit: turnWaitsEndedByCommit.load(ordering: .relaxed),
-                turnWaitsEndedByLimit: turnWaitsEndedByLimit.load(ordering: .relaxed),
-                connected: connectedShards.load(ordering: .relaxed) == shards,
+                batchesSentOnFirst: batchesSentOnFirst.load(ordering: .relaxed),
+                batchesSentOnOthers: batchesSentOnOthers.load(ordering: .relaxed),
+                connected: connected.load(ordering: .relaxed),
                 batchSize: $0.batchSize,
                 commitLatencyMicroseconds: $0.commitLatency)
         }

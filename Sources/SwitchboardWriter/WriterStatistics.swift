@@ -1,6 +1,6 @@
 /// A snapshot of the writer's counters, for /metrics.
 public struct WriterStatistics: Sendable, Equatable {
-    /// Commands accepted and not yet sent to the database (every shard).
+    /// Commands accepted and not yet sent to the database (every connection's).
     public var queueDepth: Int
     /// Batches sent and not yet committed (every connection).
     public var batchesInFlight: Int
@@ -18,11 +18,11 @@ public struct WriterStatistics: Sendable, Equatable {
     public var overloaded: Int
     /// Connections re-established after a loss or a failed attempt.
     public var reconnects: Int
-    /// Partial batches that waited for another connection's commit and went
-    /// once it committed (`writer.turn_wait_limit_us`)...
-    public var turnWaitsEndedByCommit: Int
-    /// ...and those whose wait the limit ended (the other commit took longer).
-    public var turnWaitsEndedByLimit: Int
+    /// Batches sent on the first connection (which alone carries every
+    /// session below the split mark: `LanePlan`)...
+    public var batchesSentOnFirst: Int
+    /// ...and on the others (used once a quarter of a full batch waits).
+    public var batchesSentOnOthers: Int
     /// Every connection of the writer is up.
     public var connected: Bool
     public var batchSize: WriterHistogram

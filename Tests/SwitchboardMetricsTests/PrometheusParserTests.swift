@@ -24,7 +24,7 @@ let expectedFamilies: [(name: String, type: String)] = [
     ("switchboard_rate_limited_total", "counter"),
     ("switchboard_database_errors_total", "counter"),
     ("switchboard_database_reconnects_total", "counter"),
-    ("switchboard_writer_turn_waits_total", "counter"),
+    ("switchboard_writer_batches_sent_total", "counter"),
     ("switchboard_http_requests_total", "counter"),
     ("switchboard_batch_size", "histogram"),
     ("switchboard_commit_latency_seconds", "histogram"),

@@ -222,10 +222,10 @@ let webhookExposition = """
             # TYPE switchboard_database_reconnects_total counter
             switchboard_database_reconnects_total{component="reader"} 0
             switchboard_database_reconnects_total{component="writer"} 0
-            # HELP switchboard_writer_turn_waits_total Partial writer batches that waited for another writer connection's commit, by what ended the wait (commit: that commit; limit: writer.turn_wait_limit_us).
-            # TYPE switchboard_writer_turn_waits_total counter
-            switchboard_writer_turn_waits_total{ended="commit"} 0
-            switchboard_writer_turn_waits_total{ended="limit"} 0
+            # HELP switchboard_writer_batches_sent_total Writer batches sent, by connection (first: below the split mark it carries every session; other: the writer's other connections, used once a quarter of a full batch waits).
+            # TYPE switchboard_writer_batches_sent_total counter
+            switchboard_writer_batches_sent_total{connection="first"} 0
+            switchboard_writer_batches_sent_total{connection="other"} 0
             # HELP switchboard_http_requests_total HTTP requests answered, by route and status code.
             # TYPE switchboard_http_requests_total counter
             switchboard_http_requests_total{route="healthz",status="200"} 1

@@ -144,9 +144,6 @@ import Testing
         // Partial batches at least 2 ms apart (docs/writer.md, "A batch").
         #expect(builtIn.writerMinBatchIntervalMicroseconds == 2_000)
         #expect(documented.writerMinBatchIntervalMicroseconds == builtIn.writerMinBatchIntervalMicroseconds)
-        // Turns off by default: through a gateway on one core they cost the p99 more than the database CPU they save.
-        #expect(builtIn.writerTurnWaitLimitMicroseconds == 0)
-        #expect(documented.writerTurnWaitLimitMicroseconds == builtIn.writerTurnWaitLimitMicroseconds)
         #expect(documented.writerPipelineDepth == builtIn.writerPipelineDepth)
         #expect(documented.writerConnections == builtIn.writerConnections)
         #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)

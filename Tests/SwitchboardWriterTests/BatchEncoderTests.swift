@@ -9,7 +9,7 @@ import Testing
             command: WriteCommand(
                 sessionID: "00000000-0000-4000-8000-000000000001", clientMessageID: "c", senderRole: "visitor",
                 senderID: "v", senderName: name, kind: "text", body: body, origin: 0, token: 0),
-            acceptedAt: 0)
+            acceptedAt: 0, home: 0)
     }
 
     /// Parameter `index` read back from PostgreSQL's binary array format:

@@ -42,7 +42,7 @@ import Testing
             #expect(!writer.isConnected)
             let failures = log.all
             #expect(failures.count == 1)
-            guard case .connectFailed(shard: 0, let reason) = failures.first else {
+            guard case .connectFailed(connection: 0, let reason) = failures.first else {
                 Issue.record("expected a connect failure first, got \(failures)")
                 return
             }
@@ -60,7 +60,7 @@ import Testing
             }
             #expect(reasons.count == events.count - 1)
             #expect(zip(reasons, reasons.dropFirst()).allSatisfy { $0 != $1 }, "a reason is reported once: \(reasons)")
-            guard case .restored(shard: 0, let attempts) = events.last else {
+            guard case .restored(let attempts) = events.last else {
                 Issue.record("expected the connection restored last, got \(events)")
                 return
             }
@@ -83,12 +83,12 @@ import Testing
             #expect(waitUntil(timeout: 10) { writer.isConnected })
             let events = log.all
             #expect(events.count == 2)
-            if case .lost(shard: 0, let reason) = events.first {
+            if case .lost(connection: 0, let reason) = events.first {
                 #expect(!reason.isEmpty)
             } else {
                 Issue.record("expected the loss first, got \(events)")
             }
-            #expect(events.last == .restored(shard: 0, failedAttempts: 0))
+            #expect(events.last == .restored(failedAttempts: 0))
         }
     }
 }

@@ -48,10 +48,12 @@ import Testing
             try locker.execute("COMMIT")
             return
         }
+        // One queue holds `queueCapacity` for each of the writer's connections (two by default).
+        let capacity = 16 * writer.configuration.connections
         let accepted = counts.accepted
-        #expect(accepted == 16 + 2 * 4)
+        #expect(accepted == capacity + 2 * 4)
         let statistics = writer.statistics
-        #expect(statistics.queueDepth == 16)
+        #expect(statistics.queueDepth == capacity)
         #expect(statistics.overloaded == 2)
         Thread.sleep(forTimeInterval: 0.05)
         #expect(collector.count == 0)

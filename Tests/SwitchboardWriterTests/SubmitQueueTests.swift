@@ -6,7 +6,7 @@ import Testing
 /// When submitting wakes the writer thread: with nothing held, and once a
 /// full batch waits, told once per `take`, without a database.
 @Suite struct SubmitQueueTests {
-    private let metrics = WriterMetrics(shards: 1)
+    private let metrics = WriterMetrics()
 
     private func submit(_ queue: SubmitQueue, _ count: Int) {
         for index in 0..<count {
@@ -14,7 +14,7 @@ import Testing
                 sessionID: "aaaaaaaa-0000-4000-8000-000000000001", clientMessageID: "c\(index)",
                 senderRole: "visitor", senderID: "v-1", senderName: nil, kind: "text", body: "b", origin: 0,
                 token: UInt64(index))
-            #expect(queue.submit(command, metrics: metrics) == .accepted)
+            #expect(queue.submit(command, home: 0, metrics: metrics) == .accepted)
         }
     }
 
@@ -26,10 +26,10 @@ import Testing
         return ready
     }
 
-    /// The shard's sleep to the nanosecond (ppoll): a deadline is never cut
+    /// The writer's sleep to the nanosecond (ppoll): a deadline is never cut
     /// short, nil waits for the wake-up alone, and a wake-up ends either.
-    @Test func aShardSleepsToItsDeadlineOrUntilWoken() throws {
-        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
+    @Test func theWriterSleepsToItsDeadlineOrUntilWoken() throws {
+        let queue = SubmitQueue(capacity: 100, sendMark: 4)
         var poll = PollSet([queue.wakeup.fd])
         for nanoseconds: UInt64 in [1_500_000, 20_000_000] {
             let start = MonotonicClock.nanoseconds()
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func theFirstArrivalAndAFullBatchWakeTheWriterOnce() throws {
-        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
+        let queue = SubmitQueue(capacity: 100, sendMark: 4)
         submit(queue, 1)
         #expect(try woken(queue))
         submit(queue, 2)
@@ -61,7 +61,7 @@ import Testing
     /// way up again. The full batch waiting must still wake it, or a writer
     /// waiting on a commit would leave it queued until that commit returns.
     @Test func aFullBatchWakesTheWriterEvenWhenItsSendsStepOverTheMark() throws {
-        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
+        let queue = SubmitQueue(capacity: 100, sendMark: 4)
         var pending: [QueuedCommand] = []
         var spare: [QueuedCommand] = []
         submit(queue, 7)

@@ -89,17 +89,17 @@ final class ChatService: Sendable {
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
                 maxBatchDelayMilliseconds: configuration.writerMaxBatchDelayMilliseconds,
                 minBatchIntervalMicroseconds: configuration.writerMinBatchIntervalMicroseconds,
-                turnWaitLimitMicroseconds: configuration.writerTurnWaitLimitMicroseconds,
                 queueCapacity: configuration.writerQueueCapacity, pipelineDepth: configuration.writerPipelineDepth,
                 connections: configuration.writerConnections),
             connectionEvents: { [logger] event in
                 switch event {
-                case .connectFailed(let shard, let reason):
-                    logger.error("writer shard \(shard) cannot connect to the database: \(reason) (retrying)")
-                case .lost(let shard, let reason):
-                    logger.warning("writer shard \(shard) lost its database connection: \(reason) (reconnecting)")
-                case .restored(let shard, let failedAttempts):
-                    logger.notice("writer shard \(shard) connected again after \(failedAttempts) failed attempts")
+                case .connectFailed(let connection, let reason):
+                    logger.error("writer connection \(connection) cannot connect to the database: \(reason) (retrying)")
+                case .lost(let connection, let reason):
+                    logger.warning(
+                        "writer connection \(connection) lost its database connection: \(reason) (reconnecting all)")
+                case .restored(let failedAttempts):
+                    logger.notice("writer connected again after \(failedAttempts) failed attempts")
                 }
             }
         ) { batch in

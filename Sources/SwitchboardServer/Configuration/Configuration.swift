@@ -102,7 +102,6 @@ public struct Configuration: Sendable {
     public var writerMaxBatchMessages = 1024
     public var writerMaxBatchDelayMilliseconds = 0
     public var writerMinBatchIntervalMicroseconds = 2_000
-    public var writerTurnWaitLimitMicroseconds = 0
     public var writerPipelineDepth = 2
     public var writerQueueCapacity = 65536
 

@@ -3,18 +3,18 @@ import SwitchboardWriter
 import Synchronization
 
 extension GatewayMetrics {
-    /// The writer's queue depth, reconnects and turn waits, read from its own
+    /// The writer's queue depth, reconnects and batches by connection, read from its own
     /// counters when /metrics is scraped. The writer is held weakly: the
     /// writer's sink holds these metrics.
     func export(_ writer: BatchWriter) {
         let reconnects = ReportedCount(databaseReconnects(.writer))
-        let byCommit = ReportedCount(writerTurnWaitsEndedByCommit)
-        let byLimit = ReportedCount(writerTurnWaitsEndedByLimit)
+        let onFirst = ReportedCount(writerBatchesSentOnFirst)
+        let onOthers = ReportedCount(writerBatchesSentOnOthers)
         setPullSource(for: writerQueueDepth) { [weak writer] in
             guard let statistics = writer?.statistics else { return 0 }
             reconnects.report(statistics.reconnects)
-            byCommit.report(statistics.turnWaitsEndedByCommit)
-            byLimit.report(statistics.turnWaitsEndedByLimit)
+            onFirst.report(statistics.batchesSentOnFirst)
+            onOthers.report(statistics.batchesSentOnOthers)
             return Double(statistics.queueDepth)
         }
     }
