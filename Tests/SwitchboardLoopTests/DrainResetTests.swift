@@ -40,8 +40,19 @@ import Glibc
             loop.stop()
             thread.join()
         }
+        var started = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &started)
         try #require(waitUntil { queued.isSet }, "the connection could not be registered")
-        usleep(useconds_t(Connection.closeTimeoutMilliseconds + 500) * 1000)
+        // The peer reads only once the loop has given up on it: a read before
+        // would take something, and a loop thread starved past the grace (a
+        // whole test suite on two cores) would then see a peer that reads.
+        try #require(
+            waitUntil(seconds: Double(Connection.closeTimeoutMilliseconds) / 1000 + 30) { handler.closings.value == 1 },
+            "the loop never closed the connection")
+        var ended = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ended)
+        let waitedMilliseconds = (ended.tv_sec - started.tv_sec) * 1000 + (ended.tv_nsec - started.tv_nsec) / 1_000_000
+        #expect(waitedMilliseconds >= Int(Connection.closeTimeoutMilliseconds), "closed before the grace was over")
 
         // Now the peer reads: it must learn at once that the connection is gone.
         var buffer = [UInt8](repeating: 0, count: 65536)

@@ -55,10 +55,11 @@ func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
 /// Counts `backlogExceeded` calls; never reads, so its peer's backlog only grows.
 final class BacklogHandler: ConnectionHandler {
     let exceeded = Counter()
+    let closings = Counter()
     func received(_ bytes: UnsafeMutableRawBufferPointer, on connection: Connection) {}
     func timerFired(on connection: Connection) {}
     func peerClosed(on connection: Connection) {}
-    func closed(_ connection: Connection) {}
+    func closed(_ connection: Connection) { closings.increment() }
     func backlogExceeded(on connection: Connection) { exceeded.increment() }
 }
 
