@@ -225,7 +225,7 @@ public final class GatewayMetrics: Sendable {
         let batchesSent = counters(
             "switchboard_writer_batches_sent_total",
             "Writer batches sent, by connection (first: below the split mark it carries every session; "
-                + "other: the writer's other connections, used once a quarter of a full batch waits).",
+                + "other: the writer's other connections, used from writer.split_mark_messages waiting).",
             label: "connection", values: ["first", "other"])
         writerBatchesSentOnFirst = batchesSent[0]
         writerBatchesSentOnOthers = batchesSent[1]

@@ -5,9 +5,9 @@
 /// mark the lanes act as one connection: lane 0 sends one batch at a time,
 /// holding the commands of every session whose home lane is idle, and the
 /// next such batch gathers what arrived during its commit (`BatchSchedule`'s
-/// partial batch). At the mark (a quarter of a full batch waiting: one
-/// connection is falling behind) each lane sends its home sessions' commands
-/// under the same schedule, side by side.
+/// partial batch). At the mark (`WriterConfiguration.splitMarkMessages`
+/// waiting, 256 by default: one connection is falling behind) each lane
+/// sends its home sessions' commands under the same schedule, side by side.
 ///
 /// Why: two backends committing small batches side by side cost the
 /// database about a quarter more per message than one backend committing
@@ -30,7 +30,9 @@ struct LanePlan {
     init(_ configuration: WriterConfiguration) {
         schedule = BatchSchedule(configuration)
         lanes = configuration.connections
-        splitMark = lanes == 1 ? configuration.maxBatchMessages : max(1, configuration.maxBatchMessages / 4)
+        splitMark =
+            lanes == 1
+            ? configuration.maxBatchMessages : min(configuration.splitMarkMessages, configuration.maxBatchMessages)
     }
 
     /// What the writer knows when it decides; arrays indexed by lane.

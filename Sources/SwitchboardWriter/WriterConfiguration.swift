@@ -1,7 +1,7 @@
 /// How a `BatchWriter` batches, queues, spreads over connections and reconnects.
 ///
 /// The writer is one thread with `connections` connections ("lanes") and
-/// one queue. Below a quarter of a full batch waiting, lane 0 alone sends,
+/// one queue. Below `splitMarkMessages` waiting, lane 0 alone sends,
 /// one batch at a time; beyond it each lane sends the sessions whose home
 /// it is (`LanePlan`). On a lane, a full batch (`maxBatchMessages` commands)
 /// is sent at once, with up to `pipelineDepth` batches on the wire, so the
@@ -25,6 +25,12 @@ public struct WriterConfiguration: Sendable {
     /// this and messages keep arriving: there it trades up to this much
     /// latency for fewer, larger batches (`BatchSchedule`).
     public var minBatchIntervalMicroseconds: Int
+    /// Commands waiting (all sessions') at which each connection sends its
+    /// own sessions' instead of the first carrying every session (at most
+    /// `maxBatchMessages`; `LanePlan`). Lower trades database CPU for
+    /// latency where one connection keeps up but commits larger batches:
+    /// 1 sends side by side whenever two connections have work.
+    public var splitMarkMessages: Int
     /// Commands waiting to be sent, per connection: over
     /// `connections * queueCapacity` waiting, `submit` answers `.overloaded`.
     public var queueCapacity: Int
@@ -34,7 +40,7 @@ public struct WriterConfiguration: Sendable {
     /// PostgreSQL connections (and backends) of the writer's thread: one
     /// backend saturates one core, so a second one roughly doubles what the
     /// database can store when the load needs it. Each session has a home
-    /// connection by a stable hash of its id; below a quarter of a full batch
+    /// connection by a stable hash of its id; below `splitMarkMessages`
     /// waiting, the first connection alone carries every session (`LanePlan`).
     public var connections: Int
     /// First wait before reconnecting after the connection is lost.
@@ -47,6 +53,7 @@ public struct WriterConfiguration: Sendable {
         maxBatchMessages: Int = 1024,
         maxBatchDelayMilliseconds: Int = 0,
         minBatchIntervalMicroseconds: Int = 2_000,
+        splitMarkMessages: Int = 256,
         queueCapacity: Int = 65536,
         pipelineDepth: Int = 2,
         connections: Int = 2,
@@ -56,6 +63,7 @@ public struct WriterConfiguration: Sendable {
         precondition(maxBatchMessages >= 1, "maxBatchMessages must be at least 1")
         precondition(maxBatchDelayMilliseconds >= 0, "maxBatchDelayMilliseconds must not be negative")
         precondition(minBatchIntervalMicroseconds >= 0, "minBatchIntervalMicroseconds must not be negative")
+        precondition(splitMarkMessages >= 1, "splitMarkMessages must be at least 1")
         precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
         precondition(pipelineDepth >= 1, "pipelineDepth must be at least 1")
         precondition(connections >= 1, "connections must be at least 1")
@@ -67,6 +75,7 @@ public struct WriterConfiguration: Sendable {
         self.maxBatchMessages = maxBatchMessages
         self.maxBatchDelayMilliseconds = maxBatchDelayMilliseconds
         self.minBatchIntervalMicroseconds = minBatchIntervalMicroseconds
+        self.splitMarkMessages = splitMarkMessages
         self.queueCapacity = queueCapacity
         self.pipelineDepth = pipelineDepth
         self.connections = connections

@@ -21,7 +21,7 @@ public struct WriterStatistics: Sendable, Equatable {
     /// Batches sent on the first connection (which alone carries every
     /// session below the split mark: `LanePlan`)...
     public var batchesSentOnFirst: Int
-    /// ...and on the others (used once a quarter of a full batch waits).
+    /// ...and on the others (used once the split mark's commands wait).
     public var batchesSentOnOthers: Int
     /// Every connection of the writer is up.
     public var connected: Bool

@@ -222,7 +222,7 @@ let webhookExposition = """
             # TYPE switchboard_database_reconnects_total counter
             switchboard_database_reconnects_total{component="reader"} 0
             switchboard_database_reconnects_total{component="writer"} 0
-            # HELP switchboard_writer_batches_sent_total Writer batches sent, by connection (first: below the split mark it carries every session; other: the writer's other connections, used once a quarter of a full batch waits).
+            # HELP switchboard_writer_batches_sent_total Writer batches sent, by connection (first: below the split mark it carries every session; other: the writer's other connections, used from writer.split_mark_messages waiting).
             # TYPE switchboard_writer_batches_sent_total counter
             switchboard_writer_batches_sent_total{connection="first"} 0
             switchboard_writer_batches_sent_total{connection="other"} 0

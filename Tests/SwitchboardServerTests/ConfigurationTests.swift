@@ -144,6 +144,9 @@ import Testing
         // Partial batches at least 2 ms apart (docs/writer.md, "A batch").
         #expect(builtIn.writerMinBatchIntervalMicroseconds == 2_000)
         #expect(documented.writerMinBatchIntervalMicroseconds == builtIn.writerMinBatchIntervalMicroseconds)
+        // The first connection carries every session until 256 wait (docs/writer.md, "Connections").
+        #expect(builtIn.writerSplitMarkMessages == 256)
+        #expect(documented.writerSplitMarkMessages == builtIn.writerSplitMarkMessages)
         #expect(documented.writerPipelineDepth == builtIn.writerPipelineDepth)
         #expect(documented.writerConnections == builtIn.writerConnections)
         #expect(documented.writerMaxBatchMessages == builtIn.writerMaxBatchMessages)

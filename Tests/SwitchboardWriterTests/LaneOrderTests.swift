@@ -8,7 +8,7 @@ import Testing
 /// session while the load allows it, and a session's messages keep their
 /// order when its own connection takes over (`LanePlan`).
 @Suite struct LaneOrderTests {
-    /// Two connections; full batches of 16, so each sends its own from 4
+    /// Two connections; full batches of 16, each sending its own from 4
     /// waiting. A delay lets what a test submits together go together,
     /// however soon the writer's thread wakes after the first.
     private func twoLanes(
@@ -17,7 +17,7 @@ import Testing
         try startedWriter(
             WriterConfiguration(
                 databaseURL: db.url, maxBatchMessages: 16, maxBatchDelayMilliseconds: delayMilliseconds,
-                minBatchIntervalMicroseconds: 0, connections: 2),
+                minBatchIntervalMicroseconds: 0, splitMarkMessages: 4, connections: 2),
             collector)
     }
 

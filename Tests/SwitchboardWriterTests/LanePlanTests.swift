@@ -6,11 +6,11 @@ import Testing
 /// a clock: one lane while the load allows it, each lane its own sessions
 /// beyond the split mark, and never one session's batches on two lanes.
 @Suite struct LanePlanTests {
-    /// Two lanes, full batches of 8 (split mark 2), no delay or interval, depth 2.
+    /// Two lanes, full batches of 8, split mark 2, no delay or interval, depth 2.
     private let plan = LanePlan(
         WriterConfiguration(
             databaseURL: "", maxBatchMessages: 8, maxBatchDelayMilliseconds: 0, minBatchIntervalMicroseconds: 0,
-            pipelineDepth: 2, connections: 2))
+            splitMarkMessages: 2, pipelineDepth: 2, connections: 2))
 
     private func state(pending: [Int], inFlight: [Int] = [0, 0], heldByLaneZero: [Int] = [0, 0]) -> LanePlan.State {
         var state = LanePlan.State(lanes: 2)
@@ -21,12 +21,13 @@ import Testing
         return state
     }
 
-    @Test func theSplitMarkIsAQuarterOfAFullBatchAndOneLaneNeverSplits() {
+    @Test func theSplitMarkIsAtMostAFullBatchAndOneLaneNeverSplits() {
         #expect(plan.splitMark == 2)
+        #expect(LanePlan(WriterConfiguration(databaseURL: "", connections: 2)).splitMark == 256)
         let one = LanePlan(WriterConfiguration(databaseURL: "", maxBatchMessages: 8, connections: 1))
         #expect(one.splitMark == 8)
-        let tiny = LanePlan(WriterConfiguration(databaseURL: "", maxBatchMessages: 2, connections: 2))
-        #expect(tiny.splitMark == 1)
+        let small = LanePlan(WriterConfiguration(databaseURL: "", maxBatchMessages: 100, connections: 2))
+        #expect(small.splitMark == 100)
     }
 
     /// Below the mark lane 0 takes every lane's sessions, in one batch at a time.

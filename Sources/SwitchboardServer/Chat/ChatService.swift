@@ -89,6 +89,7 @@ final class ChatService: Sendable {
                 databaseURL: configuration.databaseURL, maxBatchMessages: configuration.writerMaxBatchMessages,
                 maxBatchDelayMilliseconds: configuration.writerMaxBatchDelayMilliseconds,
                 minBatchIntervalMicroseconds: configuration.writerMinBatchIntervalMicroseconds,
+                splitMarkMessages: configuration.writerSplitMarkMessages,
                 queueCapacity: configuration.writerQueueCapacity, pipelineDepth: configuration.writerPipelineDepth,
                 connections: configuration.writerConnections),
             connectionEvents: { [logger] event in

@@ -102,6 +102,7 @@ public struct Configuration: Sendable {
     public var writerMaxBatchMessages = 1024
     public var writerMaxBatchDelayMilliseconds = 0
     public var writerMinBatchIntervalMicroseconds = 2_000
+    public var writerSplitMarkMessages = 256
     public var writerPipelineDepth = 2
     public var writerQueueCapacity = 65536
 

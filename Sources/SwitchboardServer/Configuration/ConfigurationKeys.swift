@@ -197,6 +197,7 @@ enum ConfigurationKeys {
         integer("writer.max_batch_messages", 1...100_000, \.writerMaxBatchMessages),
         integer("writer.max_batch_delay_ms", 0...10_000, \.writerMaxBatchDelayMilliseconds),
         integer("writer.min_batch_interval_us", 0...1_000_000, \.writerMinBatchIntervalMicroseconds),
+        integer("writer.split_mark_messages", 1...100_000, \.writerSplitMarkMessages),
         integer("writer.pipeline_depth", 1...64, \.writerPipelineDepth),
         integer("writer.queue_capacity", 1...1 << 24, \.writerQueueCapacity),
         string("routing.mode", \.routingMode),
