@@ -4,7 +4,7 @@
 // which starts a durable private PostgreSQL and writes docs/benchmarks.md.
 //
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
-//                [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
+//                [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000] [--split-mark 256]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
 //                [--notify] [--webhook] [--without-search-index] [--search-share 5]
 //                [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
@@ -67,6 +67,7 @@ struct Options {
     var delayMilliseconds = 0
     /// The writer's own default, as the gateway runs it.
     var intervalMicroseconds = WriterConfiguration(databaseURL: "").minBatchIntervalMicroseconds
+    var splitMark = WriterConfiguration(databaseURL: "").splitMarkMessages
     var depth = 2
     var connections = 2
     var rate = 10_000
@@ -88,7 +89,7 @@ struct Options {
 
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
-                            [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000]
+                            [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000] [--split-mark 256]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
                             [--notify] [--webhook] [--without-search-index] [--search-share 5]
                             [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
@@ -117,6 +118,7 @@ struct Options {
             case "--batch": batch = count(argument)
             case "--delay-ms": delayMilliseconds = count(argument, minimum: 0)
             case "--interval-us": intervalMicroseconds = count(argument, minimum: 0)
+            case "--split-mark": splitMark = count(argument, minimum: 1)
             case "--depth": depth = count(argument)
             case "--connections": connections = count(argument)
             case "--rate": rate = count(argument)
@@ -276,7 +278,7 @@ final class Tally: @unchecked Sendable {
 func configuration(_ url: String, _ options: Options) -> WriterConfiguration {
     WriterConfiguration(
         databaseURL: url, maxBatchMessages: options.batch, maxBatchDelayMilliseconds: options.delayMilliseconds,
-        minBatchIntervalMicroseconds: options.intervalMicroseconds,
+        minBatchIntervalMicroseconds: options.intervalMicroseconds, splitMarkMessages: options.splitMark,
         pipelineDepth: options.depth,
         connections: options.connections)
 }
@@ -418,6 +420,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "batches": .int(statistics.batchesCommitted), "mean_batch": .int(Int(meanBatch.rounded())),
             "mean_commit_ms": rounded(meanCommit / 1000), "batch": .int(options.batch), "depth": .int(options.depth),
             "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
+            "split_mark": .int(options.splitMark),
             "connections": .int(options.connections),
             "notify": .bool(options.notify),
             "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
@@ -497,6 +500,7 @@ func runLatency(_ url: String, _ options: Options) throws {
             "mean_batch": rounded(Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))),
             "pg_cpu_us_per_message": rounded(cpuStored * 1e6 / Double(max(total - refused, 1))),
             "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
+            "split_mark": .int(options.splitMark),
         ])
 }
 
