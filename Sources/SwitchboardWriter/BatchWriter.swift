@@ -36,9 +36,12 @@ public final class BatchWriter: Sendable {
         self.sink = sink
         self.connectionEvents = connectionEvents
         metrics = WriterMetrics()
+        // Not woken at the split mark: below it the first connection's commit
+        // (which wakes the thread) holds most sessions' next batch anyway,
+        // and a saturated writer would be woken after every take.
         queue = SubmitQueue(
             capacity: configuration.queueCapacity * configuration.connections,
-            sendMark: LanePlan(configuration).splitMark)
+            sendMark: configuration.maxBatchMessages)
     }
 
     deinit { stop() }

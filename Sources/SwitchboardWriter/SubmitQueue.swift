@@ -19,8 +19,7 @@ struct QueuedCommand: Sendable {
 /// The hand-over from every submitting thread to the writer thread: one short
 /// mutex around an array append, and an eventfd signalled only when the writer
 /// has a reason to look: the queue was wholly empty (the writer may be idle),
-/// or `sendMark` commands now wait (a full batch, or with several lanes the
-/// split mark: `LanePlan`), told once per `take` (a count crossing the mark
+/// or `sendMark` commands now wait (a full batch), told once per `take` (a count crossing the mark
 /// could step over it when the writer's sends lower it, and a writer waiting
 /// on a commit has no deadline that would look instead; `OverloadTests`
 /// caught that). While the writer holds commands (waiting

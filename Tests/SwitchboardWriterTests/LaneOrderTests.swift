@@ -70,7 +70,8 @@ import Testing
         #expect(writer.submit(command(session: second, clientID: "b-0", token: 1)) == .accepted)
         #expect(waitUntil(timeout: 10) { writer.statistics.batchesInFlight == 1 })
         #expect(writer.statistics.batchesSentOnFirst == 1)
-        for token in UInt64(2)..<10 {
+        // A full batch's worth: it wakes the writer's thread while the first batch waits.
+        for token in UInt64(2)..<18 {
             #expect(writer.submit(command(session: second, clientID: "b-\(token - 1)", token: token)) == .accepted)
         }
         Thread.sleep(forTimeInterval: 0.4)
@@ -78,10 +79,10 @@ import Testing
         #expect(collector.count == 0)
 
         try locker.execute("COMMIT")
-        _ = try collector.wait(for: 10)
-        #expect(try checkGapFree(db) == [first: 1, second: 9])
+        _ = try collector.wait(for: 18)
+        #expect(try checkGapFree(db) == [first: 1, second: 17])
         let rows = try storedRows(db)
-        for index in 0..<9 {
+        for index in 0..<17 {
             #expect(rows["b-\(index)"]?.first?.seq == Int64(index + 1), "b-\(index) out of order")
         }
         #expect(writer.statistics.batchesSentOnOthers >= 1, "past the split mark the second connection sends its own")
