@@ -19,7 +19,10 @@
 // that moment (stored and searchable).
 // --without-search-index: no search at all (migrated up, then down to
 // migration 18, and no indexer), so scripts/bench-search weighs what search
-// costs the writer. --search-share: the indexer's share of its connection's
+// costs the writer. That is also the append function of migration 18, without
+// what later migrations changed in it (22's free space on session pages, 27's
+// dropped index, the fast path's later work): to weigh a writer change, run
+// with search, as the gateway does. --search-share: the indexer's share of its connection's
 // time while the writer has commands waiting (the gateway's
 // search.index_busy_share_percent; 100: it never yields).
 //
