@@ -41,7 +41,7 @@ public final class BatchWriter: Sendable {
         // and a saturated writer would be woken after every take.
         queue = SubmitQueue(
             capacity: configuration.queueCapacity * configuration.connections,
-            sendMark: configuration.maxBatchMessages)
+            fullBatch: configuration.maxBatchMessages)
     }
 
     deinit { stop() }

@@ -19,10 +19,10 @@ struct QueuedCommand: Sendable {
 /// The hand-over from every submitting thread to the writer thread: one short
 /// mutex around an array append, and an eventfd signalled only when the writer
 /// has a reason to look: the queue was wholly empty (the writer may be idle),
-/// or `sendMark` commands now wait (a full batch), told once per `take` (a count crossing the mark
-/// could step over it when the writer's sends lower it, and a writer waiting
-/// on a commit has no deadline that would look instead; `OverloadTests`
-/// caught that). While the writer holds commands (waiting
+/// or a full batch is now waiting, told once per `take` (a count crossing the
+/// full-batch mark could step over it when the writer's sends lower it, and
+/// a writer waiting on a commit has no deadline that would look instead;
+/// `OverloadTests` caught that). While the writer holds commands (waiting
 /// for the commit in flight, or for the batch delay) it wakes when the commit
 /// returns or at that deadline anyway and takes everything then, so waking it
 /// for each arrival would only cost a context switch per message (on a shared
@@ -47,14 +47,13 @@ final class SubmitQueue: Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
-    /// Waiting commands at which the writer may send without waiting for a commit.
-    private let sendMark: Int
+    private let fullBatch: Int
     /// The writer's wake-up: signalled by submit and stop, polled by the writer.
     let wakeup: EventFD
 
-    init(capacity: Int, sendMark: Int) {
+    init(capacity: Int, fullBatch: Int) {
         self.capacity = capacity
-        self.sendMark = sendMark
+        self.fullBatch = fullBatch
         do {
             wakeup = try EventFD()
         } catch {
@@ -73,7 +72,7 @@ final class SubmitQueue: Sendable {
             state.waiting += 1
             // `waiting` counts what the writer holds too: 1 means it holds nothing.
             if state.waiting == 1 { return (.accepted, true) }
-            guard state.waiting >= sendMark, !state.toldFull else { return (.accepted, false) }
+            guard state.waiting >= fullBatch, !state.toldFull else { return (.accepted, false) }
             state.toldFull = true
             return (.accepted, true)
         }

@@ -13,8 +13,6 @@ struct WaitingCommands {
 
     func count(_ home: Int) -> Int { byHome[home].count - starts[home] }
 
-    var total: Int { (0..<byHome.count).reduce(0) { $0 + count($1) } }
-
     /// When `home`'s oldest waiting command was accepted (0 with none).
     func oldestAcceptedAt(_ home: Int) -> UInt64 { count(home) > 0 ? byHome[home][starts[home]].acceptedAt : 0 }
 

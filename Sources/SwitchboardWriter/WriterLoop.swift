@@ -21,10 +21,13 @@ final class WriterLoop: @unchecked Sendable {
 
     /// Commands taken from the queue and not yet sent, by home lane.
     private var waiting: WaitingCommands
+    /// What `queue.take` hands over, and the storage it reuses next time.
     private var arrived: [QueuedCommand] = []
+    private var spareArrived: [QueuedCommand] = []
     /// Each lane's sent batches in the order the server answers them (at most pipelineDepth).
     private var inFlight: [[InFlightBatch]]
-    /// What `plan` decides from; kept in step with `waiting` and `inFlight`.
+    /// What `plan` decides from: read from `waiting` and `inFlight` before
+    /// each decision (`refreshState`), apart from each lane's last send.
     private var state: LanePlan.State
     private var encoder = BatchEncoder()
     private var batch: [QueuedCommand] = []
@@ -169,17 +172,17 @@ final class WriterLoop: @unchecked Sendable {
                     stopDeadline = now + Self.stopGraceNanoseconds
                     failPending()
                 }
-                refreshWaiting()
-                if let stopDeadline, state.inFlight.allSatisfy({ $0 == 0 }) || now >= stopDeadline {
-                    return .stopped
-                }
+                refreshState()
+                if let stopDeadline, inFlight.allSatisfy(\.isEmpty) || now >= stopDeadline { return .stopped }
 
-                var sent = Array(repeating: false, count: lanes)
+                // One bit per lane that sent (at most 64 connections).
+                var sent: UInt64 = 0
                 while let next = plan.next(state, now: now, stopping: stopDeadline != nil) {
                     try send(next, on: connections[next.lane], at: now)
-                    sent[next.lane] = true
+                    sent |= 1 << UInt64(next.lane)
+                    refreshState()
                 }
-                for lane in 0..<lanes where sent[lane] || wantsWrite[lane] {
+                for lane in 0..<lanes where sent & (1 << UInt64(lane)) != 0 || wantsWrite[lane] {
                     wantsWrite[lane] = try flush(connections[lane], lane: lane)
                 }
                 // Arrivals while this thread held commands sent no wake-up; if it
@@ -210,8 +213,6 @@ final class WriterLoop: @unchecked Sendable {
         }
     }
 
-    private var spareArrived: [QueuedCommand] = []
-
     /// Whether the lane still has bytes to write.
     private func flush(_ connection: PostgresConnection, lane: Int) throws(LaneLost) -> Bool {
         do throws(PostgresError) {
@@ -221,11 +222,18 @@ final class WriterLoop: @unchecked Sendable {
         }
     }
 
-    /// Brings the plan's view of the waiting commands up to date.
-    private func refreshWaiting() {
-        for home in 0..<lanes {
-            state.pending[home] = waiting.count(home)
-            state.oldestAcceptedAt[home] = waiting.oldestAcceptedAt(home)
+    /// Reads the plan's view from what the thread holds: the waiting
+    /// commands by home lane, the batches on the wire by lane, and the home
+    /// lanes that lane 0's batches hold (at most `pipelineDepth` batches).
+    private func refreshState() {
+        for lane in 0..<lanes {
+            state.pending[lane] = waiting.count(lane)
+            state.oldestAcceptedAt[lane] = waiting.oldestAcceptedAt(lane)
+            state.inFlight[lane] = inFlight[lane].count
+            state.heldByLaneZero[lane] = 0
+        }
+        for batch in inFlight[0] {
+            for home in batch.heldHomes { state.heldByLaneZero[home] += 1 }
         }
     }
 
@@ -234,14 +242,11 @@ final class WriterLoop: @unchecked Sendable {
     private func send(_ planned: LanePlan.Batch, on connection: PostgresConnection, at now: UInt64) throws(LaneLost) {
         batch.removeAll(keepingCapacity: true)
         waiting.take(from: planned.homes, upTo: configuration.maxBatchMessages, into: &batch)
-        refreshWaiting()
         encoder.encode(batch[...])
         // Lane 0's batch holding other lanes' sessions keeps those lanes from sending them.
         let held = planned.lane == 0 ? planned.homes.filter { home in home != 0 } : []
-        for home in held { state.heldByLaneZero[home] += 1 }
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight[planned.lane].append(InFlightBatch(commands: batch, sentAt: now, heldHomes: held))
-        state.inFlight[planned.lane] += 1
         state.lastSentAt[planned.lane] = now
         metrics.batchesInFlight.add(1, ordering: .relaxed)
         if planned.lane == 0 {
@@ -286,10 +291,7 @@ final class WriterLoop: @unchecked Sendable {
     /// Removes the lane's oldest batch from what is on the wire.
     private func resolve(lane: Int) -> InFlightBatch {
         metrics.batchesInFlight.subtract(1, ordering: .relaxed)
-        let batch = inFlight[lane].removeFirst()
-        state.inFlight[lane] -= 1
-        for home in batch.heldHomes { state.heldByLaneZero[home] -= 1 }
-        return batch
+        return inFlight[lane].removeFirst()
     }
 
     private func complete(_ batch: InFlightBatch) {
@@ -330,7 +332,6 @@ final class WriterLoop: @unchecked Sendable {
     private func failPending() {
         let queued = queue.setStatus(.unavailable)
         let held = waiting.removeAll()
-        refreshWaiting()
         queue.forget(held.count)
         var failed = InFlightBatch.results(held, .unavailable)
         failed.append(contentsOf: InFlightBatch.results(queued, .unavailable))

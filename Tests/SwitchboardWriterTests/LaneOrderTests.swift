@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardPostgres
 import SwitchboardTestSupport
 import Testing
 
@@ -29,6 +30,14 @@ import Testing
             let second = sessions.first(where: { $0 > first && BatchWriter.home(of: $0, among: 2) == 1 })
         else { throw TestFailure("no pair of sessions with homes 0 and 1 among 40") }
         return (first, second)
+    }
+
+    /// Another transaction holding `session`'s row lock until it commits.
+    private func lockingRow(of session: String, _ db: TestDatabase) throws -> PostgresConnection {
+        let locker = try db.connect()
+        try locker.execute("BEGIN")
+        try locker.query("SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", [session])
+        return locker
     }
 
     /// One message at a time, to sessions of both homes: every batch goes on the first connection.
@@ -63,9 +72,7 @@ import Testing
         let writer = try twoLanes(db, collector, delayMilliseconds: 100)
         defer { writer.stop() }
 
-        let locker = try db.connect()
-        try locker.execute("BEGIN")
-        try locker.query("SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", [first])
+        let locker = try lockingRow(of: first, db)
         #expect(writer.submit(command(session: first, clientID: "a-0", token: 0)) == .accepted)
         #expect(writer.submit(command(session: second, clientID: "b-0", token: 1)) == .accepted)
         #expect(waitUntil(timeout: 10) { writer.statistics.batchesInFlight == 1 })
@@ -102,9 +109,7 @@ import Testing
         let writer = try twoLanes(db, collector, delayMilliseconds: 100)
         defer { writer.stop() }
 
-        let locker = try db.connect()
-        try locker.execute("BEGIN")
-        try locker.query("SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", [locked])
+        let locker = try lockingRow(of: locked, db)
         // Four at once reach the split mark: they go on their own connection and wait at the lock.
         #expect(writer.submit(command(session: locked, clientID: "l-0", token: 0)) == .accepted)
         for token in UInt64(1)...3 {

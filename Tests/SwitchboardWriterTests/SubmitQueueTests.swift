@@ -29,7 +29,7 @@ import Testing
     /// The writer's sleep to the nanosecond (ppoll): a deadline is never cut
     /// short, nil waits for the wake-up alone, and a wake-up ends either.
     @Test func theWriterSleepsToItsDeadlineOrUntilWoken() throws {
-        let queue = SubmitQueue(capacity: 100, sendMark: 4)
+        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
         var poll = PollSet([queue.wakeup.fd])
         for nanoseconds: UInt64 in [1_500_000, 20_000_000] {
             let start = MonotonicClock.nanoseconds()
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func theFirstArrivalAndAFullBatchWakeTheWriterOnce() throws {
-        let queue = SubmitQueue(capacity: 100, sendMark: 4)
+        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
         submit(queue, 1)
         #expect(try woken(queue))
         submit(queue, 2)
@@ -61,7 +61,7 @@ import Testing
     /// way up again. The full batch waiting must still wake it, or a writer
     /// waiting on a commit would leave it queued until that commit returns.
     @Test func aFullBatchWakesTheWriterEvenWhenItsSendsStepOverTheMark() throws {
-        let queue = SubmitQueue(capacity: 100, sendMark: 4)
+        let queue = SubmitQueue(capacity: 100, fullBatch: 4)
         var pending: [QueuedCommand] = []
         var spare: [QueuedCommand] = []
         submit(queue, 7)
