@@ -162,6 +162,51 @@ import Testing
         #expect(took < .seconds(2), "a beat of 6,000 connections took \(took)")
     }
 
+    /// A long queue in a workspace where nobody is online (a night, or a
+    /// team all away): the beat asks once per workspace whether someone
+    /// could take from its queue, not once per queued session. Asked per
+    /// session, it read every operator of the workspace for each of them
+    /// (500 x 1,000 rows, about 100 ms a beat, in bench-latency's 500 x 2
+    /// shape); here that would be 25 million rows, seconds, so the bound is
+    /// loose.
+    @Test func aBeatLooksAtAQueuedWorkspacesOperatorsOnce() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let workspace = fixture.workspaceID
+        // Nested loops, as statistics gathered before the queue grew choose them.
+        try fixture.admin.query(
+            """
+            DO $$ BEGIN
+                EXECUTE format('ALTER DATABASE %I SET enable_hashjoin = off', current_database());
+                EXECUTE format('ALTER DATABASE %I SET enable_mergejoin = off', current_database());
+            END $$
+            """)
+        try fixture.admin.query(
+            "INSERT INTO workspaces (id, name) VALUES ('\(workspace)'::uuid, 'night shift') ON CONFLICT DO NOTHING")
+        try fixture.admin.query(
+            """
+            INSERT INTO chat_sessions (workspace_id, status, waiting_since)
+            SELECT '\(workspace)'::uuid, 'open', now() FROM generate_series(1, 5000)
+            """)
+        try fixture.admin.query(
+            """
+            INSERT INTO operators (workspace_id, id, role, status, connected_until)
+            SELECT '\(workspace)'::uuid, 'op-' || g, 'operator', 'online', now() - interval '1 minute'
+              FROM generate_series(1, 5000) AS g
+            """)
+        var workspaces: [String] = []
+        let took = try ContinuousClock().measure {
+            workspaces = try fixture.queries.heartbeat(node: "node-a", connections: [], settings: Self.settings)
+        }
+        #expect(workspaces.isEmpty, "a queue of 5,000, but everyone's grace is over")
+        #expect(took < .milliseconds(500), "a beat over 5,000 queued sessions and 5,000 operators took \(took)")
+        try fixture.admin.query(
+            "UPDATE operators SET connected_until = now() + interval '1 minute' WHERE id = 'op-5000'")
+        #expect(
+            try fixture.queries.heartbeat(node: "node-a", connections: [], settings: Self.settings) == [workspace],
+            "one operator is enough")
+    }
+
     @Test func aHeartbeatFindsTheWorkspacesWithWork() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
