@@ -7,7 +7,7 @@ struct InFlightBatch {
     let sentAt: UInt64
     /// The home lanes other than its own whose sessions a batch on lane 0
     /// holds: they wait for its commit before their lane sends them (`LanePlan`).
-    var heldHomes: [Int] = []
+    var heldHomes: LaneSet = []
     var result: PostgresResult?
     var error: PostgresError?
 

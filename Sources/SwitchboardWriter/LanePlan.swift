@@ -59,10 +59,10 @@ struct LanePlan {
         var waiting: Int { pending.reduce(0, +) }
     }
 
-    /// A batch to send: on `lane`, the waiting commands of `homes` (in that order).
+    /// A batch to send: on `lane`, the waiting commands of `homes` (in ascending order).
     struct Batch: Equatable {
         var lane: Int
-        var homes: [Int]
+        var homes: LaneSet
     }
 
     /// The next batch to send now, or nil.
@@ -80,10 +80,10 @@ struct LanePlan {
             return nil
         }
         let homes = joinable(state)
-        guard let oldest = homes.map({ state.oldestAcceptedAt[$0] }).min(),
+        guard let (pending, oldest) = waitingIn(homes, state),
             schedule.sendsNow(
-                pending: homes.reduce(0) { $0 + state.pending[$1] }, oldestAcceptedAt: oldest,
-                lastSentAt: state.lastSentAt[0], inFlight: state.inFlight[0], now: now, stopping: false)
+                pending: pending, oldestAcceptedAt: oldest, lastSentAt: state.lastSentAt[0],
+                inFlight: state.inFlight[0], now: now, stopping: false)
         else { return nil }
         return Batch(lane: 0, homes: homes)
     }
@@ -110,9 +110,8 @@ struct LanePlan {
                 consider(pending: state.pending[lane], oldest: state.oldestAcceptedAt[lane], lane: lane)
             }
         } else {
-            let homes = joinable(state)
-            if let oldest = homes.map({ state.oldestAcceptedAt[$0] }).min() {
-                consider(pending: homes.reduce(0) { $0 + state.pending[$1] }, oldest: oldest, lane: 0)
+            if let (pending, oldest) = waitingIn(joinable(state), state) {
+                consider(pending: pending, oldest: oldest, lane: 0)
             }
         }
         return shortest
@@ -127,7 +126,23 @@ struct LanePlan {
 
     /// The home lanes whose waiting commands may join a batch on lane 0: its
     /// own, and every other lane's that has nothing on the wire.
-    private func joinable(_ state: State) -> [Int] {
-        (0..<lanes).filter { state.pending[$0] > 0 && ($0 == 0 || state.inFlight[$0] == 0) }
+    private func joinable(_ state: State) -> LaneSet {
+        var homes = LaneSet()
+        for lane in 0..<lanes where state.pending[lane] > 0 && (lane == 0 || state.inFlight[lane] == 0) {
+            homes.insert(lane)
+        }
+        return homes
+    }
+
+    /// How many commands of `homes` wait, and since when the oldest of them
+    /// (nil when `homes` is empty).
+    private func waitingIn(_ homes: LaneSet, _ state: State) -> (pending: Int, oldest: UInt64)? {
+        var pending = 0
+        var oldest = UInt64.max
+        for home in homes {
+            pending += state.pending[home]
+            oldest = min(oldest, state.oldestAcceptedAt[home])
+        }
+        return homes.isEmpty ? nil : (pending, oldest)
     }
 }

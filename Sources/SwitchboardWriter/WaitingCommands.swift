@@ -27,9 +27,9 @@ struct WaitingCommands {
         arrived.removeAll(keepingCapacity: true)
     }
 
-    /// Moves the oldest waiting commands of `homes`, in that order, to
+    /// Moves the oldest waiting commands of `homes`, in ascending order, to
     /// `batch`, at most `limit` in all.
-    mutating func take(from homes: [Int], upTo limit: Int, into batch: inout [QueuedCommand]) {
+    mutating func take(from homes: LaneSet, upTo limit: Int, into batch: inout [QueuedCommand]) {
         for home in homes {
             let taken = min(count(home), limit - batch.count)
             if taken <= 0 { break }

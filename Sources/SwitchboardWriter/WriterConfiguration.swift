@@ -42,6 +42,7 @@ public struct WriterConfiguration: Sendable {
     /// database can store when the load needs it. Each session has a home
     /// connection by a stable hash of its id; below `splitMarkMessages`
     /// waiting, the first connection alone carries every session (`LanePlan`).
+    /// At most 64 (`LaneSet`).
     public var connections: Int
     /// First wait before reconnecting after the connection is lost.
     public var reconnectBackoffMinimumMilliseconds: Int
@@ -66,7 +67,9 @@ public struct WriterConfiguration: Sendable {
         precondition(splitMarkMessages >= 1, "splitMarkMessages must be at least 1")
         precondition(queueCapacity >= 1, "queueCapacity must be at least 1")
         precondition(pipelineDepth >= 1, "pipelineDepth must be at least 1")
-        precondition(connections >= 1, "connections must be at least 1")
+        precondition(
+            connections >= 1 && connections <= LaneSet.capacity, "connections must be between 1 and \(LaneSet.capacity)"
+        )
         precondition(
             reconnectBackoffMinimumMilliseconds >= 1
                 && reconnectBackoffMaximumMilliseconds >= reconnectBackoffMinimumMilliseconds,

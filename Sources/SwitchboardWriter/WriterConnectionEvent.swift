@@ -7,8 +7,9 @@ public enum WriterConnectionEvent: Sendable, Equatable {
     /// Connecting failed. Reported on the first failure and again only when
     /// the reason changes, not on every retry of the backoff.
     case connectFailed(connection: Int, reason: String)
-    /// A working connection broke; the writer reconnects all of its connections.
-    case lost(connection: Int, reason: String)
+    /// A working connection broke, or (`connection` nil) the writer's thread
+    /// could not wait on its connections; the writer reconnects all of them.
+    case lost(connection: Int?, reason: String)
     /// Connected again after failures or a loss (not on a first clean connect).
     case restored(failedAttempts: Int)
 }

@@ -147,11 +147,12 @@ final class WriterLoop: @unchecked Sendable {
 
     private enum ServeOutcome {
         case stopped
-        case lost(lane: Int, PostgresError)
+        case lost(lane: Int?, PostgresError)
     }
 
+    /// A lane's connection broke; `lane` nil: the thread's wait on all of them failed.
     private struct LaneLost: Error {
-        var lane: Int
+        var lane: Int?
         var error: PostgresError
     }
 
@@ -175,14 +176,13 @@ final class WriterLoop: @unchecked Sendable {
                 refreshState()
                 if let stopDeadline, inFlight.allSatisfy(\.isEmpty) || now >= stopDeadline { return .stopped }
 
-                // One bit per lane that sent (at most 64 connections).
-                var sent: UInt64 = 0
+                var sent = LaneSet()
                 while let next = plan.next(state, now: now, stopping: stopDeadline != nil) {
                     try send(next, on: connections[next.lane], at: now)
-                    sent |= 1 << UInt64(next.lane)
+                    sent.insert(next.lane)
                     refreshState()
                 }
-                for lane in 0..<lanes where sent & (1 << UInt64(lane)) != 0 || wantsWrite[lane] {
+                for lane in 0..<lanes where sent.contains(lane) || wantsWrite[lane] {
                     wantsWrite[lane] = try flush(connections[lane], lane: lane)
                 }
                 // Arrivals while this thread held commands sent no wake-up; if it
@@ -197,7 +197,9 @@ final class WriterLoop: @unchecked Sendable {
                 do {
                     ready = try fds.wait(timeoutNanoseconds: timeout)
                 } catch {
-                    throw LaneLost(lane: 0, error: PostgresError(kind: .connection, message: "\(error)"))
+                    throw LaneLost(
+                        lane: nil,
+                        error: PostgresError(kind: .connection, message: "waiting on the connections failed: \(error)"))
                 }
                 guard ready > 0 else { continue }
                 for lane in 0..<lanes {
@@ -244,7 +246,7 @@ final class WriterLoop: @unchecked Sendable {
         waiting.take(from: planned.homes, upTo: configuration.maxBatchMessages, into: &batch)
         encoder.encode(batch[...])
         // Lane 0's batch holding other lanes' sessions keeps those lanes from sending them.
-        let held = planned.lane == 0 ? planned.homes.filter { home in home != 0 } : []
+        let held = planned.lane == 0 ? planned.homes.removing(0) : []
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight[planned.lane].append(InFlightBatch(commands: batch, sentAt: now, heldHomes: held))
         state.lastSentAt[planned.lane] = now

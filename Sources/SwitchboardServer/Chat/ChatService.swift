@@ -96,9 +96,11 @@ final class ChatService: Sendable {
                 switch event {
                 case .connectFailed(let connection, let reason):
                     logger.error("writer connection \(connection) cannot connect to the database: \(reason) (retrying)")
-                case .lost(let connection, let reason):
+                case .lost(let connection?, let reason):
                     logger.warning(
                         "writer connection \(connection) lost its database connection: \(reason) (reconnecting all)")
+                case .lost(nil, let reason):
+                    logger.warning("writer: \(reason) (reconnecting all)")
                 case .restored(let failedAttempts):
                     logger.notice("writer connected again after \(failedAttempts) failed attempts")
                 }
