@@ -118,6 +118,9 @@ extension ChatQueries {
             )
             INSERT INTO operators (workspace_id, id, name, role)
             SELECT workspace_id, id, name, role FROM seen
+             -- Rows locked in the heartbeat's order, whatever the sightings' order: a hello
+             -- storm during a beat deadlocked with it (a second's wait, then one rolled back).
+             ORDER BY workspace_id, id
             ON CONFLICT (workspace_id, id) DO UPDATE
                SET name = coalesce(EXCLUDED.name, operators.name), role = EXCLUDED.role, last_seen_at = now()
             """, parameters, retryable: true)
