@@ -25,6 +25,54 @@ import Testing
         try fixture.admin.query(sql).rows
     }
 
+    /// Runs `work` with queries of its own on a new thread; the outcome is
+    /// "ok" or the error once it ends.
+    private func onAThread(
+        _ fixture: ReadersFixture, _ work: @escaping @Sendable (ChatQueries) throws(QueryError) -> Void
+    ) -> Outcome {
+        let url = fixture.database.url
+        let outcome = Outcome()
+        Thread {
+            do throws(QueryError) {
+                try work(ChatQueries(databaseURL: url))
+                outcome.set("ok")
+            } catch {
+                outcome.set(error.description)
+            }
+        }.start()
+        return outcome
+    }
+
+    /// Joins planned as nested loops in the fixture's database (for sessions
+    /// that start after this: not `fixture.queries`' if it has run already).
+    private func forceNestedLoops(_ fixture: ReadersFixture) throws {
+        try fixture.admin.query(
+            """
+            DO $$ BEGIN
+                EXECUTE format('ALTER DATABASE %I SET enable_hashjoin = off', current_database());
+                EXECUTE format('ALTER DATABASE %I SET enable_mergejoin = off', current_database());
+            END $$
+            """)
+    }
+
+    /// Whether a readers' connection to the fixture's database (tests run
+    /// side by side, each in a database of its own) comes to wait for a row
+    /// lock within five seconds.
+    private func readerWaitsForALock(_ fixture: ReadersFixture) throws -> Bool {
+        for _ in 0..<100 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let waiting = try rows(
+                fixture,
+                """
+                SELECT 1 FROM pg_stat_activity
+                 WHERE datname = current_database() AND application_name = 'switchboard-reader'
+                   AND wait_event_type = 'Lock'
+                """)
+            if waiting.count == 1 { return true }
+        }
+        return false
+    }
+
     @Test func aHeartbeatWritesTheNodesWholeViewAndGivesTheLeaversTheirGrace() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
@@ -84,29 +132,11 @@ import Testing
         try other.execute("SET deadlock_timeout = '60s'")
         try other.execute("BEGIN")
         try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-b'")
-        let url = fixture.database.url
-        let outcome = Outcome()
-        let thread = Thread {
-            let queries = ChatQueries(databaseURL: url)
-            do throws(QueryError) {
-                _ = try queries.heartbeat(node: "node-a", connections: both, settings: Self.settings)
-                outcome.set("ok")
-            } catch {
-                outcome.set(error.description)
-            }
+        let outcome = onAThread(fixture) { queries throws(QueryError) in
+            _ = try queries.heartbeat(node: "node-a", connections: both, settings: Self.settings)
         }
-        thread.start()
         // The beat holds op-a (it locks in order) and waits for op-b.
-        var waiting = false
-        for _ in 0..<100 where !waiting {
-            Thread.sleep(forTimeInterval: 0.05)
-            waiting =
-                try rows(
-                    fixture,
-                    "SELECT 1 FROM pg_stat_activity WHERE application_name = 'switchboard-reader' AND wait_event_type = 'Lock'"
-                ).count == 1
-        }
-        #expect(waiting, "the heartbeat waits for the other transaction's row")
+        #expect(try readerWaitsForALock(fixture), "the heartbeat waits for the other transaction's row")
         // op-a now closes the cycle. The beat's deadlock_timeout runs out first, so its
         // backend finds the deadlock and is the one rolled back; this update then gets op-a.
         try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-a'")
@@ -137,27 +167,8 @@ import Testing
         let other = try fixture.database.connect()
         try other.execute("BEGIN")
         try other.query("UPDATE operators SET last_assigned_at = now() WHERE id = 'op-b'")
-        let url = fixture.database.url
-        let outcome = Outcome()
-        let thread = Thread {
-            do throws(QueryError) {
-                try ChatQueries(databaseURL: url).recordOperators(bThenA)
-                outcome.set("ok")
-            } catch {
-                outcome.set(error.description)
-            }
-        }
-        thread.start()
-        var waiting = false
-        for _ in 0..<100 where !waiting {
-            Thread.sleep(forTimeInterval: 0.05)
-            waiting =
-                try rows(
-                    fixture,
-                    "SELECT 1 FROM pg_stat_activity WHERE application_name = 'switchboard-reader' AND wait_event_type = 'Lock'"
-                ).count == 1
-        }
-        #expect(waiting, "the sightings wait for op-b, held by the other transaction")
+        let outcome = onAThread(fixture) { queries throws(QueryError) in try queries.recordOperators(bThenA) }
+        #expect(try readerWaitsForALock(fixture), "the sightings wait for op-b, held by the other transaction")
         // Waiting for op-b, the sightings already hold op-a: they came to it first.
         #expect(throws: PostgresError.self, "op-a is locked by the waiting sightings") {
             try fixture.admin.query("SELECT 1 FROM operators WHERE id = 'op-a' FOR UPDATE NOWAIT")
@@ -180,13 +191,7 @@ import Testing
         // and join the view to it by a nested loop; with hash and merge joins off its
         // choice here is that one whatever the statistics say (the session of
         // `fixture.queries` starts after this).
-        try fixture.admin.query(
-            """
-            DO $$ BEGIN
-                EXECUTE format('ALTER DATABASE %I SET enable_hashjoin = off', current_database());
-                EXECUTE format('ALTER DATABASE %I SET enable_mergejoin = off', current_database());
-            END $$
-            """)
+        try forceNestedLoops(fixture)
         let all = (0..<6_000).map { connection(workspace, "op-\($0)") }
         _ = try fixture.queries.heartbeat(node: "node-a", connections: all, settings: Self.settings)
         try fixture.admin.query("UPDATE operators SET connected_until = now() + interval '3 s'")
@@ -222,13 +227,7 @@ import Testing
         defer { fixture.drop() }
         let workspace = fixture.workspaceID
         // Nested loops, as statistics gathered before the queue grew choose them.
-        try fixture.admin.query(
-            """
-            DO $$ BEGIN
-                EXECUTE format('ALTER DATABASE %I SET enable_hashjoin = off', current_database());
-                EXECUTE format('ALTER DATABASE %I SET enable_mergejoin = off', current_database());
-            END $$
-            """)
+        try forceNestedLoops(fixture)
         try fixture.admin.query(
             "INSERT INTO workspaces (id, name) VALUES ('\(workspace)'::uuid, 'night shift') ON CONFLICT DO NOTHING")
         try fixture.admin.query(
