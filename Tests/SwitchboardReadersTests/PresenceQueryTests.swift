@@ -154,7 +154,7 @@ import Testing
     /// sightings came in, so a console storm during a beat cannot deadlock
     /// with it. In the other order they did: each such deadlock held both
     /// statements for `deadlock_timeout` (a second) before one was rolled
-    /// back, 14 times in a day of benchmark runs.
+    /// back, 16 times in a day of benchmark runs.
     @Test func sightingsLockOperatorsInTheBeatsOrder() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
