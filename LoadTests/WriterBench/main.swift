@@ -6,7 +6,7 @@
 //   writer-bench --database-url URL [--sessions 100] [--messages 200000]
 //                [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000] [--split-mark 256]
 //                [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-//                [--notify] [--webhook] [--without-search-index] [--search-share 5]
+//                [--notify] [--webhook] [--without-search-index] [--without-indexer] [--search-share 5]
 //                [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
 //                [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
 //                [--floor-batches 1000,20] [--repeats 3]
@@ -22,7 +22,11 @@
 // costs the writer. That is also the append function of migration 18, without
 // what later migrations changed in it (22's free space on session pages, 27's
 // dropped index, the fast path's later work): to weigh a writer change, run
-// with search, as the gateway does. --search-share: the indexer's share of its connection's
+// with search, as the gateway does. --without-indexer: the schema of today,
+// search triggers and backlog rows included, but no indexer beside the
+// writer (the backlog is left to grow): the writer's own cost on the schema
+// the gateway runs, where --without-search-index would measure an older
+// append function. --search-share: the indexer's share of its connection's
 // time while the writer has commands waiting (the gateway's
 // search.index_busy_share_percent; 100: it never yields).
 //
@@ -79,6 +83,7 @@ struct Options {
     var notify = false
     var webhook = false
     var searchIndex = true
+    var runsIndexer = true
     var searchShare = AfterCommitPacing.search.busySharePercent
     var only: String?
     var windows = 8
@@ -90,11 +95,14 @@ struct Options {
     var floorBatches = [1000, 20]
     var repeats = 3
 
+    /// Whether an indexer runs beside the writer: search in the schema, and not `--without-indexer`.
+    var indexes: Bool { searchIndex && runsIndexer }
+
     static let usage = """
         usage: writer-bench --database-url URL [--sessions 100] [--messages 200000]
                             [--naive-messages 200000] [--batch 1024] [--delay-ms 0] [--interval-us 2000] [--split-mark 256]
                             [--depth 2] [--connections 2] [--rate 10000] [--seconds 10] [--skip-naive]
-                            [--notify] [--webhook] [--without-search-index] [--search-share 5]
+                            [--notify] [--webhook] [--without-search-index] [--without-indexer] [--search-share 5]
                             [--only batched|latency|alternate|growth|floor] [--windows 8] [--window-seconds 10]
                             [--settle-seconds 1] [--same-sides] [--rows 10000000] [--step 1000000]
                             [--floor-batches 1000,20] [--repeats 3]
@@ -130,6 +138,7 @@ struct Options {
             case "--notify": notify = true
             case "--webhook": webhook = true
             case "--without-search-index": searchIndex = false
+            case "--without-indexer": runsIndexer = false
             case "--search-share":
                 searchShare = count(argument)
                 if searchShare > 100 { Self.fail("--search-share is a percentage, 1 to 100") }
@@ -164,7 +173,9 @@ struct Options {
         }
         if databaseURL.isEmpty { Self.fail("--database-url or SWITCHBOARD_DATABASE_URL is required") }
         if settleSeconds >= windowSeconds { Self.fail("--settle-seconds must be shorter than --window-seconds") }
-        if only == "alternate" && !searchIndex { Self.fail("--only alternate weighs the search indexer") }
+        if only == "alternate" && !indexes {
+            Self.fail("--only alternate weighs the search indexer")
+        }
     }
 
     /// A usage error: the message and the usage on stderr, exit status 2.
@@ -379,7 +390,7 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
     let tally = Tally(capacity: 0)
     let notifier = options.notify ? try Notifier(url) : nil
     let writer = startWriter(url, options, tally, notifier)
-    let indexer = options.searchIndex ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
+    let indexer = options.indexes ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
     let expander = options.webhook ? AfterCommitLoop.webhooks(url, writer: writer) : nil
     let started = now()
     let cpuBefore = PostgresCPU.seconds()
@@ -429,8 +440,8 @@ func runBatched(_ url: String, _ options: Options) throws -> Double {
             "notifications": .int(notifier?.publisher.sent.load(ordering: .relaxed) ?? 0),
             "notified_messages_received": .int(notifier?.received.load(ordering: .relaxed) ?? 0),
             "webhook": .bool(options.webhook), "webhook_events": .int(outbox.events),
-            "search_index": .bool(options.searchIndex),
-            "search_share": options.searchIndex ? .int(options.searchShare) : .null,
+            "search_index": .bool(options.searchIndex), "indexer": .bool(options.indexes),
+            "search_share": options.indexes ? .int(options.searchShare) : .null,
             "pg_cpu_us_per_message_stored": rounded(cpuStored * 1e6 / Double(options.messages)),
             "pg_cpu_us_per_message_done": rounded(cpuDone * 1e6 / Double(options.messages)),
             "searchable_after_s": searchable.map { rounded($0 - seconds) } ?? .null,
@@ -454,7 +465,7 @@ func runLatency(_ url: String, _ options: Options) throws {
     defer { notifier?.stop() }
     let writer = startWriter(url, options, tally, notifier)
     // The gateway indexes what it stores while it stores it.
-    let indexer = options.searchIndex ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
+    let indexer = options.indexes ? AfterCommitLoop.search(url, writer: writer, share: options.searchShare) : nil
     let expander = options.webhook ? AfterCommitLoop.webhooks(url, writer: writer) : nil
     let interval = 1e9 / Double(options.rate)
     let cpuBefore = PostgresCPU.seconds()
@@ -499,7 +510,8 @@ func runLatency(_ url: String, _ options: Options) throws {
             "refused": .int(refused), "p50_ms": rounded(percentile(0.5)), "p90_ms": rounded(percentile(0.9)),
             "p99_ms": rounded(percentile(0.99)), "p999_ms": rounded(percentile(0.999)),
             "max_ms": rounded(latencies.last ?? 0), "notify": .bool(options.notify), "webhook": .bool(options.webhook),
-            "search_index": .bool(options.searchIndex), "batches": .int(statistics.batchesCommitted),
+            "search_index": .bool(options.searchIndex), "indexer": .bool(options.indexes),
+            "batches": .int(statistics.batchesCommitted),
             "mean_batch": rounded(Double(statistics.batchSize.sum) / Double(max(statistics.batchSize.count, 1))),
             "pg_cpu_us_per_message": rounded(cpuStored * 1e6 / Double(max(total - refused, 1))),
             "delay_ms": .int(options.delayMilliseconds), "interval_us": .int(options.intervalMicroseconds),
