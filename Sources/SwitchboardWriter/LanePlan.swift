@@ -30,9 +30,7 @@ struct LanePlan {
     init(_ configuration: WriterConfiguration) {
         schedule = BatchSchedule(configuration)
         lanes = configuration.connections
-        splitMark =
-            lanes == 1
-            ? configuration.maxBatchMessages : min(configuration.splitMarkMessages, configuration.maxBatchMessages)
+        splitMark = min(configuration.splitMarkMessages, configuration.maxBatchMessages)
     }
 
     /// What the writer knows when it decides; arrays indexed by lane.
@@ -45,15 +43,14 @@ struct LanePlan {
         var inFlight: [Int]
         /// When each lane last sent a batch (0: never).
         var lastSentAt: [UInt64]
-        /// Lane 0's batches on the wire that hold each home lane's sessions.
-        var heldByLaneZero: [Int]
+        /// The home lanes whose sessions lane 0's batches on the wire hold.
+        var heldByLaneZero = LaneSet()
 
         init(lanes: Int) {
             pending = Array(repeating: 0, count: lanes)
             oldestAcceptedAt = Array(repeating: 0, count: lanes)
             inFlight = Array(repeating: 0, count: lanes)
             lastSentAt = Array(repeating: 0, count: lanes)
-            heldByLaneZero = Array(repeating: 0, count: lanes)
         }
 
         var waiting: Int { pending.reduce(0, +) }
@@ -121,7 +118,7 @@ struct LanePlan {
 
     /// A lane may send its own sessions unless lane 0 has some of them on the wire.
     private func mayGoAlone(_ lane: Int, _ state: State) -> Bool {
-        state.pending[lane] > 0 && (lane == 0 || state.heldByLaneZero[lane] == 0)
+        state.pending[lane] > 0 && (lane == 0 || !state.heldByLaneZero.contains(lane))
     }
 
     /// The home lanes whose waiting commands may join a batch on lane 0: its

@@ -21,6 +21,8 @@ struct LaneSet: Equatable, Sequence, ExpressibleByArrayLiteral {
 
     mutating func insert(_ lane: Int) { bits |= Self.bit(lane) }
 
+    mutating func formUnion(_ other: LaneSet) { bits |= other.bits }
+
     func removing(_ lane: Int) -> LaneSet {
         var copy = self
         copy.bits &= ~Self.bit(lane)

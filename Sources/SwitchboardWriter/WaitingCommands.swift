@@ -28,15 +28,19 @@ struct WaitingCommands {
     }
 
     /// Moves the oldest waiting commands of `homes`, in ascending order, to
-    /// `batch`, at most `limit` in all.
-    mutating func take(from homes: LaneSet, upTo limit: Int, into batch: inout [QueuedCommand]) {
+    /// `batch`, at most `limit` in all; returns the homes it took from.
+    @discardableResult
+    mutating func take(from homes: LaneSet, upTo limit: Int, into batch: inout [QueuedCommand]) -> LaneSet {
+        var takenFrom = LaneSet()
         for home in homes {
             let taken = min(count(home), limit - batch.count)
             if taken <= 0 { break }
             let start = starts[home]
             batch.append(contentsOf: byHome[home][start..<(start + taken)])
             advance(home, by: taken)
+            takenFrom.insert(home)
         }
+        return takenFrom
     }
 
     /// Every waiting command, removed (to fail them).

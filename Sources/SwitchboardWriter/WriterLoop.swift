@@ -232,21 +232,20 @@ final class WriterLoop: @unchecked Sendable {
             state.pending[lane] = waiting.count(lane)
             state.oldestAcceptedAt[lane] = waiting.oldestAcceptedAt(lane)
             state.inFlight[lane] = inFlight[lane].count
-            state.heldByLaneZero[lane] = 0
         }
-        for batch in inFlight[0] {
-            for home in batch.heldHomes { state.heldByLaneZero[home] += 1 }
-        }
+        state.heldByLaneZero = []
+        for batch in inFlight[0] { state.heldByLaneZero.formUnion(batch.heldHomes) }
     }
 
     /// Sends the oldest waiting commands of the batch's home lanes (up to a
     /// full batch) as one statement on its lane.
     private func send(_ planned: LanePlan.Batch, on connection: PostgresConnection, at now: UInt64) throws(LaneLost) {
         batch.removeAll(keepingCapacity: true)
-        waiting.take(from: planned.homes, upTo: configuration.maxBatchMessages, into: &batch)
+        let taken = waiting.take(from: planned.homes, upTo: configuration.maxBatchMessages, into: &batch)
         encoder.encode(batch[...])
-        // Lane 0's batch holding other lanes' sessions keeps those lanes from sending them.
-        let held = planned.lane == 0 ? planned.homes.removing(0) : []
+        // Lane 0's batch holding other lanes' sessions keeps those lanes from
+        // sending them; a home the full batch left out is not held.
+        let held = planned.lane == 0 ? taken.removing(0) : []
         // In flight before sending: if the send fails, the loss handling answers it.
         inFlight[planned.lane].append(InFlightBatch(commands: batch, sentAt: now, heldHomes: held))
         state.lastSentAt[planned.lane] = now

@@ -23,5 +23,8 @@ import Testing
         #expect(Array(lanes.removing(7)) == [0, 1, 2], "removing a lane it lacks changes nothing")
         #expect(Array(lanes) == [0, 1, 2])
         #expect(([0] as LaneSet).removing(0).isEmpty)
+        var union: LaneSet = [1]
+        union.formUnion([0, 3])
+        #expect(Array(union) == [0, 1, 3])
     }
 }
