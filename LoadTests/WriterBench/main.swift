@@ -25,8 +25,7 @@
 // with search, as the gateway does. --without-indexer: the schema of today,
 // search triggers and backlog rows included, but no indexer beside the
 // writer (the backlog is left to grow): the writer's own cost on the schema
-// the gateway runs, where --without-search-index would measure an older
-// append function. --search-share: the indexer's share of its connection's
+// the gateway runs. --search-share: the indexer's share of its connection's
 // time while the writer has commands waiting (the gateway's
 // search.index_busy_share_percent; 100: it never yields).
 //
@@ -173,6 +172,7 @@ struct Options {
         }
         if databaseURL.isEmpty { Self.fail("--database-url or SWITCHBOARD_DATABASE_URL is required") }
         if settleSeconds >= windowSeconds { Self.fail("--settle-seconds must be shorter than --window-seconds") }
+        if connections > 64 { Self.fail("--connections is 1 to 64, as writer.connections") }
         if only == "alternate" && !indexes {
             Self.fail("--only alternate weighs the search indexer")
         }
