@@ -98,7 +98,7 @@ extension ChatQueries {
             """
             -- Each workspace with a queue once, then whether anyone there could take from it:
             -- asked per queued session, a nested loop read all of a workspace's operators for
-            -- each of its sessions (500 x 1,000 rows, about 100 ms a beat, with nobody online).
+            -- each of its sessions (500 x 1,000 rows, up to 111 ms a beat, with nobody online).
             WITH queued AS MATERIALIZED (
                 SELECT DISTINCT s.workspace_id
                   FROM chat_sessions s

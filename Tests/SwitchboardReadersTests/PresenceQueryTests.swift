@@ -219,7 +219,7 @@ import Testing
     /// team all away): the beat asks once per workspace whether someone
     /// could take from its queue, not once per queued session. Asked per
     /// session, it read every operator of the workspace for each of them
-    /// (500 x 1,000 rows, about 100 ms a beat, in bench-latency's 500 x 2
+    /// (500 x 1,000 rows, up to 111 ms a beat, in bench-latency's 500 x 2
     /// shape); here that would be 25 million rows, seconds, so the bound is
     /// loose.
     @Test func aBeatLooksAtAQueuedWorkspacesOperatorsOnce() throws {
