@@ -37,4 +37,12 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
     public var isTransientConflict: Bool {
         sqlState == "40P01" || sqlState == "40001"
     }
+
+    /// SQLSTATE 0A000 (among others, "cached plan must not change result
+    /// type": what a prepared statement returns was changed under it) and
+    /// 26000 (no prepared statement of that name): the statement did not run,
+    /// and preparing it again may well succeed.
+    public var isStalePreparedStatement: Bool {
+        sqlState == "0A000" || sqlState == "26000"
+    }
 }

@@ -6,12 +6,15 @@ extension ChatQueries {
     /// Messages with seq > afterSeq, ascending, at most `limit` (none when `limit` < 1);
     /// private notes only `withNotes` (for operators and admins: a visitor's
     /// reads pass false, and its seqs then have holes where the notes are).
-    /// Served by the unique index on (session_id, seq).
+    /// Served by the unique index on (session_id, seq), at any table size:
+    /// prepared, as every subscribe's history read runs it (planning it
+    /// cost more than running it, like `session(id:)`).
     public func messages(
         sessionID: String, afterSeq: Int64, limit: Int, withNotes: Bool
     ) throws(QueryError) -> [ChatMessage] {
         guard limit > 0 else { return [] }
         let result = try run(
+            prepared: "messages_after",
             """
             SELECT \(RowDecoding.messageColumns)
               FROM chats c

@@ -57,16 +57,18 @@ public final class ChatQueries {
         try run(sql, parameters, preparedAs: nil, retryable: retryable)
     }
 
-    /// `run`, for a statement that a background worker sends over and over
-    /// (the webhook queue's claims and records, the expander's passes): it is
+    /// `run`, for a statement sent over and over (the webhook queue's claims
+    /// and records, the expander's passes, the session and history reads of
+    /// every subscribe): it is
     /// prepared on the connection under `name` the first time, and then sent
     /// without its text, so that PostgreSQL neither parses nor analyzes it
     /// again (a record of 64 outcomes: 0.90-0.94 ms as new text, 0.59-0.62 ms
     /// prepared; `pgbench`, docs/webhooks.md). `name` is unique to `sql` for
     /// the life of the process. PostgreSQL may keep one plan for it from its
     /// sixth run on, made from the statistics of that moment: only for
-    /// statements whose plan is right at any table size (a function call, or
-    /// a function planned by key, as migration 30's record is).
+    /// statements whose plan is right at any table size (a function call, a
+    /// function planned by key, as migration 30's record is, or a lookup by
+    /// a unique key).
     func run(
         prepared name: String, _ sql: String, _ parameters: [String?], retryable: Bool
     ) throws(QueryError)
@@ -114,21 +116,7 @@ public final class ChatQueries {
         do { connection = try connected() } catch { throw .query(error) }
         do throws(PostgresError) {
             guard let name else { return try connection.query(sql, parameters) }
-            if !prepared.contains(name) {
-                try connection.prepare(name, sql)
-                prepared.insert(name)
-            }
-            do throws(PostgresError) {
-                return try connection.query(prepared: name, parameters)
-            } catch {
-                // Prepared again on the next call: a migration may have changed what the statement
-                // reads (a function's result columns), which a prepared statement does not survive.
-                prepared.remove(name)
-                if connection.isConnected && connection.isOutsideTransaction {
-                    _ = try? connection.query("DEALLOCATE " + name)
-                }
-                throw error
-            }
+            return try runPrepared(name, sql, parameters, on: connection)
         } catch {
             if retryingConflicts && error.isTransientConflict && connection.isOutsideTransaction {
                 throw .conflict
@@ -140,6 +128,37 @@ public final class ChatQueries {
                 throw .query(.unavailable(error.description))
             }
             throw .query(.failed(error.description))
+        }
+    }
+
+    /// Runs `name`, preparing it first if this connection has not. A statement
+    /// prepared before a migration changed what it returns (a function's
+    /// result columns, a column's type) fails before it does anything ("cached
+    /// plan must not change result type"), as does one a pooler or `DISCARD`
+    /// dropped: it is prepared again and run once more, so that a change made
+    /// online costs the caller nothing. Any other failure (a timeout, a
+    /// constraint) leaves the statement as it is.
+    private func runPrepared(
+        _ name: String, _ sql: String, _ parameters: [String?], on connection: PostgresConnection
+    ) throws(PostgresError) -> PostgresResult {
+        var preparedAgain = false
+        while true {
+            if !prepared.contains(name) {
+                try connection.prepare(name, sql)
+                prepared.insert(name)
+            }
+            do throws(PostgresError) {
+                return try connection.query(prepared: name, parameters)
+            } catch {
+                // Inside a transaction the failure aborted it, and the statement is made again
+                // on the next call that fails this way outside one.
+                guard error.isStalePreparedStatement, !preparedAgain, connection.isConnected,
+                    connection.isOutsideTransaction
+                else { throw error }
+                prepared.remove(name)
+                _ = try? connection.query("DEALLOCATE " + name)
+                preparedAgain = true
+            }
         }
     }
 

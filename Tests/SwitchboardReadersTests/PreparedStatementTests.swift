@@ -37,7 +37,7 @@ import Testing
         #expect(try preparedNames(fixture.queries) == ["plus_one"])
     }
 
-    @Test func aChangedResultIsPreparedAgainOnTheNextCall() throws {
+    @Test func aChangedResultIsPreparedAgainAndRunAtOnce() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         try fixture.admin.execute(
@@ -50,18 +50,79 @@ import Testing
             DROP FUNCTION prepared_probe(int);
             CREATE FUNCTION prepared_probe(p int) RETURNS TABLE (a int, b text) LANGUAGE sql AS $$ SELECT p, 'x' $$
             """)
-        // The statement prepared before the change fails once ("cached plan must not change result
-        // type"), and is prepared again for the next call.
-        let stale = capture { () throws(QueryError) in
-            _ = try fixture.queries.run(prepared: "probe", sql, ["8"], retryable: true)
-        }
-        guard case .failure(let error) = stale else {
-            Issue.record("the statement prepared before the change still ran: \(stale)")
-            return
-        }
-        #expect("\(error)".contains("result type"), "\(error)")
+        // The statement prepared before the change fails ("cached plan must not change result type")
+        // before it does anything: it is prepared again and run at once, and the caller sees the new
+        // result, not the failure.
         let result = try fixture.queries.run(prepared: "probe", sql, ["9"], retryable: true)
         #expect(result.string(0, 0) == "9")
         #expect(result.string(0, 1) == "x")
+    }
+    @Test func aStatementDroppedOnTheServerIsPreparedAgainAndRunAtOnce() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["1"], retryable: true)
+        // What a pooler's reset or `DISCARD ALL` does to the connection's statements.
+        _ = try fixture.queries.run("DEALLOCATE ALL", [], retryable: true)
+        #expect(try preparedNames(fixture.queries) == [])
+        let result = try fixture.queries.run(prepared: "plus_one", Self.statement, ["2"], retryable: true)
+        #expect(result.string(0, 0) == "3")
+        #expect(try preparedNames(fixture.queries) == ["plus_one"])
+    }
+
+    @Test func anyOtherFailureKeepsTheStatementPrepared() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["1"], retryable: true)
+        let overflow = capture { () throws(QueryError) in
+            _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["2147483647"], retryable: true)
+        }
+        guard case .failure(let error) = overflow else {
+            Issue.record("an integer overflow ran: \(overflow)")
+            return
+        }
+        #expect("\(error)".contains("out of range"), "\(error)")
+        #expect(try preparedNames(fixture.queries) == ["plus_one"])
+        #expect(try fixture.queries.run(prepared: "plus_one", Self.statement, ["3"], retryable: true).string(0, 0) == "4")
+    }
+
+    /// A session's creation and the session and history reads of every
+    /// subscribe are prepared, and answer the same on the one plan that
+    /// PostgreSQL may use for all parameters from the sixth run on: a title
+    /// given or not, a deleted session, a visitor's read without notes and an
+    /// operator's with them, from a given seq and up to a limit.
+    @Test func theSubscribeStatementsArePreparedAndAnswerAlikeOnTheirGenericPlan() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        _ = try fixture.queries.run("SET plan_cache_mode = force_generic_plan", [], retryable: true)
+        let created = try (0..<8).map { index in
+            try fixture.queries.createSession(
+                workspaceID: fixture.workspaceID, visitorID: "v-\(index)", title: index == 6 ? "Billing" : nil)
+        }
+        #expect(created.map(\.title) == Array(repeating: "New chat", count: 6) + ["Billing", "New chat"])
+        #expect(created.allSatisfy { $0.workspaceID == fixture.workspaceID && $0.lastSeq == 0 })
+        #expect(Set(created.map(\.id)).count == 8)
+        let sessions = Array(created.suffix(3))
+        for (index, session) in sessions.enumerated() {
+            for message in 0...index { try fixture.append(session: session.id, body: "m\(message)") }
+        }
+        try fixture.append(session: sessions[2].id, role: "operator", senderID: "op-1", kind: "note", body: "private")
+        try fixture.softDelete(session: sessions[1].id)
+        for _ in 0..<8 {
+            #expect(try fixture.queries.session(id: sessions[0].id)?.lastSeq == 1)
+            #expect(try fixture.queries.session(id: sessions[1].id) == nil)
+            let third = try #require(try fixture.queries.session(id: sessions[2].id))
+            #expect(third.lastSeq == 4)
+            #expect(third.lastMessage?.body == "m2")
+            let visitorReads = try fixture.queries.messages(
+                sessionID: sessions[2].id, afterSeq: 0, limit: 10, withNotes: false)
+            #expect(visitorReads.map(\.seq) == [1, 2, 3])
+            let operatorReads = try fixture.queries.messages(
+                sessionID: sessions[2].id, afterSeq: 1, limit: 10, withNotes: true)
+            #expect(operatorReads.map(\.body) == ["m1", "m2", "private"])
+            let firstTwo = try fixture.queries.messages(
+                sessionID: sessions[2].id, afterSeq: 0, limit: 2, withNotes: true)
+            #expect(firstTwo.map(\.seq) == [1, 2])
+        }
+        #expect(try preparedNames(fixture.queries) == ["messages_after", "session_by_id", "session_create"])
     }
 }
