@@ -21,8 +21,8 @@ static inline CURLcode sb_curl_setopt_off(CURL *handle, CURLoption option, curl_
 }
 
 // libcurl copies strings it is given (since 7.17), so the Swift string may go
-// away after the call; CURLOPT_POSTFIELDS is the exception and is not used
-// (the body goes through CURLOPT_COPYPOSTFIELDS, a pointer below).
+// away after the call; CURLOPT_POSTFIELDS is the exception, and goes through
+// the pointer setter below, at memory the caller keeps until the request ends.
 static inline CURLcode sb_curl_setopt_str(CURL *handle, CURLoption option, const char *value) {
     return curl_easy_setopt(handle, option, value);
 }

@@ -26,6 +26,10 @@ final class CurlTransfer {
     private var bodyBytesRead = 0
     private var bodyCut = false
     private var refusedAddress: TargetAddress?
+    /// The request's body, which libcurl reads from here (CURLOPT_POSTFIELDS)
+    /// until the request ends: kept by the transfer, grown when a body needs
+    /// more, reused by the next request.
+    private var bodyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
 
     init(settings: WebhookHTTPClient.Settings) throws(WebhookHTTPError) {
         try CurlGlobal.initialize()
@@ -77,6 +81,7 @@ final class CurlTransfer {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+        bodyBuffer.deallocate()
     }
 
     /// Sets the URL, headers and body of the next request.
@@ -101,14 +106,19 @@ final class CurlTransfer {
             headerList = list
         }
         try check(sb_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
-        var body = Array(request.body.utf8)
+        // One copy of the body, into memory that outlives the request (libcurl
+        // does not copy what CURLOPT_POSTFIELDS points at); never empty, so
+        // the pointer is valid even for an empty body.
+        let length = request.body.utf8.count
+        if length > bodyBuffer.count {
+            bodyBuffer.deallocate()
+            bodyBuffer = .allocate(byteCount: length, alignment: 1)
+        }
+        _ = bodyBuffer.initializeMemory(as: UInt8.self, from: request.body.utf8)
         try check(
-            sb_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)),
+            sb_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length)),
             "CURLOPT_POSTFIELDSIZE_LARGE")
-        // libcurl copies the body (COPYPOSTFIELDS); an empty one still needs a valid pointer.
-        if body.isEmpty { body = [0] }
-        let code = body.withUnsafeMutableBytes { sb_curl_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
-        try check(code, "CURLOPT_COPYPOSTFIELDS")
+        try check(sb_curl_setopt_ptr(handle, CURLOPT_POSTFIELDS, bodyBuffer.baseAddress), "CURLOPT_POSTFIELDS")
     }
 
     /// What came of the request, once libcurl says it is done with `code`.

@@ -82,7 +82,8 @@ import Testing
         }
         #expect("\(error)".contains("out of range"), "\(error)")
         #expect(try preparedNames(fixture.queries) == ["plus_one"])
-        #expect(try fixture.queries.run(prepared: "plus_one", Self.statement, ["3"], retryable: true).string(0, 0) == "4")
+        #expect(
+            try fixture.queries.run(prepared: "plus_one", Self.statement, ["3"], retryable: true).string(0, 0) == "4")
     }
 
     /// A session's creation and the session and history reads of every

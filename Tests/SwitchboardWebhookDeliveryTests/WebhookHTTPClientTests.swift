@@ -36,6 +36,19 @@ import Testing
         #expect(request.headers["expect"] == nil)
     }
 
+    /// One transfer carries request after request, each body copied into
+    /// memory it keeps: a long body, then shorter ones and an empty one, each
+    /// arrives as itself, with nothing of the one before.
+    @Test func eachBodyArrivesWholeAfterALongerOne() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let bodies = [String(repeating: "a", count: 9000), "{\"n\":2}", "", String(repeating: "é", count: 2500), "z"]
+        for body in bodies { #expect(client.send(post(receiver.url + "/b", body: body)).statusCode == 200) }
+        #expect(receiver.requests.map(\.body) == bodies)
+        #expect(receiver.requests.map { $0.headers["content-length"] } == bodies.map { String($0.utf8.count) })
+    }
+
     @Test func keepsTheConnectionForTheNextRequest() throws {
         let receiver = try TestReceiver()
         defer { receiver.stop() }
