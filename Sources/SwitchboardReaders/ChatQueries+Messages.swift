@@ -35,12 +35,19 @@ extension ChatQueries {
     /// (reads arrive often and mostly repeat); otherwise the stored row is read
     /// from the statement's snapshot. Should that row have been inserted by a
     /// concurrent reader after the snapshot, the clamped request stands in.
+    ///
+    /// Prepared: clients send `read` as messages reach a visible
+    /// conversation, so this runs about as often as messages are read, and
+    /// parsing and planning it afresh cost 0.13-0.16 ms a call (`pgbench`,
+    /// simple against prepared, 0.40 against 0.25-0.28 ms). Every part of it
+    /// is a lookup by key.
     public func recordRead(
         sessionID: String, readerID: String, readerRole: String, seq: Int64
     ) throws(QueryError)
         -> Int64?
     {
         let result = try run(
+            prepared: "read_position",
             """
             WITH s AS (
                 SELECT id, least(greatest($4::bigint, 0), last_seq) AS seq

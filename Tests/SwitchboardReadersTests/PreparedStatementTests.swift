@@ -126,4 +126,27 @@ import Testing
         }
         #expect(try preparedNames(fixture.queries) == ["messages_after", "session_by_id", "session_create"])
     }
+
+    /// A read position, on the one plan PostgreSQL may keep: forward only,
+    /// clamped to the session's last seq, per reader, nil for a deleted
+    /// session.
+    @Test func aReadPositionIsPreparedAndStoredAlikeOnItsGenericPlan() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        let gone = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-2", title: nil)
+        for index in 1...5 { try fixture.append(session: session.id, body: "m\(index)") }
+        try fixture.softDelete(session: gone.id)
+        _ = try fixture.queries.run("SET plan_cache_mode = force_generic_plan", [], retryable: true)
+        let read = { (id: String, reader: String, seq: Int64) throws(QueryError) -> Int64? in
+            try fixture.queries.recordRead(sessionID: id, readerID: reader, readerRole: "operator", seq: seq)
+        }
+        let answers = try [
+            read(session.id, "op-7", 3), read(session.id, "op-7", 2), read(session.id, "op-7", 4),
+            read(session.id, "op-7", 99), read(session.id, "op-8", -4), read(session.id, "op-8", 1),
+            read(gone.id, "op-7", 1), read(session.id, "op-8", 5),
+        ]
+        #expect(answers == [3, 3, 4, 5, 0, 1, nil, 5])
+        #expect(try preparedNames(fixture.queries).contains("read_position"))
+    }
 }
