@@ -57,6 +57,7 @@ import Testing
         #expect(result.string(0, 0) == "9")
         #expect(result.string(0, 1) == "x")
     }
+
     @Test func aStatementDroppedOnTheServerIsPreparedAgainAndRunAtOnce() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
