@@ -146,10 +146,9 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
     private func serve(_ connection: PostgresConnection, _ handlers: BusHandlers) {
         var fds = PollSet([wakeup.fd, connection.socket])
         var nextCount = MonotonicClock.nanoseconds() + Self.peerCountNanoseconds
-        var prepared = Set<Int>()
         do {
             while !stopping.load(ordering: .relaxed) {
-                try send(on: connection, prepared: &prepared)
+                try send(on: connection)
                 deliver(connection.notifications(), from: connection.backendPID, handlers)
                 let ready = try fds.wait(timeoutMilliseconds: Self.peerCountMilliseconds)
                 if MonotonicClock.nanoseconds() >= nextCount {
@@ -178,11 +177,11 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
 
     /// Sends what the outbox holds, a statement per `notificationsPerStatement`
     /// notifications. The statement for each count of notifications is
-    /// prepared on first use (`prepared` holds the counts done on this
-    /// connection): when batches are small and frequent, parsing and planning
-    /// `SELECT pg_notify(...)` anew was a large part of what notifying cost
-    /// the database (docs/cluster.md, "What notifying costs the database").
-    private func send(on connection: PostgresConnection, prepared: inout Set<Int>) throws(PostgresError) {
+    /// prepared on the connection on first use: when batches are small and
+    /// frequent, parsing and planning `SELECT pg_notify(...)` anew was a large
+    /// part of what notifying cost the database (docs/cluster.md, "What
+    /// notifying costs the database").
+    private func send(on connection: PostgresConnection) throws(PostgresError) {
         let events = outbox.withLock { outbox in
             defer { outbox.removeAll(keepingCapacity: true) }
             return outbox
@@ -196,12 +195,10 @@ public final class PostgresBus: ClusterBus, @unchecked Sendable {
             let parameters: [String?] = [channel] + chunk.map { String(decoding: $0, as: UTF8.self) }
             let name = "switchboard_notify_\(chunk.count)"
             do {
-                if !prepared.contains(chunk.count) {
-                    let calls = (0..<chunk.count).map { "pg_notify($1, $\($0 + 2))" }.joined(separator: ", ")
-                    try connection.prepare(name, "SELECT " + calls)
-                    prepared.insert(chunk.count)
-                }
-                try connection.query(prepared: name, parameters)
+                try connection.query(
+                    prepared: name,
+                    from: "SELECT " + (0..<chunk.count).map { "pg_notify($1, $\($0 + 2))" }.joined(separator: ", "),
+                    parameters)
                 sent.add(chunk.count, ordering: .relaxed)
             } catch  where error.kind == .connection {
                 dropped.add(payloads.count - start, ordering: .relaxed)

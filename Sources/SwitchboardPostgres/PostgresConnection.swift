@@ -10,6 +10,8 @@ import Glibc
 /// Threading: not thread-safe; one owner thread at a time.
 public final class PostgresConnection {
     let connection: OpaquePointer
+    /// The statements `prepare` made on this connection (a new connection has none).
+    var preparedNames: Set<String> = []
 
     /// Connects with a URL (`postgresql://user@host:port/db?...`) or a
     /// key/value string (`host=... dbname=...`).
@@ -55,6 +57,7 @@ public final class PostgresConnection {
     /// pipeline mode), so that later executions skip parsing and planning.
     public func prepare(_ name: String, _ sql: String) throws(PostgresError) {
         _ = try check(PQprepare(connection, name, sql, 0, nil))
+        preparedNames.insert(name)
     }
 
     /// Runs a statement prepared on this connection (`prepare`) with text parameters.

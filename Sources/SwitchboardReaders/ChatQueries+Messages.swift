@@ -39,7 +39,7 @@ extension ChatQueries {
     /// Prepared: clients send `read` as messages reach a visible
     /// conversation, so this runs about as often as messages are read, and
     /// parsing and planning it afresh cost 0.13-0.16 ms a call (`pgbench`,
-    /// simple against prepared, 0.40 against 0.25-0.28 ms). Every part of it
+    /// simple against prepared, 0.40-0.44 against 0.25-0.29 ms). Every part of it
     /// is a lookup by key.
     public func recordRead(
         sessionID: String, readerID: String, readerRole: String, seq: Int64

@@ -9,8 +9,6 @@ import SwitchboardPostgres
 public final class ChatQueries {
     private let databaseURL: String
     private var connection: PostgresConnection?
-    /// The statements prepared on `connection` (`run(prepared:)`); a new connection starts with none.
-    private var prepared: Set<String> = []
 
     /// Shown in pg_stat_activity, so operators (and tests) can tell reader backends apart.
     static let applicationName = "switchboard-reader"
@@ -68,7 +66,8 @@ public final class ChatQueries {
     /// sixth run on, made from the statistics of that moment: only for
     /// statements whose plan is right at any table size (a function call, a
     /// function planned by key, as migration 30's record is, or a lookup by
-    /// a unique key).
+    /// a unique key). A statement that a migration changed under it is
+    /// prepared again and run at once (`PostgresConnection.query(prepared:from:_:)`).
     func run(
         prepared name: String, _ sql: String, _ parameters: [String?], retryable: Bool
     ) throws(QueryError)
@@ -116,7 +115,7 @@ public final class ChatQueries {
         do { connection = try connected() } catch { throw .query(error) }
         do throws(PostgresError) {
             guard let name else { return try connection.query(sql, parameters) }
-            return try runPrepared(name, sql, parameters, on: connection)
+            return try connection.query(prepared: name, from: sql, parameters)
         } catch {
             if retryingConflicts && error.isTransientConflict && connection.isOutsideTransaction {
                 throw .conflict
@@ -128,37 +127,6 @@ public final class ChatQueries {
                 throw .query(.unavailable(error.description))
             }
             throw .query(.failed(error.description))
-        }
-    }
-
-    /// Runs `name`, preparing it first if this connection has not. A statement
-    /// prepared before a migration changed what it returns (a function's
-    /// result columns, a column's type) fails before it does anything ("cached
-    /// plan must not change result type"), as does one a pooler or `DISCARD`
-    /// dropped: it is prepared again and run once more, so that a change made
-    /// online costs the caller nothing. Any other failure (a timeout, a
-    /// constraint) leaves the statement as it is.
-    private func runPrepared(
-        _ name: String, _ sql: String, _ parameters: [String?], on connection: PostgresConnection
-    ) throws(PostgresError) -> PostgresResult {
-        var preparedAgain = false
-        while true {
-            if !prepared.contains(name) {
-                try connection.prepare(name, sql)
-                prepared.insert(name)
-            }
-            do throws(PostgresError) {
-                return try connection.query(prepared: name, parameters)
-            } catch {
-                // Inside a transaction the failure aborted it, and the statement is made again
-                // on the next call that fails this way outside one.
-                guard error.isStalePreparedStatement, !preparedAgain, connection.isConnected,
-                    connection.isOutsideTransaction
-                else { throw error }
-                prepared.remove(name)
-                _ = try? connection.query("DEALLOCATE " + name)
-                preparedAgain = true
-            }
         }
     }
 
@@ -184,7 +152,6 @@ public final class ChatQueries {
                     + (waitsForDisk ? [] : ["SET synchronous_commit = off"]) + roleSettings)
                     .joined(separator: "; "))
             connection = fresh
-            prepared = []
             return fresh
         } catch {
             throw .unavailable(error.description)

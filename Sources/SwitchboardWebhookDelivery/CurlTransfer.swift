@@ -107,8 +107,8 @@ final class CurlTransfer {
         }
         try check(sb_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         // One copy of the body, into memory that outlives the request (libcurl
-        // does not copy what CURLOPT_POSTFIELDS points at); never empty, so
-        // the pointer is valid even for an empty body.
+        // does not copy what CURLOPT_POSTFIELDS points at). The buffer is
+        // never empty, so its pointer is valid for an empty body too.
         let length = request.body.utf8.count
         if length > bodyBuffer.count {
             bodyBuffer.deallocate()

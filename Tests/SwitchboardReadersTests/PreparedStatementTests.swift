@@ -6,9 +6,15 @@ import Testing
 
 /// `ChatQueries.run(prepared:)`: a statement sent over and over is prepared on
 /// its connection once, and keeps working across what a prepared statement
-/// does not survive by itself (a new connection, a changed result).
+/// does not survive by itself (a new connection, a changed result, a
+/// statement dropped on the server).
 @Suite struct PreparedStatementTests {
     private static let statement = "SELECT $1::int + 1"
+
+    /// `statement` run prepared as "plus_one" with `value`; its answer.
+    private func plusOne(_ queries: ChatQueries, _ value: String) throws(QueryError) -> String? {
+        try queries.run(prepared: "plus_one", Self.statement, [value], retryable: true).string(0, 0)
+    }
 
     private func preparedNames(_ queries: ChatQueries) throws -> [String] {
         let result = try queries.run("SELECT name FROM pg_prepared_statements ORDER BY name", [], retryable: true)
@@ -18,22 +24,17 @@ import Testing
     @Test func aStatementIsPreparedOnceAndRunWithItsParameters() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        for value in 1...3 {
-            let result = try fixture.queries.run(
-                prepared: "plus_one", Self.statement, [String(value)], retryable: true)
-            #expect(result.string(0, 0) == String(value + 1))
-        }
+        for value in 1...3 { #expect(try plusOne(fixture.queries, String(value)) == String(value + 1)) }
         #expect(try preparedNames(fixture.queries) == ["plus_one"])
     }
 
     @Test func aNewConnectionPreparesItAgain() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["1"], retryable: true)
+        #expect(try plusOne(fixture.queries, "1") == "2")
         #expect(try fixture.terminateReaders() == 1)
         // The lost connection is found and left; the retry on a fresh one prepares the statement there.
-        let result = try fixture.queries.run(prepared: "plus_one", Self.statement, ["41"], retryable: true)
-        #expect(result.string(0, 0) == "42")
+        #expect(try plusOne(fixture.queries, "41") == "42")
         #expect(try preparedNames(fixture.queries) == ["plus_one"])
     }
 
@@ -61,21 +62,20 @@ import Testing
     @Test func aStatementDroppedOnTheServerIsPreparedAgainAndRunAtOnce() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["1"], retryable: true)
+        #expect(try plusOne(fixture.queries, "1") == "2")
         // What a pooler's reset or `DISCARD ALL` does to the connection's statements.
         _ = try fixture.queries.run("DEALLOCATE ALL", [], retryable: true)
         #expect(try preparedNames(fixture.queries) == [])
-        let result = try fixture.queries.run(prepared: "plus_one", Self.statement, ["2"], retryable: true)
-        #expect(result.string(0, 0) == "3")
+        #expect(try plusOne(fixture.queries, "2") == "3")
         #expect(try preparedNames(fixture.queries) == ["plus_one"])
     }
 
     @Test func anyOtherFailureKeepsTheStatementPrepared() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
-        _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["1"], retryable: true)
+        #expect(try plusOne(fixture.queries, "1") == "2")
         let overflow = capture { () throws(QueryError) in
-            _ = try fixture.queries.run(prepared: "plus_one", Self.statement, ["2147483647"], retryable: true)
+            _ = try plusOne(fixture.queries, "2147483647")
         }
         guard case .failure(let error) = overflow else {
             Issue.record("an integer overflow ran: \(overflow)")
@@ -83,8 +83,7 @@ import Testing
         }
         #expect("\(error)".contains("out of range"), "\(error)")
         #expect(try preparedNames(fixture.queries) == ["plus_one"])
-        #expect(
-            try fixture.queries.run(prepared: "plus_one", Self.statement, ["3"], retryable: true).string(0, 0) == "4")
+        #expect(try plusOne(fixture.queries, "3") == "4")
     }
 
     /// A session's creation and the session and history reads of every
