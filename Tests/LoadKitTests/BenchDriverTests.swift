@@ -63,6 +63,11 @@ struct BenchDriverTests {
         #expect(try LatencyDriver.parse(["--shapes", "10x100,50x20"]).shapes.count == 2)
         #expect(try LatencyDriver.parse(["--skip-ramp"]).partial)
         #expect(throws: DriverFlags.UsageError.self) { try LatencyDriver.parse(["--shapes", "500x3"]) }
+        let reads = try LatencyDriver.parse(["--shapes", "500x2,50x20", "--reads", "--rate", "2000"])
+        #expect(reads.reads && reads.partial && !all.reads)
+        #expect(reads.shapes.map { "\($0.0)x\($0.1)x\($0.2)" } == ["500x2x2000", "50x20x2000"])
+        #expect(try LatencyDriver.parse(["--rate", "5000"]).partial)
+        #expect(throws: DriverFlags.UsageError.self) { try LatencyDriver.parse(["--rate", "fast"]) }
     }
 
     @Test("loadtest abuser's flags")

@@ -35,6 +35,15 @@ struct LoadOptionsTests {
         #expect(!plain.backlog && plain.capacity == 0 && plain.holdSeconds == 2)
     }
 
+    @Test("--reads: participants answer deliveries with read, and the report's parameters say so")
+    func readsSwitch() throws {
+        let options = try LoadOptions(arguments: ["fanout", "--jwt-secret", "s", "--reads", "--subscribers", "2"])
+        #expect(options.sendsReads && options.subscribers == 2)
+        #expect(options.displayed.contains { $0.name == "reads" && $0.value == "true" })
+        let plain = try LoadOptions(arguments: ["fanout", "--jwt-secret", "s"])
+        #expect(!plain.sendsReads && !plain.displayed.contains { $0.name == "reads" })
+    }
+
     @Test("one --url is reported as it always was")
     func oneURL() throws {
         let options = try LoadOptions(arguments: ["conversations", "--jwt-secret", "s", "--url", "ws://127.0.0.1:9001"])

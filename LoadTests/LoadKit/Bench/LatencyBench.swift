@@ -7,6 +7,8 @@ struct LatencyBench {
     let gateway: GatewayProcess
     let seconds: Int
     let quick: Bool
+    /// The subscribers answer each message with `read` (`--reads`).
+    var reads = false
 
     /// writer-bench at the gateway's place (core 0, the gateway idle): submit
     /// to commit, open loop; its "latency" line.
@@ -34,7 +36,7 @@ struct LatencyBench {
             report = try sampler.measure { () throws in
                 try context.fanout(
                     gateway, sessions: sessions, subscribers: subscribers, rate: rate, seconds: seconds,
-                    directory: directory)
+                    directory: directory, extra: reads ? ["--reads"] : [])
             }
         } catch {
             _ = roles.stop()
@@ -62,7 +64,10 @@ struct LatencyBench {
         context.log(
             "\(label): PostgreSQL per stored message: \(row.postgresPerStoredText); search indexer "
                 + "\(row.indexerPerIndexed.map { PythonFormat.fixed($0, 1) } ?? "-") us per indexed message "
-                + "(\(Int(row.indexed)) indexed)")
+                + "(\(Int(row.indexed)) indexed)"
+                + (reads
+                    ? "; reads sent \(Int(report.figure("reads_sent") ?? 0)), refused "
+                        + "\(Int(report.figure("reads_refused") ?? 0))" : ""))
         context.log(
             "\(label): delivery p50 \(show(row.deliveryP50Ms)) p99 \(show(row.deliveryP99Ms)) ms; floor p50 "
                 + "\(show(row.floorP50Ms)) p99 \(show(row.floorP99Ms)) ms; above \(show(row.aboveP99Ms)) ms")

@@ -24,7 +24,9 @@ public enum LatencyDriver {
         docs/benchmarks.md (--quick: small shapes, one repeat, prints the section instead).
         Defaults: 8 s per shape, 3 repeats. --shapes 500x2,50x20 runs only those of the three
         shapes, --skip-ramp leaves the ramp out (for measuring one change; the section is then not
-        written, only printed). --render DIR writes the section again from DIR's results.json.
+        written, only printed); --reads has the shapes' subscribers answer every message with `read`,
+        as the widget and the console do, and --rate R runs the shapes at R msg/s (measurements: the
+        section is then not written). --render DIR writes the section again from DIR's results.json.
         --check only checks the flags.
 
         """ + BenchContext.setUpUsage
@@ -37,9 +39,13 @@ public enum LatencyDriver {
         /// The shapes to run (all by default), and whether the ramp runs.
         var shapes: [(Int, Int, Int)]
         var ramp: Bool
+        /// The shapes' subscribers answer each message with `read` (`--reads`).
+        var reads: Bool
 
         /// A part left out: the run is a measurement, not the section.
-        var partial: Bool { !ramp || shapes.count != LatencyDriver.shapes.count }
+        var partial: Bool {
+            !ramp || reads || flags.string("rate") != nil || shapes.count != LatencyDriver.shapes.count
+        }
     }
 
     public static func main(_ arguments: [String]) -> Int32 {
@@ -48,8 +54,8 @@ public enum LatencyDriver {
 
     static func parse(_ arguments: [String]) throws(DriverFlags.UsageError) -> Options {
         let flags = try DriverFlags(
-            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render", "shapes"],
-            switchNames: ["quick", "check", "skip-ramp"])
+            arguments, options: BenchContext.setUpOptions + ["seconds", "repeats", "render", "shapes", "rate"],
+            switchNames: ["quick", "check", "skip-ramp", "reads"])
         let quick = flags.has("quick")
         var chosen = quick ? quickShapes : shapes
         if let names = flags.string("shapes") {
@@ -60,9 +66,14 @@ public enum LatencyDriver {
                 return shape
             }
         }
+        if flags.string("rate") != nil {
+            let rate = try flags.int("rate", default: 0)
+            chosen = chosen.map { ($0.0, $0.1, rate) }
+        }
         return Options(
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 3 : 8),
-            repeats: try flags.int("repeats", default: quick ? 1 : 3), shapes: chosen, ramp: !flags.has("skip-ramp"))
+            repeats: try flags.int("repeats", default: quick ? 1 : 3), shapes: chosen, ramp: !flags.has("skip-ramp"),
+            reads: flags.has("reads"))
     }
 
     static func run(_ options: Options, log: DriveLog) throws -> Bool {
@@ -79,7 +90,8 @@ public enum LatencyDriver {
             seconds: options.seconds)
         let gateway = try context.gateway()
         defer { gateway.stop() }
-        let bench = LatencyBench(context: context, gateway: gateway, seconds: options.seconds, quick: options.quick)
+        let bench = LatencyBench(
+            context: context, gateway: gateway, seconds: options.seconds, quick: options.quick, reads: options.reads)
         for repeat_ in stride(from: 1, through: options.repeats, by: 1) {
             for (sessions, subscribers, rate) in options.shapes {
                 results.fanout.append(

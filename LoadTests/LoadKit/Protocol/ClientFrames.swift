@@ -27,6 +27,14 @@ public enum ClientFrames {
         #"{"type":"read","session_id":"\#(sessionID)","seq":\#(seq)}"#
     }
 
+    /// The ref of the scenarios' reads (`--reads`): an error carrying it is a refused read.
+    public static let readRef = "read"
+
+    /// A `read` with `readRef`, for an error to be told from a refused send.
+    public static func read(sessionID: String, seq: Int64, ref: String) -> String {
+        #"{"type":"read","ref":"\#(ref)","session_id":"\#(sessionID)","seq":\#(seq)}"#
+    }
+
     public static func leave(sessionID: String) -> String {
         #"{"type":"leave","session_id":"\#(sessionID)"}"#
     }

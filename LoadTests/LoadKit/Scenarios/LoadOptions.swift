@@ -40,6 +40,9 @@ public struct LoadOptions: Sendable {
     public var backlog = false
     /// routing: each operator's capacity, set over the API (0: the gateway's).
     public var capacity = 0
+    /// conversations, fanout: every delivered message answered with `read`,
+    /// as the widget and the console do for a conversation on screen.
+    public var sendsReads = false
     /// 0: off. Otherwise the send-to-delivery latency is also split by
     /// alternating wall-clock windows of this many seconds (`AlternatingWindows`).
     public var alternateSeconds = 0.0
@@ -103,6 +106,8 @@ public struct LoadOptions: Sendable {
           --threads N          client loops (default 1; ramp needs 1)
           --warmup S (2)  --drain S (10)  --setup-timeout S (60)  --connect-concurrency N (256)
           --body-bytes B (64)
+          --reads              (conversations, fanout) answer every delivered message with `read`, as
+                               the widget and the console do while a conversation is on screen
           --alternate S        (conversations, fanout) also report send-to-delivery split by
                                S-second windows of the wall clock, A B B A A B B A (the first
                                250 ms of each left out): something switched on and off on the
@@ -195,6 +200,9 @@ public struct LoadOptions: Sendable {
             case "--capacity": capacity = try count(name)
             case "--backlog":
                 backlog = true
+                index -= 1
+            case "--reads":
+                sendsReads = true
                 index -= 1
             case "--target-rate": targetRate = try number(name)
             case "--target-deliveries": targetDeliveries = try number(name)
@@ -293,6 +301,7 @@ public struct LoadOptions: Sendable {
         if scenario != "idle" {
             shown += [("seconds", "\(seconds)"), ("warmup", "\(warmupSeconds)"), ("body_bytes", "\(bodyBytes)")]
         }
+        if sendsReads { shown.append(("reads", "true")) }
         if alternateSeconds > 0 {
             shown.append(("alternate", "\(alternateSeconds)"))
             shown.append(("alternate_settle", "\(alternateSettleSeconds)"))

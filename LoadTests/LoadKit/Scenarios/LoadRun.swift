@@ -32,7 +32,8 @@ public enum LoadRun {
                 throw SetupError(description: "cannot create a client loop: \(error)")
             }
             let shard = Shard(
-                loop: loop, nodes: options.endpoints, bodyBytes: options.bodyBytes, timelineStart: timelineStart)
+                loop: loop, nodes: options.endpoints, bodyBytes: options.bodyBytes, sendsReads: options.sendsReads,
+                timelineStart: timelineStart)
             let sessions = share(options.sessions, of: options.threads, index)
             let connections = share(options.connections, of: options.threads, index)
             let context = ScenarioRuns.Context(

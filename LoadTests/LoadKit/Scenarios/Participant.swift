@@ -24,6 +24,8 @@ final class Participant: WebSocketClientDelegate {
     var tracker = SequenceTracker()
     var connectStartedAt: UInt64 = 0
     private(set) var sendCounter = 0
+    /// The highest seq this participant said it read (`--reads`).
+    private var readSent: Int64 = 0
     /// Sends not answered yet, for a reconnect to send again (`Participant+Reconnect.swift`).
     var outstanding = OutstandingSends()
     /// The highest send counter written to a connection, and the highest
@@ -156,7 +158,11 @@ final class Participant: WebSocketClientDelegate {
             becomeReady()
         case .error:
             let code = frame.code.map { String(decoding: text[$0], as: UTF8.self) } ?? "unknown"
-            if let ref = frame.ref, let instant = ClientFrames.stampedInstant(text, ref, prefix: UInt8(ascii: "r")) {
+            if let ref = frame.ref, text[ref].elementsEqual(ClientFrames.readRef.utf8) {
+                shard.readRefused(code: code)
+            } else if let ref = frame.ref,
+                let instant = ClientFrames.stampedInstant(text, ref, prefix: UInt8(ascii: "r"))
+            {
                 _ = outstanding.answer(scheduled: instant)
                 shard.sendRefused(code: code)
             } else if awaitingReconnect && (code == "overloaded" || code == "unavailable") {
@@ -177,6 +183,15 @@ final class Participant: WebSocketClientDelegate {
         // Without a valid seq the tracker would count it as a duplicate.
         guard seq >= 1 else { return shard.protocolViolation("a message without a valid seq") }
         borrowedShard._withUnsafeGuaranteedRef { $0.delivered(to: self, seq: seq, bytes: text, body: body, at: now) }
+        if shard.sendsReads && stage == .ready, let client { sendRead(seq, on: client) }
+    }
+
+    /// Read up to `seq`, as the SDK tells the gateway of a message shown: only forward.
+    private func sendRead(_ seq: Int64, on client: WebSocketClient) {
+        guard seq > readSent else { return }
+        readSent = seq
+        shard.readsSent += 1
+        client.sendText(ClientFrames.read(sessionID: shard.sessions[session].id, seq: seq, ref: ClientFrames.readRef))
     }
 
     private func becomeReady() {

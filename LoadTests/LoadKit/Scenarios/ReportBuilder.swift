@@ -72,7 +72,17 @@ struct ReportBuilder {
         default: addTraffic(&report)
         }
         addReconnections(&report)
+        addReads(&report)
         return report
+    }
+
+    /// With `--reads`: the positions sent, and those the gateway refused.
+    private func addReads(_ report: inout RunReport) {
+        guard options.sendsReads else { return }
+        report.figures += [
+            Figure(key: "reads_sent", label: "reads sent", value: Double(sum(\.readsSent)), unit: ""),
+            Figure(key: "reads_refused", label: "reads refused", value: Double(sum(\.readsRefused)), unit: ""),
+        ]
     }
 
     /// Only when a connection was lost mid-run (a node going away, a dropped

@@ -12,6 +12,8 @@ final class Shard {
     /// The gateway's nodes (`--url`s), indexed by `Participant.node`.
     let nodes: [GatewayEndpoint]
     let bodyBytes: Int
+    /// Every delivered message answered with `read` (`--reads`).
+    let sendsReads: Bool
     var sessions: [SessionState] = []
     var participants: [Participant] = []
     var sendScratch: [UInt8] = []
@@ -35,6 +37,8 @@ final class Shard {
     var skippedSends = 0
     var acked = 0
     var refused = 0
+    var readsSent = 0
+    var readsRefused = 0
     var delivered = 0
     var measuredAcks = 0
     var measuredDeliveries = 0
@@ -75,10 +79,13 @@ final class Shard {
     private var settled = 0
     var readyCount = 0
 
-    init(loop: ClientLoop, nodes: [GatewayEndpoint], bodyBytes: Int, timelineStart: UInt64) {
+    init(
+        loop: ClientLoop, nodes: [GatewayEndpoint], bodyBytes: Int, sendsReads: Bool = false, timelineStart: UInt64
+    ) {
         self.loop = loop
         self.nodes = nodes
         self.bodyBytes = bodyBytes
+        self.sendsReads = sendsReads
         timeline = Timeline(start: timelineStart)
         sendScratch.reserveCapacity(bodyBytes + 256)
     }
@@ -137,6 +144,13 @@ final class Shard {
     func sendRefused(code: String) {
         refused += 1
         errors[code, default: 0] += 1
+    }
+
+    /// A `read` the gateway answered with an error (`overloaded`, say): not a
+    /// correctness failure, a position the client would send again.
+    func readRefused(code: String) {
+        readsRefused += 1
+        errors["read " + code, default: 0] += 1
     }
 
     /// A message delivered to `participant`: its seq, and its body's range in
