@@ -27,25 +27,6 @@ extension ChatCore {
         return ChatError(error, ref: ref)
     }
 
-    // MARK: read
-
-    func recordRead(_ id: UInt64, _ sessionID: String, seq: Int64, ref: String?, as identity: Identity) {
-        withDatabase(id, ref: ref) { queries throws(QueryError) in
-            try queries.recordRead(
-                sessionID: sessionID, readerID: identity.id, readerRole: identity.role.rawValue, seq: seq)
-        } then: { core, _, result in
-            switch result {
-            case .failure(let error): core.fail(id, error)
-            case .success(nil): core.fail(id, ChatError(.notFound, "no session \(sessionID)", ref: ref))
-            case .success(let stored?):
-                let frame = SharedFrame(
-                    payload: core.encoder.read(sessionID: sessionID, reader: identity.participant, seq: stored))
-                core.broadcast(
-                    .session(SessionFrame(sessionID: sessionID, seq: nil, excludedConnection: nil, frame: frame)))
-            }
-        }
-    }
-
     // MARK: inbox
 
     func subscribeInbox(_ id: UInt64, ref: String?, as identity: Identity) {

@@ -53,6 +53,8 @@ package final class ChatCore: @unchecked Sendable {
     var directory = SessionDirectory()
     /// Operators seen saying hello, written to `operators` one batch at a time.
     var staffSightings = StaffSightings()
+    /// `read` positions waiting for their statement, one in flight at a time.
+    var pendingReads = PendingReads()
     /// Replies and broadcasts are encoded here: one reusable buffer per loop.
     /// Attachments' URLs are signed as a message is encoded, valid for
     /// `settings.attachmentURLTTLSeconds` by `wallClock`.

@@ -19,6 +19,9 @@ package struct ChatSettings: Sendable, Equatable {
     /// How long the signed URL of an attachment in a frame this core encodes
     /// stays valid, from the moment it is encoded (`attachments.url_ttl_s`).
     package var attachmentURLTTLSeconds: Int64
+    /// The least time between two statements of a core's read positions
+    /// (`readers.read_interval_ms`, `PendingReads`).
+    package var readIntervalMilliseconds: UInt64
 
     /// The protocol's defaults (docs/protocol.md, "Configuration"); `Configuration`'s are the same
     /// (`ChatSettingsTests`).
@@ -26,7 +29,8 @@ package struct ChatSettings: Sendable, Equatable {
         authTimeoutMilliseconds: UInt64 = 10_000, clockSkewSeconds: Int64 = 60, heartbeatSeconds: Int = 25,
         maxMessageBytes: Int = 65_536, limits: ChatLimits = ChatLimits(maxBodyBytes: 8192), replayLimit: Int = 500,
         maxJoinedSessions: Int = 100, inboxPageSize: Int = 50, ratePerSecond: Double = 20, rateBurst: Int = 40,
-        rateStrikes: Int = 10, maxReplayBuffer: Int = 10_000, attachmentURLTTLSeconds: Int64 = 3600
+        rateStrikes: Int = 10, maxReplayBuffer: Int = 10_000, attachmentURLTTLSeconds: Int64 = 3600,
+        readIntervalMilliseconds: UInt64 = 20
     ) {
         self.authTimeoutMilliseconds = authTimeoutMilliseconds
         self.clockSkewSeconds = clockSkewSeconds
@@ -41,5 +45,6 @@ package struct ChatSettings: Sendable, Equatable {
         self.rateStrikes = rateStrikes
         self.maxReplayBuffer = maxReplayBuffer
         self.attachmentURLTTLSeconds = attachmentURLTTLSeconds
+        self.readIntervalMilliseconds = readIntervalMilliseconds
     }
 }

@@ -14,6 +14,10 @@ package protocol LoopExecutor: AnyObject, Sendable {
     /// Queues `task` ahead of the ordinary queue (the control plane's
     /// answers: `EventLoop.executeFirst`); false when that queue is full.
     func executeFirst(_ task: @escaping @Sendable () -> Void) -> Bool
+    /// On the loop's own thread: its clock, in milliseconds (where `after` counts from).
+    var now: UInt64 { get }
+    /// On the loop's own thread: runs `work` there once `milliseconds` have passed.
+    func after(milliseconds: UInt64, _ work: @escaping () -> Void)
 }
 
 extension LoopExecutor {

@@ -9,7 +9,8 @@ package protocol SessionQueries {
     ) throws(QueryError) -> SessionInfo
     func session(id: String) throws(QueryError) -> SessionInfo?
     func messages(sessionID: String, afterSeq: Int64, limit: Int, withNotes: Bool) throws(QueryError) -> [ChatMessage]
-    func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64?
+    /// Each reader's stored position, in the order asked; nil: no such live session.
+    func recordReads(_ positions: [ReadPosition]) throws(QueryError) -> [Int64?]
     func inbox(
         workspaceID: String, statuses: [SessionStatus], limit: Int, cursor: String?
     ) throws(QueryError) -> InboxPage

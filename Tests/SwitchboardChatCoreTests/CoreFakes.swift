@@ -41,6 +41,32 @@ final class ManualLoop: LoopExecutor, @unchecked Sendable {
         for task in batch { task() }
         return batch.count
     }
+
+    /// The loop's clock: it moves only in `fireTimers` and `advance`.
+    private(set) var now: UInt64 = 1_000
+    private var timers: [(due: UInt64, work: () -> Void)] = []
+    /// How long each `after` asked to wait, in the order asked.
+    private(set) var timerDelays: [UInt64] = []
+
+    func after(milliseconds: UInt64, _ work: @escaping () -> Void) {
+        timerDelays.append(milliseconds)
+        timers.append((now + milliseconds, work))
+    }
+
+    /// Moves the clock on without firing timers (time spent elsewhere).
+    func advance(by milliseconds: UInt64) { now += milliseconds }
+
+    /// Moves the clock to the earliest timer and runs every timer due then;
+    /// returns how many ran.
+    @discardableResult
+    func fireTimers() -> Int {
+        guard let due = timers.map(\.due).min() else { return 0 }
+        now = max(now, due)
+        let fired = timers.filter { $0.due <= now }
+        timers.removeAll { $0.due <= now }
+        for timer in fired { timer.work() }
+        return fired.count
+    }
 }
 
 /// Readers that run their queries only when the test says so, then hand

@@ -87,13 +87,15 @@ final class CoreHarness {
         for core in cores.cores { for id in core.clients.keys { core.tick(id, nowMilliseconds: nowMilliseconds) } }
     }
 
-    /// Runs readers and loops until nothing is left to do.
+    /// Runs readers and loops until nothing is left to do, the loops'
+    /// timers included (their clocks move on to each, when nothing else runs).
     func settle() {
         var progress = true
         while progress {
             progress = false
             for reader in readers where reader.runQueries() > 0 { progress = true }
             for loop in loops where loop.run() > 0 { progress = true }
+            if !progress { for loop in loops where loop.fireTimers() > 0 { progress = true } }
         }
     }
 

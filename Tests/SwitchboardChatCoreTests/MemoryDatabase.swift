@@ -199,12 +199,18 @@ final class MemoryDatabase: MessageStore, SessionQueries, @unchecked Sendable {
         return Array(after.prefix(max(0, limit)))
     }
 
-    func recordRead(sessionID: String, readerID: String, readerRole: String, seq: Int64) throws(QueryError) -> Int64? {
-        guard let session = sessions[sessionID] else { return nil }
-        let key = sessionID + "/" + readerID
-        let stored = max(reads[key] ?? 0, min(max(seq, 0), session.lastSeq))
-        reads[key] = stored
-        return stored
+    /// Statements `recordReads` ran, and the positions each carried.
+    private(set) var readStatements: [[ReadPosition]] = []
+
+    func recordReads(_ positions: [ReadPosition]) throws(QueryError) -> [Int64?] {
+        readStatements.append(positions)
+        return positions.map { position in
+            guard let session = sessions[position.sessionID] else { return nil }
+            let key = position.sessionID + "/" + position.readerID
+            let stored = max(reads[key] ?? 0, min(max(position.seq, 0), session.lastSeq))
+            reads[key] = stored
+            return stored
+        }
     }
 
     func inbox(

@@ -26,6 +26,8 @@ public final class EmbeddedLoop: ConnectionLoop, @unchecked Sendable {
     private var closing: [EmbeddedConnection] = []
     /// Connections that resumed reading: their waiting input is read after the tasks, as a loop's read retries are.
     private var resumed: [EmbeddedConnection] = []
+    /// Work waiting for the clock (`after`), with when it is due.
+    private var scheduled: [(due: UInt64, work: () -> Void)] = []
 
     /// `now` starts at the monotonic clock, as a real loop's does.
     public init(index: Int = 0) {
@@ -77,14 +79,33 @@ public final class EmbeddedLoop: ConnectionLoop, @unchecked Sendable {
         return !tasks.isEmpty || !work.isEmpty || !reads.isEmpty || !closes.isEmpty
     }
 
-    /// Moves the clock on by `milliseconds`, firing each deadline that passes
-    /// at its own time, earliest first (a handler may set a new one meanwhile).
+    /// Runs `work` once the clock has moved `milliseconds` on (`advance`).
+    public func after(milliseconds: UInt64, _ work: @escaping () -> Void) {
+        scheduled.append((now + milliseconds, work))
+    }
+
+    /// Moves the clock on by `milliseconds`, firing each deadline and each
+    /// `after` that passes at its own time, earliest first (a handler may set a
+    /// new one meanwhile).
     public func advance(by milliseconds: UInt64) {
         let target = now + milliseconds
-        while let due = connections.filter({ ($0.deadline ?? .max) <= target }).min(by: { $0.deadline! < $1.deadline! })
-        {
-            now = max(now, due.deadline!)
-            due.fireTimer()
+        while true {
+            let deadline = connections.filter({ ($0.deadline ?? .max) <= target }).min(by: {
+                $0.deadline! < $1.deadline!
+            })
+            let work = scheduled.indices.filter({ scheduled[$0].due <= target }).min(by: {
+                scheduled[$0].due < scheduled[$1].due
+            })
+            if let work, deadline.map({ scheduled[work].due <= $0.deadline! }) ?? true {
+                let (due, item) = scheduled.remove(at: work)
+                now = max(now, due)
+                item()
+            } else if let deadline {
+                now = max(now, deadline.deadline!)
+                deadline.fireTimer()
+            } else {
+                break
+            }
         }
         now = target
     }

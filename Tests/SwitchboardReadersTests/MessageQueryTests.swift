@@ -107,39 +107,4 @@ import Testing
         #expect(
             last == LastMessage(seq: 2, body: "older", senderRole: "assistant", createdAt: "2024-02-03T04:05:07.000Z"))
     }
-
-    @Test func recordReadIsMonotonicAndClamped() throws {
-        let fixture = try ReadersFixture()
-        defer { fixture.drop() }
-        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
-        for index in 1...5 { try fixture.append(session: session.id, body: "m\(index)") }
-        let read = { (reader: String, seq: Int64) throws(QueryError) -> Int64? in
-            try fixture.queries.recordRead(sessionID: session.id, readerID: reader, readerRole: "operator", seq: seq)
-        }
-
-        #expect(try read("op-7", 3) == 3)
-        #expect(try read("op-7", 2) == 3)  // never backwards
-        #expect(try read("op-7", 4) == 4)
-        #expect(try read("op-7", 99) == 5)  // clamped to last_seq
-        #expect(try read("op-8", -4) == 0)
-        #expect(try read("op-8", 1) == 1)  // readers are independent
-
-        let stored = try fixture.admin.query(
-            "SELECT reader_id, seq FROM chat_read_positions WHERE session_id = $1::uuid ORDER BY reader_id",
-            [session.id])
-        #expect(stored.rows == [["op-7", "5"], ["op-8", "1"]])
-    }
-
-    @Test func recordReadIsNilForMissingOrDeletedSessions() throws {
-        let fixture = try ReadersFixture()
-        defer { fixture.drop() }
-        #expect(
-            try fixture.queries.recordRead(
-                sessionID: UUID().uuidString, readerID: "v-1", readerRole: "visitor", seq: 1) == nil)
-        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
-        try fixture.softDelete(session: session.id)
-        #expect(
-            try fixture.queries.recordRead(sessionID: session.id, readerID: "v-1", readerRole: "visitor", seq: 1) == nil
-        )
-    }
 }

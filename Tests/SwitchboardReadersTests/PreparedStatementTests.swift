@@ -139,7 +139,9 @@ import Testing
         try fixture.softDelete(session: gone.id)
         _ = try fixture.queries.run("SET plan_cache_mode = force_generic_plan", [], retryable: true)
         let read = { (id: String, reader: String, seq: Int64) throws(QueryError) -> Int64? in
-            try fixture.queries.recordRead(sessionID: id, readerID: reader, readerRole: "operator", seq: seq)
+            try fixture.queries.recordReads([
+                ReadPosition(sessionID: id, readerID: reader, readerRole: "operator", seq: seq)
+            ]).first ?? nil
         }
         let answers = try [
             read(session.id, "op-7", 3), read(session.id, "op-7", 2), read(session.id, "op-7", 4),
@@ -147,6 +149,6 @@ import Testing
             read(gone.id, "op-7", 1), read(session.id, "op-8", 5),
         ]
         #expect(answers == [3, 3, 4, 5, 0, 1, nil, 5])
-        #expect(try preparedNames(fixture.queries).contains("read_position"))
+        #expect(try preparedNames(fixture.queries).contains("read_positions"))
     }
 }

@@ -13,6 +13,7 @@ extension ChatSettings {
             maxJoinedSessions: configuration.chatMaxJoinedSessions, inboxPageSize: configuration.chatInboxPageSize,
             ratePerSecond: Double(configuration.chatRatePerSecond), rateBurst: configuration.chatRateBurst,
             rateStrikes: configuration.chatRateStrikes,
-            attachmentURLTTLSeconds: Int64(configuration.attachmentsURLTTLSeconds))
+            attachmentURLTTLSeconds: Int64(configuration.attachmentsURLTTLSeconds),
+            readIntervalMilliseconds: UInt64(configuration.readerReadIntervalMilliseconds))
     }
 }

@@ -91,6 +91,7 @@ public struct Configuration: Sendable {
     // [readers], [writer]
     public var readerThreads = 4
     public var readerQueueCapacity = 4096
+    public var readerReadIntervalMilliseconds = 20
     public var writerConnections = 2
 
     // [cluster]

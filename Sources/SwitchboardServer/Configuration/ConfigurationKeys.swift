@@ -190,6 +190,7 @@ enum ConfigurationKeys {
         integer("chat.rate_strikes", 1...1_000_000, \.chatRateStrikes),
         integer("readers.threads", 1...256, \.readerThreads),
         integer("readers.queue_capacity", 1...1 << 22, \.readerQueueCapacity),
+        integer("readers.read_interval_ms", 0...1000, \.readerReadIntervalMilliseconds),
         integer("writer.connections", 1...64, \.writerConnections),
         string("cluster.bus", \.clusterBus),
         string("cluster.nats_url", \.natsURL),
