@@ -14,17 +14,20 @@ extension ChatQueries {
     ) throws(QueryError) -> [ChatMessage] {
         guard limit > 0 else { return [] }
         let result = try run(
-            prepared: "messages_after",
-            """
-            SELECT \(RowDecoding.messageColumns)
-              FROM chats c
-             WHERE c.session_id = $1::uuid AND c.seq > $2::bigint AND ($4::boolean OR c.kind <> 'note')
-             ORDER BY c.seq
-             LIMIT $3::bigint
-            """, [sessionID, String(afterSeq), String(limit), withNotes ? "true" : "false"], retryable: true)
+            prepared: "messages_after", Self.messagesAfterStatement,
+            [sessionID, String(afterSeq), String(limit), withNotes ? "true" : "false"], retryable: true)
         var messages: [ChatMessage] = []
         messages.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount { messages.append(try RowDecoding.message(result, row)) }
         return messages
     }
+
+    /// `messages(sessionID:afterSeq:limit:withNotes:)`'s statement, built once.
+    static let messagesAfterStatement = """
+        SELECT \(RowDecoding.messageColumns)
+          FROM chats c
+         WHERE c.session_id = $1::uuid AND c.seq > $2::bigint AND ($4::boolean OR c.kind <> 'note')
+         ORDER BY c.seq
+         LIMIT $3::bigint
+        """
 }

@@ -24,20 +24,8 @@ extension ChatQueries {
         -> SessionInfo
     {
         let result = try run(
-            prepared: "session_create",
-            """
-            WITH workspace AS (
-                INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'Workspace ' || $1::uuid::text)
-                ON CONFLICT (id) DO NOTHING
-            ),
-            s AS (
-                INSERT INTO chat_sessions (workspace_id, user_id, title, status, last_seq, context, contact)
-                VALUES ($1::uuid, $2, coalesce($3, 'New chat'), 'open', 0, $4::jsonb,
-                        CASE WHEN $5::jsonb IS NOT NULL THEN jsonb_build_object('verified', $5::jsonb) END)
-                RETURNING *
-            )
-            SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
-            """, [workspaceID, visitorID, title, context, contact], retryable: false)
+            prepared: "session_create", Self.createSessionStatement, [workspaceID, visitorID, title, context, contact],
+            retryable: false)
         guard result.rowCount == 1 else { throw .failed("creating a session returned \(result.rowCount) rows") }
         return try RowDecoding.session(result, 0)
     }
@@ -50,12 +38,29 @@ extension ChatQueries {
     /// key's and the last message's key at any table size.
     public func session(id: String) throws(QueryError) -> SessionInfo? {
         let result = try run(
-            prepared: "session_by_id",
-            """
-            SELECT \(RowDecoding.sessionColumns)
-              FROM chat_sessions s \(RowDecoding.lastMessageJoin)
-             WHERE s.id = $1::uuid AND s.deleted_at IS NULL
-            """, [id], retryable: true)
+            prepared: "session_by_id", Self.sessionByIDStatement, [id], retryable: true)
         return result.rowCount == 0 ? nil : try RowDecoding.session(result, 0)
     }
+
+    /// `createSession`'s statement, built once.
+    static let createSessionStatement = """
+        WITH workspace AS (
+            INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'Workspace ' || $1::uuid::text)
+            ON CONFLICT (id) DO NOTHING
+        ),
+        s AS (
+            INSERT INTO chat_sessions (workspace_id, user_id, title, status, last_seq, context, contact)
+            VALUES ($1::uuid, $2, coalesce($3, 'New chat'), 'open', 0, $4::jsonb,
+                    CASE WHEN $5::jsonb IS NOT NULL THEN jsonb_build_object('verified', $5::jsonb) END)
+            RETURNING *
+        )
+        SELECT \(RowDecoding.sessionColumns) FROM s \(RowDecoding.lastMessageJoin)
+        """
+
+    /// `session(id:)`'s statement, built once.
+    static let sessionByIDStatement = """
+        SELECT \(RowDecoding.sessionColumns)
+          FROM chat_sessions s \(RowDecoding.lastMessageJoin)
+         WHERE s.id = $1::uuid AND s.deleted_at IS NULL
+        """
 }
