@@ -194,6 +194,32 @@ test('typing is throttled to one frame per interval, and its end is sent once', 
   assert.deepEqual(socket().sent.filter((f) => f.type === 'typing').map((f) => f.state), [true, true, false]);
 });
 
+test('a read refused as overloaded goes again after a jittered wait; another refusal is an error event', async () => {
+  let refusals = 1;
+  const { client, socket, events } = await connected({
+    onframe: (s, frame) => {
+      if (frame.type === 'join') s.reply({ type: 'joined', ref: frame.ref, session_id: frame.session_id, last_seq: 5, truncated: false });
+      if (frame.type !== 'read') return;
+      if (frame.session_id === 's2') s.reply({ type: 'error', ref: frame.ref, code: 'not_found', message: 'gone' });
+      else if (refusals-- > 0) s.reply({ type: 'error', ref: frame.ref, code: 'overloaded', message: 'busy' });
+      else s.reply({ type: 'read', session_id: frame.session_id, reader: user, seq: frame.seq });
+    },
+  });
+  clients.push(client);
+  await client.join('s1');
+  await client.join('s2');
+  client.read('s1', 3);
+  await until(() => socket().sent.filter((f) => f.type === 'read' && f.session_id === 's1').length === 2, 'the read sent again');
+  const reads = socket().sent.filter((f) => f.type === 'read' && f.session_id === 's1');
+  assert.deepEqual(reads.map((f) => f.seq), [3, 3]);
+  assert.ok(reads[1].at - reads[0].at < 200 + 50, 'within the jittered wait');
+  client.read('s1', 3);
+  assert.equal(socket().sent.filter((f) => f.type === 'read' && f.session_id === 's1').length, 2, 'stored: not sent a third time');
+  client.read('s2', 1);
+  await until(() => events.some((e) => e.type === 'error'), 'the refusal reported');
+  assert.deepEqual(events.filter((e) => e.type === 'error').map((e) => e.code), ['not_found']);
+});
+
 test('the welcome\'s limits are kept on the client, renewed by each welcome', async () => {
   const fresh = new Switchboard({ url: 'ws://gateway.test/v1/ws', token: async () => 'token' });
   assert.equal(fresh.limits, null, 'unknown before the first welcome');

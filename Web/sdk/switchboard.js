@@ -11,6 +11,8 @@ export const STATES = ['connecting', 'open', 'reconnecting', 'offline'];
 const RETRYABLE = new Set(['overloaded', 'unavailable']);
 // No answer at all: the request may or may not have been carried out.
 const UNANSWERED = ['disconnected', 'timeout'];
+// The ref of a `read` (then its session's id): the gateway answers it only with a refusal.
+const READ_REF = 'read:';
 // Answers after which a session is not joined again.
 const REFUSED = new Set(['forbidden', 'not_found', 'bad_request']);
 const REQUEST_TIMEOUT_MS = 15000;
@@ -141,6 +143,8 @@ export class Switchboard extends EventTarget {
     // session id -> { sent, at, timer }
     this.typingState = new Map();
     this.readSent = new Map();
+    // Refused reads sent again in a row, per session (their waits grow).
+    this.readRetries = new Map();
     this.reconnectTimer = null;
     this.onOnline = () => this.state === 'offline' && !this.closed && this.reconnectNow();
     this.onOffline = () => this.ws?.close();
@@ -285,6 +289,8 @@ export class Switchboard extends EventTarget {
       case 'typing':
         return this.emit('typing', { sessionId: frame.session_id, sender: frame.sender, state: frame.state });
       case 'read':
+        // Our own position stored: a refused one's waits start over.
+        if (frame.reader?.id === this.user?.id) this.readRetries.delete(frame.session_id);
         return this.emit('read', { sessionId: frame.session_id, reader: frame.reader, seq: frame.seq });
       case 'session.updated':
       case 'session':
@@ -297,6 +303,7 @@ export class Switchboard extends EventTarget {
       case 'presence.updated':
         return this.emit(frame.type, frame);
       case 'error':
+        if (frame.ref?.startsWith(READ_REF) && this.readRefused(frame.ref.slice(READ_REF.length), frame.code)) return;
         if (!pending) this.emit('error', { code: frame.code, message: frame.message, ref: frame.ref });
         if (frame.code === 'unauthorized') this.token = null;
     }
@@ -500,6 +507,7 @@ export class Switchboard extends EventTarget {
     this.sessions.delete(sessionId);
     this.typingState.delete(sessionId);
     this.readSent.delete(sessionId);
+    this.readRetries.delete(sessionId);
     if (!error) return;
     for (const entry of this.pending(sessionId)) {
       this.outbox.delete(entry.clientMsgId);
@@ -609,7 +617,20 @@ export class Switchboard extends EventTarget {
   read(sessionId, seq) {
     if (seq <= (this.readSent.get(sessionId) ?? 0) || this.state !== 'open') return;
     this.readSent.set(sessionId, seq);
-    this.ws.send(JSON.stringify({ type: 'read', session_id: sessionId, seq }));
+    this.ws.send(JSON.stringify({ type: 'read', ref: READ_REF + sessionId, session_id: sessionId, seq }));
+  }
+
+  // A read the gateway could not store now (its readers busy, its database away): the highest
+  // position sent for the session goes again after a jittered wait, unless a later read has gone
+  // meanwhile. True when handled so; any other refusal is reported as an `error` event.
+  readRefused(sessionId, code) {
+    const seq = this.readSent.get(sessionId);
+    if (!RETRYABLE.has(code) || seq == null) return false;
+    this.readSent.delete(sessionId);
+    const attempt = (this.readRetries.get(sessionId) ?? 0) + 1;
+    this.readRetries.set(sessionId, attempt);
+    setTimeout(() => this.sessions.has(sessionId) && this.read(sessionId, seq), backoff(attempt, this.minDelay, this.maxDelay));
+    return true;
   }
 
   /** Operators: the first inbox page, then a `session` event per change (renewed on reconnect). */
