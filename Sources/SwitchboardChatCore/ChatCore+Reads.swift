@@ -33,10 +33,9 @@ extension ChatCore {
             readsStored(entries, result)
             storeReads()
         }
-        guard accepted else {
+        if !accepted {
             pendingReads.finishStoring()
             for entry in entries { tell(entry, ChatError(.overloaded, "too many requests in flight; retry later")) }
-            return
         }
     }
 

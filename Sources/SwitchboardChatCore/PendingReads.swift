@@ -19,7 +19,8 @@ import SwitchboardReaders
 /// to be told if it fails. So what waits is bounded by the readers joined
 /// to this core's sessions, however fast they send.
 struct PendingReads {
-    /// Positions per statement: four parameters each, far below PostgreSQL's 65,535.
+    /// Positions per statement (four arrays of this length): a bound on one
+    /// statement's time and row locks; more wait for the next.
     static let batchLimit = 1_000
 
     struct Key: Hashable {
@@ -41,8 +42,6 @@ struct PendingReads {
     /// A timer is set to start the next statement; it starts it whatever the clock says.
     private var timerSet = false
     private var timerFired = false
-
-    var isEmpty: Bool { waiting.isEmpty }
 
     /// Notes that connection `id` read `sessionID` up to `seq` as `reader`.
     mutating func add(_ id: UInt64, ref: String?, sessionID: String, seq: Int64, reader: Participant) {
@@ -66,7 +65,7 @@ struct PendingReads {
     enum Next {
         /// Store these (at most `batchLimit`): their statement is now in flight.
         case store([Entry])
-        /// Set a timer for this many milliseconds, then `timerFired()` and ask again.
+        /// Set a timer for this many milliseconds, then `fireTimer()` and ask again.
         case wait(UInt64)
         /// A statement is in flight, a timer is set, or nothing waits.
         case nothing
