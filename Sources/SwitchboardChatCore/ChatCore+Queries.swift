@@ -18,11 +18,12 @@ extension ChatCore {
             guard let client = clients[id] else { return }
             finish(self, client, result.mapError { error in queryFailed(error, ref: ref) })
         }
-        if !accepted { fail(id, ChatError(.overloaded, "too many requests in flight; retry later", ref: ref)) }
+        if !accepted { failOverloaded(id, ref) }
         return accepted
     }
 
-    private func queryFailed(_ error: QueryError, ref: String?) -> ChatError {
+    /// A reader's failure as the protocol's error, counted when the database was away.
+    func queryFailed(_ error: QueryError, ref: String?) -> ChatError {
         if case .unavailable = error { metrics.databaseErrors(.reader).increment() }
         return ChatError(error, ref: ref)
     }

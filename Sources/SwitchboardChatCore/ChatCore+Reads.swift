@@ -35,34 +35,26 @@ extension ChatCore {
         }
         if !accepted {
             pendingReads.finishStoring()
-            for entry in entries { tell(entry, ChatError(.overloaded, "too many requests in flight; retry later")) }
+            for entry in entries { for (id, ref) in entry.askers { failOverloaded(id, ref) } }
         }
     }
 
     private func readsStored(_ entries: [PendingReads.Entry], _ result: Result<[Int64?], QueryError>) {
         switch result {
         case .failure(let error):
-            if case .unavailable = error { metrics.databaseErrors(.reader).increment() }
-            for entry in entries { tell(entry, ChatError(error, ref: nil)) }
+            for entry in entries { for (id, ref) in entry.askers { fail(id, queryFailed(error, ref: ref)) } }
         case .success(let stored):
             for (entry, seq) in zip(entries, stored) {
-                let sessionID = entry.position.sessionID
+                let sessionID = entry.sessionID
                 guard let seq else {
-                    tell(entry, ChatError(.notFound, "no session \(sessionID)"))
+                    for (id, ref) in entry.askers {
+                        fail(id, ChatError(.notFound, "no session \(sessionID)", ref: ref))
+                    }
                     continue
                 }
                 let frame = SharedFrame(payload: encoder.read(sessionID: sessionID, reader: entry.reader, seq: seq))
                 broadcast(.session(SessionFrame(sessionID: sessionID, seq: nil, excludedConnection: nil, frame: frame)))
             }
-        }
-    }
-
-    /// `error` to each connection that asked for `entry`, with its `read`'s ref.
-    private func tell(_ entry: PendingReads.Entry, _ error: ChatError) {
-        for (id, ref) in entry.askers {
-            var error = error
-            error.ref = ref
-            fail(id, error)
         }
     }
 }

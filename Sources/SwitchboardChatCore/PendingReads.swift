@@ -29,35 +29,36 @@ struct PendingReads {
     }
 
     struct Entry: Sendable {
-        var position: ReadPosition
+        let sessionID: String
+        /// The highest seq asked.
+        var seq: Int64
         var reader: Participant
         /// Each connection that asked, with the ref of its latest `read`.
         var askers: [UInt64: String?]
+
+        var position: ReadPosition {
+            ReadPosition(sessionID: sessionID, readerID: reader.id, readerRole: reader.role, seq: seq)
+        }
     }
 
     private var waiting: [Key: Entry] = [:]
     private(set) var storing = false
-    /// When the last statement started (the loop's clock), if one has.
+    /// When the last statement started (the loop's clock); nil once its
+    /// interval is known to be over (none yet, or its timer fired).
     private var lastStartedAt: UInt64?
-    /// A timer is set to start the next statement; it starts it whatever the clock says.
+    /// A timer is set to start the next statement.
     private var timerSet = false
-    private var timerFired = false
 
     /// Notes that connection `id` read `sessionID` up to `seq` as `reader`.
     mutating func add(_ id: UInt64, ref: String?, sessionID: String, seq: Int64, reader: Participant) {
         let key = Key(sessionID: sessionID, readerID: reader.id)
         if var entry = waiting[key] {
-            if seq > entry.position.seq {
-                entry.position = ReadPosition(
-                    sessionID: sessionID, readerID: reader.id, readerRole: reader.role, seq: seq)
-            }
+            entry.seq = max(entry.seq, seq)
             entry.reader = reader
             entry.askers[id] = ref
             waiting[key] = entry
         } else {
-            waiting[key] = Entry(
-                position: ReadPosition(sessionID: sessionID, readerID: reader.id, readerRole: reader.role, seq: seq),
-                reader: reader, askers: [id: ref])
+            waiting[key] = Entry(sessionID: sessionID, seq: seq, reader: reader, askers: [id: ref])
         }
     }
 
@@ -73,20 +74,20 @@ struct PendingReads {
 
     mutating func next(now: UInt64, interval: UInt64) -> Next {
         guard !storing, !timerSet, !waiting.isEmpty else { return .nothing }
-        if !timerFired, let last = lastStartedAt, now < last + interval {
+        if let last = lastStartedAt, now < last + interval {
             timerSet = true
             return .wait(last + interval - now)
         }
-        timerFired = false
         storing = true
         lastStartedAt = now
         return .store(take())
     }
 
-    /// The timer `next` asked for has fired.
+    /// The timer `next` asked for has fired: the interval is over, whatever
+    /// the clock says.
     mutating func fireTimer() {
         timerSet = false
-        timerFired = true
+        lastStartedAt = nil
     }
 
     private mutating func take() -> [Entry] {

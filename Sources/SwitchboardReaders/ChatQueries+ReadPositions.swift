@@ -60,7 +60,8 @@ extension ChatQueries {
     /// stored row through a subquery of its own, a lookup by primary key
     /// whatever the plan thinks of the array's length: joined instead, a
     /// generic plan (made for the ten rows it guesses an array holds) hashed
-    /// all of `chat_sessions` for every statement.
+    /// all of `chat_sessions` for every statement with 500 sessions stored
+    /// (`ReadPositionPlanTests`).
     static let readPositionsStatement = """
         WITH asked AS MATERIALIZED (
             SELECT u.*,
