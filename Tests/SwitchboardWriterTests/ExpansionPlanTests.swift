@@ -39,34 +39,45 @@ import Testing
         return [plan] + children.flatMap(nodes)
     }
 
+    /// The function's own settings, but its search path, as name and value.
+    private static func settings(_ db: PostgresConnection) throws -> [(String, String)] {
+        try db.query("SELECT unnest(proconfig) FROM pg_proc WHERE oid = '\(function)'::regprocedure")
+            .rows.compactMap { $0.first ?? nil }
+            .filter { !$0.hasPrefix("search_path=") }
+            .map { setting in
+                let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+                return (parts[0], parts[1])
+            }
+    }
+
+    /// The top node of the JSON plan `explain` prints.
+    private static func plan(_ db: PostgresConnection, _ explain: String) throws -> [String: Any] {
+        let explained = try #require(try db.query(explain).string(0, 0))
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [[String: Any]])
+        return try #require(document.first?["Plan"] as? [String: Any])
+    }
+
     @Test func theGenericPlanJoinsWhatThePassMadeByHashes() throws {
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let db = try database.connect()
-        let settings = try db.query(
-            "SELECT unnest(proconfig) FROM pg_proc WHERE oid = '\(Self.function)'::regprocedure"
-        ).rows.compactMap { $0.first ?? nil }
+        let settings = try Self.settings(db)
         for expected in ["plan_cache_mode=force_generic_plan", "enable_nestloop=off", "jit=off", "enable_seqscan=off"] {
-            #expect(settings.contains(expected), "\(expected) in \(settings)")
+            #expect(settings.contains { "\($0.0)=\($0.1)" == expected }, "\(expected) in \(settings)")
         }
         // The plan the function keeps: made under its own settings, on empty tables analyzed, as a
         // new deployment's first pass may make it (the endpoints' two indexes then cost the same).
         try db.execute("ANALYZE chats, webhook_backlog, webhook_endpoints")
-        for setting in settings where !setting.hasPrefix("search_path=") {
-            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            try db.query("SELECT set_config($1, $2, false)", [parts[0], parts[1]])
+        for setting in settings {
+            try db.query("SELECT set_config($1, $2, false)", [setting.0, setting.1])
         }
         try db.execute(
             "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
-        let explained = try #require(
-            try db.query(
-                "EXPLAIN (FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')"
-            ).string(0, 0))
-        let document = try #require(
-            try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [[String: Any]])
-        let plan = try #require(document.first?["Plan"] as? [String: Any])
+        let plan = try Self.plan(
+            db, "EXPLAIN (FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')")
         let loops = Self.nodes(plan).filter { $0["Node Type"] as? String == "Nested Loop" }
-        // stored (each backlog row's messages), versions (each row's jsonb), hooks (each endpoint).
+        // stored (each backlog row's messages), hooks (each backlog row's endpoints, each endpoint).
         #expect(loops.count >= 3)
         for loop in loops {
             let inner = (loop["Plans"] as? [[String: Any]] ?? []).first {
@@ -84,6 +95,49 @@ import Testing
         let endpointScans = Self.nodes(plan).filter { $0["Relation Name"] as? String == "webhook_endpoints" }
         #expect(endpointScans.count == 1)
         #expect(endpointScans.allSatisfy { $0["Index Name"] as? String == "webhook_endpoints_pkey" })
+    }
+
+    /// Migration 36: the sorts that number a pass's events and decide what is
+    /// handed over hold narrow rows, and its hash tables hold bodies once at
+    /// most. Migration 34's hashed every message's row to join it to its
+    /// batch's versions, then hashed every event's body and sorted it twice
+    /// to decide what is handed over (much of a pass's time went to copying
+    /// those rows and to page faults for their memory): without migration
+    /// 36 this test finds bodies in both sorts and two hash tables.
+    @Test func thePassSortsAndHashesNoBodyAndNoBatchVersions() throws {
+        let database = try TestDatabase(migrated: true)
+        defer { database.drop() }
+        let db = try database.connect()
+        for setting in try Self.settings(db) {
+            try db.query("SELECT set_config($1, $2, false)", [setting.0, setting.1])
+        }
+        try db.execute(
+            "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
+        let plan = try Self.plan(
+            db, "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')")
+        /// A column of a CTE or table itself, as the plan names it (`e_2.body`), not an expression of it.
+        func carries(_ node: [String: Any], _ columns: Set<String>) -> [String] {
+            (node["Output"] as? [String] ?? []).filter { output in
+                guard let dot = output.lastIndex(of: ".") else { return columns.contains(output) }
+                return output.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+                    && columns.contains(String(output[output.index(after: dot)...]))
+            }
+        }
+        let wide: Set<String> = ["body", "versions"]
+        let narrowParts = Self.nodes(plan).filter {
+            ["CTE stored", "CTE pairs", "CTE targets"].contains($0["Subplan Name"] as? String ?? "")
+        }
+        #expect(narrowParts.count == 3)
+        for part in narrowParts {
+            for node in Self.nodes(part) where ["Sort", "WindowAgg", "Hash"].contains(node["Node Type"] as? String) {
+                #expect(carries(node, wide).isEmpty, "\(part["Subplan Name"] ?? "") sorts \(carries(node, wide))")
+            }
+        }
+        // The one join of bodies to deliveries may hash either side (the planner's choice, from
+        // the statistics it planned with): at most one hash table of bodies a pass, never versions.
+        let hashes = Self.nodes(plan).filter { $0["Node Type"] as? String == "Hash" }
+        #expect(hashes.allSatisfy { carries($0, ["versions"]).isEmpty })
+        #expect(hashes.filter { !carries($0, ["body"]).isEmpty }.count <= 1)
     }
 
     /// Migration 35: a plan that keeps a node turned off costs 10^10 more,

@@ -88,6 +88,7 @@ public enum Migrations {
         Migration0033.migration,
         Migration0034.migration,
         Migration0035.migration,
+        Migration0036.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
