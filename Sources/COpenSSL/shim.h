@@ -3,10 +3,12 @@
 #ifndef SWITCHBOARD_COPENSSL_SHIM_H
 #define SWITCHBOARD_COPENSSL_SHIM_H
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/ssl.h>
@@ -36,4 +38,23 @@ static inline long copenssl_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mo
 static inline long copenssl_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
 static inline long copenssl_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline long copenssl_BIO_get_mem_ptr(BIO *bio, BUF_MEM **buffer) { return BIO_get_mem_ptr(bio, buffer); }
+// HMAC-SHA256 keyed once (EVP_MAC): the context to re-initialize with a NULL key for each
+// message, or NULL when OpenSSL cannot make it. An empty key is a valid HMAC key.
+static inline EVP_MAC_CTX *copenssl_hmac_sha256_context(const unsigned char *key, size_t length) {
+    static const unsigned char empty = 0;
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (mac == NULL) return NULL;
+    EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    if (context == NULL) return NULL;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+        OSSL_PARAM_construct_end(),
+    };
+    if (EVP_MAC_init(context, key != NULL ? key : &empty, length, params) != 1) {
+        EVP_MAC_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
 #endif

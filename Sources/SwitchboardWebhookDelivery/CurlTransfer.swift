@@ -109,12 +109,15 @@ final class CurlTransfer {
         // One copy of the body, into memory that outlives the request (libcurl
         // does not copy what CURLOPT_POSTFIELDS points at). The buffer is
         // never empty, so its pointer is valid for an empty body too.
-        let length = request.body.utf8.count
+        var body = request.body
+        let length = body.utf8.count
         if length > bodyBuffer.count {
             bodyBuffer.deallocate()
             bodyBuffer = .allocate(byteCount: length, alignment: 1)
         }
-        _ = bodyBuffer.initializeMemory(as: UInt8.self, from: request.body.utf8)
+        // One memcpy of the string's own bytes: initializing from the UTF-8
+        // view went byte by byte (3% of the gateway's samples in a drain).
+        body.withUTF8 { bodyBuffer.copyMemory(from: UnsafeRawBufferPointer($0)) }
         try check(
             sb_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length)),
             "CURLOPT_POSTFIELDSIZE_LARGE")

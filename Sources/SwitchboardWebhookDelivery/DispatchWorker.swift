@@ -42,7 +42,7 @@ final class DispatchWorker: @unchecked Sendable {
     /// A request of this thread ended since `startWaiting` last looked: its
     /// slot may be another thread's to fill.
     var slotFreed = false
-    /// Each endpoint's URL checked and secrets decoded, while they stay the same.
+    /// Each endpoint's URL checked and secrets made ready to sign, while they stay the same.
     private var preparations = EndpointPreparations()
 
     // When to claim next.
@@ -290,14 +290,14 @@ final class DispatchWorker: @unchecked Sendable {
 
     private func send(_ held: HeldDelivery) {
         let delivery = held.delivery
-        let secrets: [WebhookSecret]
-        switch preparations.secrets(for: delivery) {
-        case .success(let decoded): secrets = decoded
+        let keys: [WebhookSigningKey]
+        switch preparations.signingKeys(for: delivery) {
+        case .success(let prepared): keys = prepared
         case .failure(let failure):
             complete(held, result: .noAnswer(.invalidEndpoint, message: failure.description), durationMilliseconds: 0)
             return
         }
-        let headers = WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds(), secrets: secrets)
+        let headers = WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds(), keys: keys)
         nextTag &+= 1
         running[nextTag] = held
         client.start(WebhookHTTPRequest(url: delivery.url, headers: headers, body: delivery.body), tag: nextTag)

@@ -31,15 +31,27 @@ public enum WebhookRequestHeaders {
 
     /// The headers, signed with `secrets` already decoded from the delivery's own.
     public static func of(_ delivery: DueDelivery, timestamp: Int64, secrets: [WebhookSecret]) -> [WebhookHeader] {
+        of(
+            delivery, timestamp: timestamp,
+            signature: WebhookSignature.header(
+                id: delivery.eventID, timestamp: timestamp, body: delivery.body, secrets: secrets))
+    }
+
+    /// The headers, signed with the delivery's secrets made ready to sign.
+    public static func of(_ delivery: DueDelivery, timestamp: Int64, keys: [WebhookSigningKey]) -> [WebhookHeader] {
+        of(
+            delivery, timestamp: timestamp,
+            signature: WebhookSignature.header(
+                id: delivery.eventID, timestamp: timestamp, body: delivery.body, keys: keys))
+    }
+
+    private static func of(_ delivery: DueDelivery, timestamp: Int64, signature: String) -> [WebhookHeader] {
         [
             WebhookHeader("content-type", contentType),
             WebhookHeader("user-agent", userAgent),
             WebhookHeader("webhook-id", delivery.eventID),
             WebhookHeader("webhook-timestamp", String(timestamp)),
-            WebhookHeader(
-                "webhook-signature",
-                WebhookSignature.header(
-                    id: delivery.eventID, timestamp: timestamp, body: delivery.body, secrets: secrets)),
+            WebhookHeader("webhook-signature", signature),
         ]
     }
 }

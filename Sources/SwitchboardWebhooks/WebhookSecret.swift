@@ -69,6 +69,8 @@ public enum WebhookSecretError: Error, Sendable, Equatable, CustomStringConverti
     case missingPrefix
     case notBase64
     case wrongKeyLength(Int)
+    /// OpenSSL could not set up HMAC-SHA256 with the key.
+    case cannotSign
 
     public var description: String {
         switch self {
@@ -78,6 +80,7 @@ public enum WebhookSecretError: Error, Sendable, Equatable, CustomStringConverti
         case .wrongKeyLength(let count):
             "a webhook secret's key is \(WebhookSecret.acceptedKeyBytes.lowerBound) to "
                 + "\(WebhookSecret.acceptedKeyBytes.upperBound) bytes, not \(count)"
+        case .cannotSign: "OpenSSL could not set up HMAC-SHA256 to sign with the webhook secret"
         }
     }
 }

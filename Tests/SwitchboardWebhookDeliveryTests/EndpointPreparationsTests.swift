@@ -14,33 +14,35 @@ import Testing
             eventCreatedAt: 0)
     }
 
-    private func keys(_ result: Result<[WebhookSecret], EndpointPreparations.Failure>) -> [[UInt8]]? {
-        try? result.get().map(\.key)
+    private func keys(_ result: Result<[WebhookSigningKey], EndpointPreparations.Failure>) -> [[UInt8]]? {
+        try? result.get().map(\.secret.key)
     }
 
     @Test func anEndpointsSecretsAreDecodedAndFollowItsRotation() {
         var preparations = EndpointPreparations()
         let (first, second) = (WebhookSecret.generate(), WebhookSecret.generate())
-        #expect(keys(preparations.secrets(for: delivery(secrets: [first.text]))) == [first.key])
-        #expect(keys(preparations.secrets(for: delivery(secrets: [first.text]))) == [first.key])
+        #expect(keys(preparations.signingKeys(for: delivery(secrets: [first.text]))) == [first.key])
+        #expect(keys(preparations.signingKeys(for: delivery(secrets: [first.text]))) == [first.key])
         // A rotation's overlap, then the new secret alone: never the memo's old answer.
         #expect(
-            keys(preparations.secrets(for: delivery(secrets: [second.text, first.text]))) == [second.key, first.key])
-        #expect(keys(preparations.secrets(for: delivery(secrets: [second.text]))) == [second.key])
+            keys(preparations.signingKeys(for: delivery(secrets: [second.text, first.text]))) == [
+                second.key, first.key,
+            ])
+        #expect(keys(preparations.signingKeys(for: delivery(secrets: [second.text]))) == [second.key])
     }
 
     @Test func aBadURLOrSecretIsRefusedAndAFixedOneIsTakenAgain() {
         var preparations = EndpointPreparations()
         let secret = WebhookSecret.generate()
-        let badURL = preparations.secrets(for: delivery(url: "ftp://example.com/", secrets: [secret.text]))
+        let badURL = preparations.signingKeys(for: delivery(url: "ftp://example.com/", secrets: [secret.text]))
         #expect(keys(badURL) == nil)
-        #expect(keys(preparations.secrets(for: delivery(secrets: [secret.text]))) == [secret.key])
-        let badSecret = preparations.secrets(for: delivery(secrets: ["whsec_not base64"]))
+        #expect(keys(preparations.signingKeys(for: delivery(secrets: [secret.text]))) == [secret.key])
+        let badSecret = preparations.signingKeys(for: delivery(secrets: ["whsec_not base64"]))
         guard case .failure(.secret(.notBase64)) = badSecret else {
             Issue.record("expected a secret that is not base64, got \(badSecret)")
             return
         }
-        #expect(keys(preparations.secrets(for: delivery(secrets: []))) == nil)
+        #expect(keys(preparations.signingKeys(for: delivery(secrets: []))) == nil)
     }
 
     @Test func manyEndpointsStayBoundedAndCorrect() {
@@ -48,7 +50,7 @@ import Testing
         let secrets = (0...EndpointPreparations.capacity).map { _ in WebhookSecret.generate() }
         for round in 0..<2 {
             for (index, secret) in secrets.enumerated() {
-                let result = preparations.secrets(for: delivery(endpoint: "e\(index)", secrets: [secret.text]))
+                let result = preparations.signingKeys(for: delivery(endpoint: "e\(index)", secrets: [secret.text]))
                 #expect(keys(result) == [secret.key], "round \(round), endpoint \(index)")
             }
         }

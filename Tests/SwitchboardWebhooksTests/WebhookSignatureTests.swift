@@ -21,6 +21,26 @@ import Testing
                 header: e.signature, id: e.id, timestamp: e.timestamp, body: e.body, secret: secret, now: e.timestamp))
     }
 
+    /// The dispatcher signs with keys made ready once: the same header, byte
+    /// for byte, as signing with the secrets, the reference example included.
+    @Test func keysMadeReadySignAsTheSecretsDo() throws {
+        let e = Self.example
+        let reference = try WebhookSecret(parsing: e.secret)
+        #expect(
+            WebhookSignature.header(
+                id: e.id, timestamp: e.timestamp, body: e.body, keys: [try WebhookSigningKey(reference)])
+                == e.signature)
+        let secrets = [WebhookSecret.generate(), WebhookSecret.generate()]
+        let keys = try secrets.map { try WebhookSigningKey($0) }
+        for body in ["", "{}", #"{"message":{"body":"héllo ✓"}}"#, String(repeating: "x", count: 4_000)] {
+            for timestamp: Int64 in [0, 1_614_265_330] {
+                #expect(
+                    WebhookSignature.header(id: "evt_1", timestamp: timestamp, body: body, keys: keys)
+                        == WebhookSignature.header(id: "evt_1", timestamp: timestamp, body: body, secrets: secrets))
+            }
+        }
+    }
+
     @Test func signsWithEverySecretDuringARotation() throws {
         let old = WebhookSecret.generate()
         let new = WebhookSecret.generate()
