@@ -27,19 +27,45 @@ public final class HMACSHA256Key {
     /// The MAC of the parts' UTF-8 bytes one after another, without joining
     /// them into a copy first.
     public func authenticate(_ parts: String...) -> [UInt8] {
+        mac(
+            feeding: { update in
+                for var part in parts {
+                    guard part.withUTF8({ update(UnsafeRawBufferPointer($0)) }) else { return false }
+                }
+                return true
+            }, orElse: { Array(parts.joined().utf8) })
+    }
+
+    /// The MAC of the byte slices one after another (a receiver's request,
+    /// read into one buffer, without copying its pieces out).
+    public func authenticate(slices parts: ArraySlice<UInt8>...) -> [UInt8] {
+        mac(
+            feeding: { update in
+                for part in parts {
+                    guard part.withUnsafeBytes({ update($0) }) else { return false }
+                }
+                return true
+            }, orElse: { Array(parts.joined()) })
+    }
+
+    /// Re-initializes the context, lets `feed` update it, and finishes; the
+    /// one-shot's MAC of `message()` should OpenSSL refuse a step.
+    private func mac(
+        feeding feed: ((UnsafeRawBufferPointer) -> Bool) -> Bool, orElse message: () -> [UInt8]
+    ) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: HMACSHA256.digestLength)
         var length = 0
-        var accepted = EVP_MAC_init(context, nil, 0, nil) == 1
-        for var part in parts where accepted {
-            accepted = part.withUTF8 { EVP_MAC_update(context, $0.baseAddress, $0.count) } == 1
-        }
+        let context = context
+        var accepted =
+            EVP_MAC_init(context, nil, 0, nil) == 1
+            && feed { bytes in EVP_MAC_update(context, bytes.baseAddress, bytes.count) == 1 }
         if accepted {
             accepted = digest.withUnsafeMutableBufferPointer { out in
                 EVP_MAC_final(context, out.baseAddress, &length, out.count) == 1
             }
         }
         guard accepted, length == HMACSHA256.digestLength else {
-            return HMACSHA256.authenticate(message: Array(parts.joined().utf8), key: key)
+            return HMACSHA256.authenticate(message: message(), key: key)
         }
         return digest
     }

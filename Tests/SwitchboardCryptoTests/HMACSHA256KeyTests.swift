@@ -43,6 +43,9 @@ struct HMACSHA256KeyTests {
             let head = String(characters[..<cut])
             let tail = String(characters[cut...])
             #expect(prepared.authenticate(head, "", tail) == whole, "cut at \(cut)")
+            let bytes = Array(message.utf8)
+            let at = Array(head.utf8).count
+            #expect(prepared.authenticate(slices: bytes[..<at], [], bytes[at...]) == whole, "slices cut at \(at)")
         }
         #expect(
             try HMACSHA256Key(key: []).authenticate("x") == HMACSHA256.authenticate(message: Array("x".utf8), key: []))

@@ -61,6 +61,8 @@ public final class WebhookReceiver: @unchecked Sendable {
     private var journal: WebhookJournalWriter?
     private var dirty: [Connection] = []
     private var responses: [Int: [UInt8]] = [:]
+    /// `options.verifier` with its key made ready once (this loop's own).
+    private let verifier: WebhookVerifier.Prepared?
 
     private static let listenerTag = UInt64.max
     private static let wakeTag = UInt64.max - 1
@@ -82,6 +84,14 @@ public final class WebhookReceiver: @unchecked Sendable {
         }
         port = Socket.localPort(listener) ?? options.port
         ledger = WebhookLedger(startedMicros: UnixClock.nowMicroseconds(), signaturesChecked: options.verifier != nil)
+        if let verifier = options.verifier {
+            guard let prepared = verifier.prepared() else {
+                throw DriveError("webhook receiver: OpenSSL could not set up HMAC-SHA256 for the secret")
+            }
+            self.verifier = prepared
+        } else {
+            verifier = nil
+        }
         journal = try options.journalPath.map { path throws(DriveError) in try WebhookJournalWriter(path: path) }
     }
 
@@ -232,7 +242,7 @@ public final class WebhookReceiver: @unchecked Sendable {
             let id = input[idRange]
             let body = input[request.body]
             var signature = SignatureCheck.unchecked
-            if let verifier = options.verifier {
+            if let verifier {
                 signature = .invalid
                 if let timestamp = request.webhookTimestamp, let header = request.webhookSignature,
                     verifier.verify(id: id, timestamp: input[timestamp], body: body, header: input[header])

@@ -45,9 +45,38 @@ public struct WebhookVerifier: Sendable {
         id: some Collection<UInt8>, timestamp: some Collection<UInt8>, body: some Collection<UInt8>,
         header: some Collection<UInt8>
     ) -> Bool {
-        let expected = digest(id: id, timestamp: timestamp, body: body)
+        Self.header(header, signs: digest(id: id, timestamp: timestamp, body: body))
+    }
+
+    /// The same check with the key made ready once, for one thread's many
+    /// requests (the receiver's loop); nil if OpenSSL cannot set it up.
+    public func prepared() -> Prepared? {
+        (try? HMACSHA256Key(key: key)).map(Prepared.init)
+    }
+
+    /// `verify` over byte slices of one request, with HMAC keyed once: the
+    /// one-shot sets the key up anew for every request (OpenSSL 3: 1.7 µs for
+    /// a 640-byte body, 0.7 µs keyed once). Not thread-safe.
+    public final class Prepared {
+        private let key: HMACSHA256Key
+
+        init(_ key: HMACSHA256Key) {
+            self.key = key
+        }
+
+        public func verify(
+            id: ArraySlice<UInt8>, timestamp: ArraySlice<UInt8>, body: ArraySlice<UInt8>,
+            header: some Collection<UInt8>
+        ) -> Bool {
+            WebhookVerifier.header(
+                header, signs: key.authenticate(slices: id, WebhookVerifier.dot, timestamp, WebhookVerifier.dot, body))
+        }
+    }
+
+    /// Whether an entry of `header` is `v1,` and the base64 of `expected`.
+    private static func header(_ header: some Collection<UInt8>, signs expected: [UInt8]) -> Bool {
         for entry in header.split(separator: UInt8(ascii: " ")) {
-            guard entry.count > 3, entry.starts(with: Self.version) else { continue }
+            guard entry.count > 3, entry.starts(with: version) else { continue }
             let encoded = String(decoding: entry.dropFirst(3), as: UTF8.self)
             if let given = Base64.decode(encoded), HMACSHA256.constantTimeEqual(given, expected) { return true }
         }
@@ -55,6 +84,7 @@ public struct WebhookVerifier: Sendable {
     }
 
     private static let version = Array("v1,".utf8)
+    private static let dot: ArraySlice<UInt8> = [UInt8(ascii: ".")]
 }
 
 /// The instants a webhook carries, as text: the envelope's `created_at`
