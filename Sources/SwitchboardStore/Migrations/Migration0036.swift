@@ -36,7 +36,8 @@
 /// 19.3-20.7 after (2026-11-29).
 ///
 /// The function is replaced with its signature and settings: online. Down
-/// restores migration 34's.
+/// restores migration 34's. Written out whole rather than as edits of
+/// migration 28's text (`SQLText`): it changes most of the statement.
 enum Migration0036 {
     static let migration = Migration(version: 36, name: "webhook_expansion_narrow_rows", sql: sql, down: down)
 
