@@ -290,14 +290,15 @@ final class DispatchWorker: @unchecked Sendable {
 
     private func send(_ held: HeldDelivery) {
         let delivery = held.delivery
-        let keys: [WebhookSigningKey]
-        switch preparations.signingKeys(for: delivery) {
-        case .success(let prepared): keys = prepared
-        case .failure(let failure):
-            complete(held, result: .noAnswer(.invalidEndpoint, message: failure.description), durationMilliseconds: 0)
+        let headers: [WebhookHeader]
+        do {
+            let keys = try preparations.signingKeys(for: delivery).get()
+            headers = try WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds(), keys: keys)
+        } catch {
+            // Both errors are phrased without the secret.
+            complete(held, result: .noAnswer(.invalidEndpoint, message: "\(error)"), durationMilliseconds: 0)
             return
         }
-        let headers = WebhookRequestHeaders.of(delivery, timestamp: UnixClock.nowSeconds(), keys: keys)
         nextTag &+= 1
         running[nextTag] = held
         client.start(WebhookHTTPRequest(url: delivery.url, headers: headers, body: delivery.body), tag: nextTag)

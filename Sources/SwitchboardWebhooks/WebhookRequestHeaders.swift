@@ -16,9 +16,14 @@ public enum WebhookRequestHeaders {
     public static let contentType = "application/json"
     public static let userAgent = "Switchboard-Webhooks/1"
 
-    /// Throws when a stored secret cannot be read (the error never holds it).
+    /// Throws when a stored secret cannot be read or signed with (the error
+    /// never holds it).
     public static func of(_ delivery: DueDelivery, timestamp: Int64) throws(WebhookSecretError) -> [WebhookHeader] {
-        of(delivery, timestamp: timestamp, secrets: try secrets(of: delivery))
+        try of(
+            delivery, timestamp: timestamp,
+            keys: secrets(of: delivery).map { secret throws(WebhookSecretError) in
+                try WebhookSigningKey(secret)
+            })
     }
 
     /// The delivery's secrets, decoded: at least one, or the reason none can sign.
@@ -29,29 +34,22 @@ public enum WebhookRequestHeaders {
         return secrets
     }
 
-    /// The headers, signed with `secrets` already decoded from the delivery's own.
-    public static func of(_ delivery: DueDelivery, timestamp: Int64, secrets: [WebhookSecret]) -> [WebhookHeader] {
-        of(
-            delivery, timestamp: timestamp,
-            signature: WebhookSignature.header(
-                id: delivery.eventID, timestamp: timestamp, body: delivery.body, secrets: secrets))
-    }
-
-    /// The headers, signed with the delivery's secrets made ready to sign.
-    public static func of(_ delivery: DueDelivery, timestamp: Int64, keys: [WebhookSigningKey]) -> [WebhookHeader] {
-        of(
-            delivery, timestamp: timestamp,
-            signature: WebhookSignature.header(
-                id: delivery.eventID, timestamp: timestamp, body: delivery.body, keys: keys))
-    }
-
-    private static func of(_ delivery: DueDelivery, timestamp: Int64, signature: String) -> [WebhookHeader] {
+    /// The headers, signed with the delivery's secrets made ready to sign (a
+    /// dispatcher thread's, kept while the endpoint's secrets stay the same).
+    public static func of(
+        _ delivery: DueDelivery, timestamp: Int64, keys: [WebhookSigningKey]
+    )
+        throws(WebhookSecretError) -> [WebhookHeader]
+    {
         [
             WebhookHeader("content-type", contentType),
             WebhookHeader("user-agent", userAgent),
             WebhookHeader("webhook-id", delivery.eventID),
             WebhookHeader("webhook-timestamp", String(timestamp)),
-            WebhookHeader("webhook-signature", signature),
+            WebhookHeader(
+                "webhook-signature",
+                try WebhookSignature.header(id: delivery.eventID, timestamp: timestamp, body: delivery.body, keys: keys)
+            ),
         ]
     }
 }

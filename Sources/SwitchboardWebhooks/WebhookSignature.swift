@@ -11,7 +11,7 @@ public enum WebhookSignature {
 
     /// One signature, `v1,<base64>`.
     public static func sign(id: String, timestamp: Int64, body: String, secret: WebhookSecret) -> String {
-        "\(version)," + Base64.encode(mac(id: id, timestamp: timestamp, body: body, key: secret.key))
+        entry(mac(id: id, timestamp: timestamp, body: body, key: secret.key))
     }
 
     /// The `webhook-signature` header: one signature per secret, separated by
@@ -22,12 +22,27 @@ public enum WebhookSignature {
     }
 
     /// The same header, from keys made ready once (a dispatcher thread's):
-    /// byte for byte what `header(id:timestamp:body:secrets:)` gives.
-    public static func header(id: String, timestamp: Int64, body: String, keys: [WebhookSigningKey]) -> String {
+    /// byte for byte what `header(id:timestamp:body:secrets:)` gives. Throws
+    /// `cannotSign` when OpenSSL refuses, rather than send a wrong signature.
+    public static func header(
+        id: String, timestamp: Int64, body: String, keys: [WebhookSigningKey]
+    )
+        throws(WebhookSecretError) -> String
+    {
         let stamp = String(timestamp)
-        return keys.map { "\(version)," + Base64.encode($0.mac.authenticate(id, ".", stamp, ".", body)) }
-            .joined(separator: " ")
+        var entries: [String] = []
+        for key in keys {
+            do throws(HMACSHA256KeyError) {
+                entries.append(entry(try key.mac.authenticate(id, ".", stamp, ".", body)))
+            } catch {
+                throw .cannotSign
+            }
+        }
+        return entries.joined(separator: " ")
     }
+
+    /// One `v1,<base64>` entry of the header.
+    private static func entry(_ mac: [UInt8]) -> String { "\(version)," + Base64.encode(mac) }
 
     /// What a receiver does: true when the timestamp is within `tolerance` of
     /// `now` and one of the header's `v1` signatures is ours for `secret`

@@ -30,9 +30,11 @@
 ///   room) or the pass's bodies, as the plan's estimates have it.
 ///
 /// The same rows are written and returned, in the same order, with the same
-/// bodies (`ExpansionPlanTests`, and every outbox test). Measured with the
+/// bodies: compared row for row with migration 34's function on a copy of a
+/// 240,000-message database (and every outbox test passes);
+/// `ExpansionPlanTests` holds the narrow sorts and hashes. Measured with the
 /// function alone, one backend, passes of 1,048 messages over 32 backlog
-/// rows to three endpoints, each rolled back: 25.4-26.3 ms a pass before,
+/// rows to three endpoints, each rolled back: 25.4-27.5 ms a pass before,
 /// 19.3-20.7 after (2026-11-29).
 ///
 /// The function is replaced with its signature and settings: online. Down
