@@ -407,6 +407,9 @@ def test_the_console_fits_the_screen(gateway, browsers, width):
     assert console.find("[data-sb=back]").is_displayed() == phone
     assert console.find("[data-sb=inbox]").is_displayed() == (not phone), "two screens on a phone, two panes on a desk"
     assert "Pick a conversation" not in driver.find_element(By.TAG_NAME, "body").text
+    # The keyboard hint fits a desk's reply box; on a phone it was cut mid-line, and there is no Shift.
+    placeholder = console.find("[data-sb=composer]").get_attribute("placeholder")
+    assert ("Shift+Enter" in placeholder) == (not phone), placeholder
     if phone:
         screenshot(driver, f"console-phone-{width}.png")
         console.find("[data-sb=back]").click()

@@ -25,6 +25,8 @@ const REASONS = {
 };
 const plain = (error) => REASONS[error?.code] ?? 'something went wrong';
 const number = (n) => n?.toLocaleString('en-US');
+// The phone layout (console.css): no keyboard hint in the reply box there, where it was cut mid-line.
+const NARROW = matchMedia('(max-width: 760px)');
 const FILTERS = { active: ['open', 'assigned'], open: ['open'], assigned: ['assigned'], closed: ['closed'], all: [] };
 
 /** Text with its http(s) links as <a> elements: DOM nodes only, never parsed as HTML. */
@@ -129,6 +131,8 @@ class Console {
 
   start() {
     const { client } = this;
+    this.showPlaceholder();
+    NARROW.addEventListener('change', () => this.showPlaceholder());
     client.addEventListener('session', (e) => this.upsert(e.detail.session));
     client.addEventListener('message', (e) => this.showMessage(e.detail.sessionId, e.detail.message));
     client.addEventListener('typing', (e) => this.showTyping(e.detail));
@@ -251,7 +255,8 @@ class Console {
     const what = this.noteMode
       ? 'Write a private note: only your team sees it'
       : this.tray.items.length ? 'Add a caption' : 'Write a reply';
-    $('[data-sb=composer]').placeholder = `${what}… (Enter sends, Shift+Enter for a new line)`;
+    const keys = NARROW.matches ? '' : ' (Enter sends, Shift+Enter for a new line)';
+    $('[data-sb=composer]').placeholder = `${what}…${keys}`;
   }
 
   /** Forgets the token and the name, closes the connection, and asks who is there again. */
