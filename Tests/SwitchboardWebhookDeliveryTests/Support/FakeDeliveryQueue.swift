@@ -28,12 +28,16 @@ final class FakeDeliveryQueue: DeliveryQueue {
         /// How many outcomes each successful `record` call brought.
         var recordCalls: [Int] = []
         var claims: [Claim] = []
+        /// Ids of the deliveries claimed, in order (one per claim that brought it).
+        var claimed: [String] = []
         /// Ids of the deliveries given back, in order.
         var released: [String] = []
         var failing = false
         var recordsToFail = 0
         var failedCalls = 0
         var slowClaims = SlowCalls()
+        var laterClaimsWaitForARelease = false
+        var claimsWaitingForARelease = 0
         var slowRecords = SlowCalls()
     }
 
@@ -88,13 +92,30 @@ final class FakeDeliveryQueue: DeliveryQueue {
         return try body()
     }
 
+    /// Every claim made after one that brought deliveries waits (5 s at
+    /// most) until a release has been made: a claim already on its way when
+    /// another thread gives deliveries back, which it then finds due.
+    var laterClaimsWaitForARelease: Bool {
+        get { state.withLock { $0.laterClaimsWaitForARelease } }
+        set { state.withLock { $0.laterClaimsWaitForARelease = newValue } }
+    }
+
+    /// Claims held back by `laterClaimsWaitForARelease` now.
+    var claimsWaitingForARelease: Int { state.withLock { $0.claimsWaitingForARelease } }
+
     /// The next `count` record calls throw (the claims still work).
     func failRecords(_ count: Int) { state.withLock { $0.recordsToFail = count } }
 
     var outcomes: [DeliveryOutcome] { state.withLock { $0.outcomes } }
     var claims: [Claim] { state.withLock { $0.claims } }
     var recordCalls: [Int] { state.withLock { $0.recordCalls } }
+    var claimed: [String] { state.withLock { $0.claimed } }
     var released: [String] { state.withLock { $0.released } }
+    /// Ids of the deliveries whose lease has not ended: nobody else may claim them yet.
+    var leased: [String] {
+        let now = Self.now()
+        return state.withLock { $0.entries.filter { !$0.finished && $0.leasedUntil > now }.map(\.delivery.id) }
+    }
     var failedCalls: Int { state.withLock { $0.failedCalls } }
 
     /// Waits until `count` outcomes are recorded, at most `seconds`.
@@ -108,7 +129,19 @@ final class FakeDeliveryQueue: DeliveryQueue {
     }
 
     func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
-        try answeringSlowly(\.slowClaims) { try claimNow(limit: limit, leaseSeconds: leaseSeconds, skipping: busy) }
+        let waits = state.withLock { state in
+            let waits = state.laterClaimsWaitForARelease && state.claims.contains { $0.returned > 0 }
+            if waits { state.claimsWaitingForARelease += 1 }
+            return waits
+        }
+        if waits {
+            let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+            while released.isEmpty && MonotonicClock.nanoseconds() < deadline { ThisProcess.sleep(milliseconds: 2) }
+            state.withLock { $0.claimsWaitingForARelease -= 1 }
+        }
+        return try answeringSlowly(\.slowClaims) {
+            try claimNow(limit: limit, leaseSeconds: leaseSeconds, skipping: busy)
+        }
     }
 
     private func claimNow(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
@@ -129,6 +162,7 @@ final class FakeDeliveryQueue: DeliveryQueue {
                 claimed.append(entry.delivery)
             }
             state.claims.append(Claim(limit: limit, leaseSeconds: leaseSeconds, busy: busy, returned: claimed.count))
+            state.claimed += claimed.map(\.id)
             return claimed
         }
     }
