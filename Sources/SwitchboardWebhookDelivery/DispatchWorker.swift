@@ -23,8 +23,8 @@ final class DispatchWorker: @unchecked Sendable {
     let client: WebhookHTTPClient
     var settings: WebhookDeliverySettings { context.settings }
 
-    /// Claimed, waiting for a slot of their endpoint, in claim order.
-    var waiting: [HeldDelivery] = []
+    /// Claimed or handed over, waiting for a slot of their endpoint, in that order.
+    var waiting = WaitingDeliveries()
     /// In flight, by request tag.
     var running: [Int: HeldDelivery] = [:]
     /// Outcomes the queue did not take yet, with their deliveries' lease ends
@@ -214,7 +214,7 @@ final class DispatchWorker: @unchecked Sendable {
         context.bounds.withLock { $0.claimed(endpoints: claimed.map(\.endpointID), reserved: pending.limit) }
         queueSucceeded()
         let leaseEndsAt = pending.startedAt + UInt64(settings.leaseSeconds) * 1000
-        waiting += claimed.map { HeldDelivery(delivery: $0, leaseEndsAt: leaseEndsAt) }
+        waiting.append(contentsOf: claimed.map { HeldDelivery(delivery: $0, leaseEndsAt: leaseEndsAt) })
         seenWakeGeneration = pending.wakeGeneration
         moreMayBeDue = claimed.count == pending.limit || !pending.busy.isEmpty
         // A claim that skipped nothing says nothing about other endpoints' work: the memory stays.
@@ -234,57 +234,22 @@ final class DispatchWorker: @unchecked Sendable {
         }
     }
 
-    /// It runs after every request that ends, over up to a thread's share of
-    /// held deliveries, nearly all of one busy endpoint: what stays is moved
-    /// down in place rather than copied into a new array (copies of held
-    /// deliveries, each retaining its strings anew, were 4% of the gateway's
-    /// samples in a capacity drain), only past what left among it (swapping
-    /// every entry behind the one started was still 4-5% of the samples of a
-    /// drain by claims, 2% after), and an endpoint found without a slot is
-    /// not asked again in the same pass (each ask takes the bounds' lock).
+    /// Starts, in order, what its endpoint has a slot for (`WaitingDeliveries`
+    /// says why a pass is cheap); gives back what could no longer finish
+    /// within its lease.
     private func startOwnWaiting(now: UInt64) {
-        guard !waiting.isEmpty else { return }
         let latestStart = UInt64(settings.timeoutSeconds + WebhookDeliverySettings.recordMarginSeconds) * 1000
-        var tooLate: [HeldDelivery] = []
-        var withoutSlot: [String] = []
-        // What stays is moved down over what left after it; what left before
-        // anything stayed (with one busy endpoint, the one or two started)
-        // is cut off the front in one move, not every later entry swapped.
-        var leading = true
-        var leadingGone = 0
-        var kept = 0
-        for index in waiting.indices {
-            var gone = false
-            if waiting[index].leaseEndsAt < now + latestStart {
-                context.logger.debug(
-                    "a delivery waited too long for a slot of its endpoint: given back unattempted",
-                    metadata: [
-                        "delivery": "\(waiting[index].delivery.id)",
-                        "endpoint": "\(waiting[index].delivery.endpointID)",
-                    ])
-                tooLate.append(waiting[index])
-                gone = true
-            } else {
-                let endpoint = waiting[index].delivery.endpointID
-                let knownFull = withoutSlot.contains(endpoint)
-                if !knownFull, context.bounds.withLock({ $0.tryStart(endpoint: endpoint) }) {
-                    send(waiting[index])
-                    gone = true
-                } else if !knownFull {
-                    withoutSlot.append(endpoint)
-                }
-            }
-            if !gone {
-                leading = false
-                waiting.swapAt(kept, index)
-                kept += 1
-            } else if leading {
-                leadingGone += 1
-                kept += 1
-            }
+        let tooLate = waiting.pass(tooLateBefore: now + latestStart) { held in
+            // Each ask takes the bounds' lock: the pass asks once per endpoint.
+            guard context.bounds.withLock({ $0.tryStart(endpoint: held.delivery.endpointID) }) else { return .noSlot }
+            send(held)
+            return .started
         }
-        waiting.removeLast(waiting.count - kept)
-        waiting.removeFirst(leadingGone)
+        for held in tooLate {
+            context.logger.debug(
+                "a delivery waited too long for a slot of its endpoint: given back unattempted",
+                metadata: ["delivery": "\(held.delivery.id)", "endpoint": "\(held.delivery.endpointID)"])
+        }
         release(tooLate, now: now)
     }
 
@@ -314,13 +279,12 @@ final class DispatchWorker: @unchecked Sendable {
             defer { inbox.removeFirst(count) }
             return Array(inbox.prefix(count))
         }
-        waiting += taken
+        waiting.append(contentsOf: taken)
     }
 
     /// Stopping: what has not started is given back, for this node's next
     /// start or another node to take at once.
     private func releaseWaiting(now: UInt64) {
-        release(waiting, now: now)
-        waiting.removeAll()
+        release(waiting.removeAll(), now: now)
     }
 }
