@@ -16,7 +16,7 @@ import Glibc
 final class CurlTransfer {
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let headerLines = CurlHeaderList()
     private let allowPrivateTargets: Bool
 
     // The request under way.
@@ -79,7 +79,6 @@ final class CurlTransfer {
 
     deinit {
         curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
         errorBuffer.deallocate()
         bodyBuffer.deallocate()
     }
@@ -96,15 +95,10 @@ final class CurlTransfer {
         guard sb_curl_setopt_str(handle, CURLOPT_URL, request.url) == CURLE_OK else {
             throw .invalidURL("libcurl cannot use the endpoint's URL")
         }
-        curl_slist_free_all(headerList)
-        headerList = nil
         // An empty "Expect:" keeps libcurl from asking for 100-continue before
         // bodies over 1 KiB, which costs a second per request with receivers
         // that do not answer it.
-        for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
-            guard let list = curl_slist_append(headerList, line) else { throw .setup("curl_slist_append failed") }
-            headerList = list
-        }
+        let headerList = headerLines.fill(request.headers, extra: ["Expect:"])
         try check(sb_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         // One copy of the body, into memory that outlives the request (libcurl
         // does not copy what CURLOPT_POSTFIELDS points at). The buffer is

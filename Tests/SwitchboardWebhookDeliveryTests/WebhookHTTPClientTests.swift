@@ -49,6 +49,34 @@ import Testing
         #expect(receiver.requests.map { $0.headers["content-length"] } == bodies.map { String($0.utf8.count) })
     }
 
+    /// The header lines are written into memory the transfer keeps: request
+    /// after request, more lines and longer ones (past what it first held),
+    /// then fewer and shorter, each request carries its own and nothing of
+    /// the one before.
+    @Test func eachRequestCarriesItsOwnHeadersAfterLongerOnes() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let sets: [[WebhookHeader]] = [
+            [WebhookHeader("webhook-id", "evt_1")],
+            (1...12).map { WebhookHeader("x-h\($0)", String(repeating: "v\($0)", count: 60)) },
+            [WebhookHeader("webhook-id", "evt_3"), WebhookHeader("x-h1", "short")],
+            [],
+        ]
+        for headers in sets {
+            let response = client.send(WebhookHTTPRequest(url: receiver.url + "/h", headers: headers, body: "{}"))
+            #expect(response.statusCode == 200)
+        }
+        #expect(receiver.requests.count == sets.count)
+        for (request, headers) in zip(receiver.requests, sets) {
+            for header in headers { #expect(request.headers[header.name] == header.value) }
+            let sent = Set(headers.map(\.name))
+            let stale = request.headers.keys.filter { ($0.hasPrefix("x-") || $0 == "webhook-id") && !sent.contains($0) }
+            #expect(stale.isEmpty, "headers of an earlier request: \(stale)")
+            #expect(request.headers["expect"] == nil)
+        }
+    }
+
     @Test func keepsTheConnectionForTheNextRequest() throws {
         let receiver = try TestReceiver()
         defer { receiver.stop() }
