@@ -458,8 +458,10 @@ import Testing
     /// its deliveries back, and brings them again. They are not started; they
     /// are given back again, and nothing is left leased.
     @Test func aClaimAnsweredAfterTheStopBeganIsGivenBackUnstarted() throws {
+        // The request lasts long enough for a poll's claim to reach the queue, on a loaded machine,
+        // before dlv_1 ends (its slot would then start dlv_2).
         let fixture = try DispatcherFixture(settings: DispatcherFixture.settings { $0.maxConcurrentPerEndpoint = 1 }) {
-            _, _ in TestReceiver.Reply(body: "done", delayMilliseconds: 300)
+            _, _ in TestReceiver.Reply(body: "done", delayMilliseconds: 1500)
         }
         defer { fixture.receiver.stop() }
         fixture.queue.laterClaimsWaitForARelease = true
