@@ -5,9 +5,9 @@ import SwitchboardWebhooks
 /// memory that one transfer keeps and fills again for each request: the
 /// lines' bytes one after another, each ended by a NUL, and a list node per
 /// line pointing into them. Built with `curl_slist_append`, each request paid
-/// a string for each line and, in libcurl, a node and a copy of it (six
-/// allocations and as many frees a request, and the dispatcher sends tens of
-/// thousands a second).
+/// a string for each of its six lines and, in libcurl, a node and a copy of
+/// it (about eighteen allocations and as many frees a request, at thousands
+/// of requests a second).
 ///
 /// libcurl only reads the list, during the transfer it was set for: the
 /// memory is the owner's, so no `curl_slist_free_all`. It must not change

@@ -135,8 +135,7 @@ final class FakeDeliveryQueue: DeliveryQueue {
             return waits
         }
         if waits {
-            let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
-            while released.isEmpty && MonotonicClock.nanoseconds() < deadline { ThisProcess.sleep(milliseconds: 2) }
+            _ = waitUntil(seconds: 5) { !released.isEmpty }
             state.withLock { $0.claimsWaitingForARelease -= 1 }
         }
         return try answeringSlowly(\.slowClaims) {
