@@ -105,4 +105,114 @@ import Testing
         #expect(try claim() == 10)
         #expect(try sequentialScans(admin) == before, "the claim scanned all 20,000 deliveries to take 10")
     }
+
+    /// Migration 37: the claim's update finds each row it locked by its place, not by another
+    /// descent of the primary key per delivery.
+    @Test func aClaimUpdatesTheRowsItLockedWithoutLookingThemUpByKey() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let admin = try emptyTableAnalyzed(fixture)
+        try admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        let endpoint = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        try admin.query(
+            """
+            INSERT INTO webhook_events (id, workspace_id, type, body)
+            VALUES ('evt_place', $1::uuid, 'message.created', '{}')
+            """, [fixture.workspaceID])
+        try admin.query(
+            """
+            INSERT INTO webhook_deliveries (endpoint_id, workspace_id, event_id, next_attempt_at)
+            SELECT $1::uuid, $2::uuid, 'evt_place', now() - interval '1 hour' FROM generate_series(1, 50)
+            """, [endpoint, fixture.workspaceID])
+        func keyScans() throws -> Int {
+            try admin.query("SELECT pg_stat_force_next_flush()")
+            return try Int(
+                admin.query(
+                    "SELECT idx_scan::text FROM pg_stat_user_indexes WHERE indexrelname = 'webhook_deliveries_pkey'"
+                ).string(0, 0) ?? "") ?? -1
+        }
+
+        let before = try keyScans()
+        let claimed = try admin.query("SELECT id FROM switchboard_webhook_claim(20, 60, '{}', NULL, NULL)")
+        let scans = try keyScans() - before
+        #expect(claimed.rowCount == 20)
+        #expect(scans == 0, "the claim looked up its 20 locked deliveries by key: \(scans) scans")
+        let leased = try admin.query(
+            """
+            SELECT count(*)::text FROM webhook_deliveries
+             WHERE attempts = 1 AND leased_until > now() + interval '50 seconds'
+               AND next_attempt_at = leased_until
+            """
+        ).string(0, 0)
+        #expect(leased == "20")
+    }
+
+    /// Migration 37: the claim keeps one generic plan per connection, so that plan must be the
+    /// one every custom plan was, whatever the tables held when it was made (here: empty and
+    /// analyzed): the due index read in order, then per delivery its row by the place the lock
+    /// found it, its event and its endpoint by key.
+    @Test func theClaimsGenericPlanLooksUpEachDeliverysRowsOneByOne() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let admin = try emptyTableAnalyzed(fixture)
+        try admin.execute("ANALYZE webhook_events, webhook_endpoints")
+        let function = "switchboard_webhook_claim(int, int, uuid[], bigint, bigint)"
+        let settings = try admin.query("SELECT unnest(proconfig) FROM pg_proc WHERE oid = '\(function)'::regprocedure")
+            .rows.compactMap { $0.first ?? nil }
+        for expected in [
+            "plan_cache_mode=force_generic_plan", "enable_hashjoin=off", "enable_mergejoin=off", "jit=off",
+            "enable_seqscan=off", "enable_bitmapscan=off",
+        ] {
+            #expect(settings.contains(expected), "\(expected) in \(settings)")
+        }
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            try admin.query("SELECT set_config($1, $2, false)", [parts[0], parts[1]])
+        }
+        let source = try #require(
+            try admin.query("SELECT prosrc FROM pg_proc WHERE oid = '\(function)'::regprocedure").string(0, 0))
+        let start = try #require(source.range(of: "RETURN QUERY"))
+        let body = try #require(source.range(of: "END;", options: .backwards))
+        let end = try #require(source.range(of: ";", options: .backwards, range: start.upperBound..<body.lowerBound))
+        var statement = String(source[start.upperBound..<end.lowerBound])
+        for (name, placeholder) in [
+            ("p_limit", "$1::int"), ("p_lease_seconds", "$2::int"), ("p_busy", "$3::uuid[]"),
+            ("v_after_at", "$4::timestamptz"), ("v_after_id", "$5::bigint"),
+        ] {
+            statement = statement.replacingOccurrences(of: name, with: placeholder)
+        }
+        try admin.execute("PREPARE claim(int, int, uuid[], timestamptz, bigint) AS " + statement)
+        let explained = try #require(
+            try admin.query("EXPLAIN (FORMAT JSON) EXECUTE claim(10, 60, '{}', '-infinity', 0)").string(0, 0))
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [[String: Any]])
+        let plan = try #require(document.first?["Plan"] as? [String: Any])
+        func nodes(_ node: [String: Any]) -> [[String: Any]] {
+            [node] + (node["Plans"] as? [[String: Any]] ?? []).flatMap(nodes)
+        }
+        let all = nodes(plan)
+        let types = all.compactMap { $0["Node Type"] as? String }
+        #expect(
+            !types.contains("Hash Join") && !types.contains("Merge Join") && !types.contains("Seq Scan"), "\(types)")
+        #expect(!types.contains("Sort"), "the due deliveries are sorted rather than read in the index's order")
+        let due = all.filter { $0["Index Name"] as? String == "idx_webhook_deliveries_due" }
+        #expect(due.count == 1)
+        let deliveries = all.filter {
+            $0["Relation Name"] as? String == "webhook_deliveries" && $0["Index Name"] as? String == nil
+                && $0["Node Type"] as? String != "ModifyTable"
+        }
+        #expect(deliveries.map { $0["Node Type"] as? String } == ["Tid Scan"], "\(deliveries)")
+        #expect(!all.contains { $0["Index Name"] as? String == "webhook_deliveries_pkey" })
+        // The event and the endpoint each found by its key: no scan of a whole index with the key
+        // compared in a join filter, as plain joins planned on these empty tables did.
+        for table in ["webhook_events", "webhook_endpoints"] {
+            let scans = all.filter { $0["Relation Name"] as? String == table }
+            #expect(!scans.isEmpty)
+            for scan in scans {
+                #expect(scan["Index Name"] as? String == "\(table)_pkey")
+                #expect(scan["Index Cond"] != nil, "\(table) read whole for every delivery: \(scan)")
+            }
+        }
+        #expect(!all.contains { $0["Join Filter"] != nil }, "\(all.compactMap { $0["Join Filter"] })")
+    }
 }

@@ -89,6 +89,7 @@ public enum Migrations {
         Migration0034.migration,
         Migration0035.migration,
         Migration0036.migration,
+        Migration0037.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
