@@ -78,28 +78,39 @@ import Testing
                 == "succeeded")
     }
 
-    @Test func aClaimPlannedOnAnEmptyTableReadsTheDueIndex() throws {
-        let fixture = try ReadersFixture()
-        defer { fixture.drop() }
-        let admin = try emptyTableAnalyzed(fixture)
-        try admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+    /// An endpoint of the fixture's workspace and one event, `evt_plan`: what due deliveries need.
+    private func endpointWithAnEvent(_ fixture: ReadersFixture) throws -> String {
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
         let endpoint = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        try admin.query(
+        try fixture.admin.query(
             """
             INSERT INTO webhook_events (id, workspace_id, type, body)
             VALUES ('evt_plan', $1::uuid, 'message.created', '{}')
             """, [fixture.workspaceID])
+        return endpoint
+    }
+
+    /// `count` deliveries of `endpoint`'s event, due an hour ago.
+    private func due(_ count: Int, of endpoint: String, _ fixture: ReadersFixture) throws {
+        try fixture.admin.query(
+            """
+            INSERT INTO webhook_deliveries (endpoint_id, workspace_id, event_id, next_attempt_at)
+            SELECT $1::uuid, $2::uuid, 'evt_plan', now() - interval '1 hour' FROM generate_series(1, $3::int)
+            """, [endpoint, fixture.workspaceID, String(count)])
+    }
+
+    @Test func aClaimPlannedOnAnEmptyTableReadsTheDueIndex() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let admin = try emptyTableAnalyzed(fixture)
+        let endpoint = try endpointWithAnEvent(fixture)
         func claim() throws -> Int {
             try admin.query("SELECT count(*) FROM switchboard_webhook_claim(10, 60, '{}', NULL, NULL)")
                 .string(0, 0).flatMap { Int($0) } ?? -1
         }
         // Plans made while nothing is due, and kept.
         for _ in 0..<8 { #expect(try claim() == 0) }
-        try admin.query(
-            """
-            INSERT INTO webhook_deliveries (endpoint_id, workspace_id, event_id, next_attempt_at)
-            SELECT $1::uuid, $2::uuid, 'evt_plan', now() - interval '1 hour' FROM generate_series(1, 20000)
-            """, [endpoint, fixture.workspaceID])
+        try due(20000, of: endpoint, fixture)
 
         let before = try sequentialScans(admin)
         #expect(try claim() == 10)
@@ -112,18 +123,7 @@ import Testing
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         let admin = try emptyTableAnalyzed(fixture)
-        try admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
-        let endpoint = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
-        try admin.query(
-            """
-            INSERT INTO webhook_events (id, workspace_id, type, body)
-            VALUES ('evt_place', $1::uuid, 'message.created', '{}')
-            """, [fixture.workspaceID])
-        try admin.query(
-            """
-            INSERT INTO webhook_deliveries (endpoint_id, workspace_id, event_id, next_attempt_at)
-            SELECT $1::uuid, $2::uuid, 'evt_place', now() - interval '1 hour' FROM generate_series(1, 50)
-            """, [endpoint, fixture.workspaceID])
+        try due(50, of: try endpointWithAnEvent(fixture), fixture)
         func keyScans() throws -> Int {
             try admin.query("SELECT pg_stat_force_next_flush()")
             return try Int(

@@ -44,8 +44,7 @@
 /// The function is replaced with its signature and settings (migration
 /// 24's `enable_bitmapscan` and 31's `enable_seqscan`, which `CREATE OR
 /// REPLACE` would otherwise drop): online. Down restores migration 24's
-/// function with those two settings. Written out whole: it changes most of
-/// the statement.
+/// function with those two settings.
 enum Migration0037 {
     static let migration = Migration(version: 37, name: "webhook_claim_planned_once", sql: sql, down: down)
 
@@ -57,51 +56,40 @@ enum Migration0037 {
             "CREATE FUNCTION switchboard_webhook_claim(", with: "CREATE OR REPLACE FUNCTION switchboard_webhook_claim(",
             count: 1, in: SQLText.function("switchboard_webhook_claim", in: Migration0024.migration.sql)))
 
-    private static let sql = #"""
-        CREATE OR REPLACE FUNCTION switchboard_webhook_claim(
-            p_limit int, p_lease_seconds int, p_busy uuid[], p_after_us bigint, p_after_id bigint)
-        RETURNS TABLE (id text, event_id text, endpoint_id text, url text, secret text, previous_secret text,
-                       body text, attempt int, created_at float8, due_us bigint)
-        LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off SET enable_hashjoin = off
-        SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan SET jit = off AS $$
-        #variable_conflict use_column
-        DECLARE
-            v_after_at timestamptz := CASE WHEN p_after_us IS NULL THEN '-infinity'::timestamptz
-                                           ELSE 'epoch'::timestamptz + p_after_us * interval '1 microsecond' END;
-            v_after_id bigint := coalesce(p_after_id, 0);
-        BEGIN
-            RETURN QUERY
-            WITH due AS (
-                SELECT d.ctid AS row_id, d.endpoint_id, d.id, d.event_id, d.next_attempt_at FROM webhook_deliveries d
-                 WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-                   AND (d.next_attempt_at, d.id) > (v_after_at, v_after_id)
-                   AND (d.leased_until IS NULL OR d.leased_until < now())
-                   AND d.endpoint_id <> ALL (p_busy)
-                   AND (SELECT e.enabled AND e.deleted_at IS NULL FROM webhook_endpoints e WHERE e.id = d.endpoint_id)
-                 ORDER BY d.next_attempt_at, d.id
-                 LIMIT p_limit
-                 FOR UPDATE OF d SKIP LOCKED
-            )
-            -- The row where the lock found it; the event and the endpoint each by key (LIMIT keeps
-            -- them lookups: a plain join planned on empty tables scanned all of them per delivery).
-            UPDATE webhook_deliveries d
-               SET leased_until = now() + p_lease_seconds * interval '1 second',
-                   next_attempt_at = now() + p_lease_seconds * interval '1 second', attempts = d.attempts + 1,
-                   updated_at = now()
-              FROM due
-             CROSS JOIN LATERAL (SELECT ev.body, ev.created_at FROM webhook_events ev
-                                  WHERE ev.id = due.event_id LIMIT 1) ev
-             CROSS JOIN LATERAL (SELECT e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
-                                   FROM webhook_endpoints e WHERE e.id = due.endpoint_id LIMIT 1) e
-             WHERE d.ctid = due.row_id AND d.endpoint_id = due.endpoint_id AND d.id = due.id
-            RETURNING d.id::text, d.event_id, d.endpoint_id::text, e.url, e.secret,
-                      CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END,
-                      ev.body, d.attempts - 1, extract(epoch FROM ev.created_at)::float8,
-                      ((extract(epoch FROM due.next_attempt_at) * 1000000)::numeric)::bigint;
-        END;
-        $$;
+    /// The edits, in order: the settings; the locked rows' place and event id; the update finding
+    /// the row by that place, the event and the endpoint each by key (`LIMIT 1` keeps them lookups:
+    /// plain joins planned on empty tables scanned all of them for every delivery).
+    private static let edits = [
+        (
+            "LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off AS $$",
+            """
+            LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off SET enable_hashjoin = off
+            SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan SET jit = off AS $$
+            """
+        ),
+        (
+            "SELECT d.endpoint_id, d.id, d.next_attempt_at FROM webhook_deliveries d",
+            "SELECT d.ctid AS row_id, d.endpoint_id, d.id, d.event_id, d.next_attempt_at FROM webhook_deliveries d"
+        ),
+        (
+            "FROM due, webhook_events ev, webhook_endpoints e\n",
+            """
+            FROM due
+                 CROSS JOIN LATERAL (SELECT ev.body, ev.created_at FROM webhook_events ev
+                                      WHERE ev.id = due.event_id LIMIT 1) ev
+                 CROSS JOIN LATERAL (SELECT e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+                                       FROM webhook_endpoints e WHERE e.id = due.endpoint_id LIMIT 1) e
 
-        """#
+            """
+        ),
+        (
+            "WHERE d.endpoint_id = due.endpoint_id AND d.id = due.id AND ev.id = d.event_id AND e.id = d.endpoint_id",
+            "WHERE d.ctid = due.row_id AND d.endpoint_id = due.endpoint_id AND d.id = due.id"
+        ),
+    ]
+
+    private static let sql =
+        edits.reduce(before) { sql, edit in SQLText.replacing(edit.0, with: edit.1, count: 1, in: sql) } + "\n"
 
     private static let down = before + "\n"
 }
