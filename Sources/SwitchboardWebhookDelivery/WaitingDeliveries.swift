@@ -28,7 +28,8 @@ struct WaitingDeliveries {
     /// cut off by moving `head`, and the array is shifted down only once
     /// half of it has left (a pass starts one or two at the front of
     /// hundreds; shifting them all down each time was 1% of the gateway's
-    /// samples in a capacity drain).
+    /// samples in a capacity drain). Until then their copies stay in memory:
+    /// never more of them than of the entries held.
     private var storage: [HeldDelivery] = []
     private var head = 0
     private var perEndpoint: [String: Int] = [:]

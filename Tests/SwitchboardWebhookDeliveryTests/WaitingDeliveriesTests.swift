@@ -103,4 +103,27 @@ import Testing
         #expect(waiting.isEmpty)
         #expect(waiting.pass(tooLateBefore: 0, slots.start).isEmpty)
     }
+
+    /// What passes cut off the front leaves by the head index; the order holds through the
+    /// shifts down, and deliveries added meanwhile come after the rest.
+    @Test func passesThatStartAtTheFrontKeepTheOrderThroughEveryShift() {
+        var waiting = WaitingDeliveries()
+        waiting.append(contentsOf: (1...100).map { held($0, "ep_busy") })
+        let slots = Slots([:])
+        var next = 1
+        var added = 100
+        for round in 1...150 {
+            slots.free["ep_busy"] = round % 3
+            _ = waiting.pass(tooLateBefore: 0, slots.start)
+            next += round % 3
+            if round % 10 == 0 {
+                waiting.append(contentsOf: (added + 1...added + 5).map { held($0, "ep_busy") })
+                added += 5
+            }
+            #expect(ids(waiting) == (next...added).map { "dlv_\($0)" }, "round \(round)")
+            #expect(waiting.count == added - next + 1)
+        }
+        #expect(waiting.removeAll().map(\.delivery.id) == (next...added).map { "dlv_\($0)" })
+        #expect(waiting.isEmpty)
+    }
 }
