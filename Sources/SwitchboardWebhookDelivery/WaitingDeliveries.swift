@@ -27,8 +27,8 @@ struct WaitingDeliveries {
     /// Entries before `head` have left: those a pass started at the front are
     /// cut off by moving `head`, and the array is shifted down only once
     /// half of it has left (a pass starts one or two at the front of
-    /// hundreds; shifting them all down each time was 1% of the gateway's
-    /// samples in a capacity drain). Until then their copies stay in memory:
+    /// hundreds, and shifting all the others down after each pass moved
+    /// hundreds for one or two). Until then their copies stay in memory:
     /// never more of them than of the entries held.
     private var storage: [HeldDelivery] = []
     private var head = 0
