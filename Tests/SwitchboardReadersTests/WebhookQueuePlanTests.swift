@@ -1,5 +1,7 @@
 import Foundation
 import SwitchboardPostgres
+import SwitchboardStore
+import SwitchboardTestSupport
 import Testing
 
 /// The dispatcher's record and claim keep their plans for the life of their
@@ -8,16 +10,21 @@ import Testing
 /// made: the record finds each delivery by its key (migration 30), the claim
 /// reads the due index (migration 31), whatever the statistics said.
 @Suite struct WebhookQueuePlanTests {
+    private static let claimFunction = "switchboard_webhook_claim(int, int, uuid[], bigint, bigint)"
+
     private static let arguments =
         "($1::bigint[], $2::uuid[], '{true}', '{204}', '{3}', '{NULL}', '{\"\"}', '{NULL}', 72)"
 
-    /// Sequential scans of `webhook_deliveries` so far, as the statistics have them once this
-    /// connection's are flushed.
-    private func sequentialScans(_ admin: PostgresConnection) throws -> Int {
+    /// A counter of the statistics views (`query` reads one value), as it is once this
+    /// connection's statistics are flushed.
+    private func flushedCount(_ admin: PostgresConnection, _ query: String) throws -> Int {
         try admin.query("SELECT pg_stat_force_next_flush()")
-        let result = try admin.query(
-            "SELECT seq_scan::text FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'")
-        return Int(result.string(0, 0) ?? "") ?? -1
+        return Int(try admin.query(query).string(0, 0) ?? "") ?? -1
+    }
+
+    /// Sequential scans of `webhook_deliveries` so far.
+    private func sequentialScans(_ admin: PostgresConnection) throws -> Int {
+        try flushedCount(admin, "SELECT seq_scan::text FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'")
     }
 
     /// The fixture's owner connection, reading statistics as they are flushed, once
@@ -125,11 +132,8 @@ import Testing
         let admin = try emptyTableAnalyzed(fixture)
         try due(50, of: try endpointWithAnEvent(fixture), fixture)
         func keyScans() throws -> Int {
-            try admin.query("SELECT pg_stat_force_next_flush()")
-            return try Int(
-                admin.query(
-                    "SELECT idx_scan::text FROM pg_stat_user_indexes WHERE indexrelname = 'webhook_deliveries_pkey'"
-                ).string(0, 0) ?? "") ?? -1
+            try flushedCount(
+                admin, "SELECT idx_scan::text FROM pg_stat_user_indexes WHERE indexrelname = 'webhook_deliveries_pkey'")
         }
 
         let before = try keyScans()
@@ -156,41 +160,24 @@ import Testing
         defer { fixture.drop() }
         let admin = try emptyTableAnalyzed(fixture)
         try admin.execute("ANALYZE webhook_events, webhook_endpoints")
-        let function = "switchboard_webhook_claim(int, int, uuid[], bigint, bigint)"
-        let settings = try admin.query("SELECT unnest(proconfig) FROM pg_proc WHERE oid = '\(function)'::regprocedure")
-            .rows.compactMap { $0.first ?? nil }
+        let settings = try FunctionPlan.settings(admin, Self.claimFunction).map { "\($0.0)=\($0.1)" }
         for expected in [
             "plan_cache_mode=force_generic_plan", "enable_hashjoin=off", "enable_mergejoin=off", "jit=off",
             "enable_seqscan=off", "enable_bitmapscan=off",
         ] {
             #expect(settings.contains(expected), "\(expected) in \(settings)")
         }
-        for setting in settings {
-            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            try admin.query("SELECT set_config($1, $2, false)", [parts[0], parts[1]])
-        }
-        let source = try #require(
-            try admin.query("SELECT prosrc FROM pg_proc WHERE oid = '\(function)'::regprocedure").string(0, 0))
-        let start = try #require(source.range(of: "RETURN QUERY"))
-        let body = try #require(source.range(of: "END;", options: .backwards))
-        let end = try #require(source.range(of: ";", options: .backwards, range: start.upperBound..<body.lowerBound))
-        var statement = String(source[start.upperBound..<end.lowerBound])
-        for (name, placeholder) in [
-            ("p_limit", "$1::int"), ("p_lease_seconds", "$2::int"), ("p_busy", "$3::uuid[]"),
-            ("v_after_at", "$4::timestamptz"), ("v_after_id", "$5::bigint"),
-        ] {
-            statement = statement.replacingOccurrences(of: name, with: placeholder)
-        }
+        try FunctionPlan.adoptSettings(admin, of: Self.claimFunction)
+        let statement = try FunctionPlan.statement(
+            admin, Self.claimFunction,
+            placeholders: [
+                ("p_limit", "$1::int"), ("p_lease_seconds", "$2::int"), ("p_busy", "$3::uuid[]"),
+                ("v_after_at", "$4::timestamptz"), ("v_after_id", "$5::bigint"),
+            ])
         try admin.execute("PREPARE claim(int, int, uuid[], timestamptz, bigint) AS " + statement)
-        let explained = try #require(
-            try admin.query("EXPLAIN (FORMAT JSON) EXECUTE claim(10, 60, '{}', '-infinity', 0)").string(0, 0))
-        let document = try #require(
-            try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [[String: Any]])
-        let plan = try #require(document.first?["Plan"] as? [String: Any])
-        func nodes(_ node: [String: Any]) -> [[String: Any]] {
-            [node] + (node["Plans"] as? [[String: Any]] ?? []).flatMap(nodes)
-        }
-        let all = nodes(plan)
+        let plan = try FunctionPlan.plan(
+            admin, "EXPLAIN (FORMAT JSON) EXECUTE claim(10, 60, '{}', '-infinity', 0)")
+        let all = FunctionPlan.nodes(plan)
         let types = all.compactMap { $0["Node Type"] as? String }
         #expect(
             !types.contains("Hash Join") && !types.contains("Merge Join") && !types.contains("Seq Scan"), "\(types)")
@@ -214,5 +201,22 @@ import Testing
             }
         }
         #expect(!all.contains { $0["Join Filter"] != nil }, "\(all.compactMap { $0["Join Filter"] })")
+    }
+
+    /// Migration 37's down restores the claim exactly as version 36 had it: its body and every
+    /// setting (24's, 31's and 35's), which `CREATE OR REPLACE` sets anew from its own text.
+    @Test func migratingDownFromThirtySevenRestoresTheClaimOfThirtySix() throws {
+        func definition(_ db: PostgresConnection) throws -> String? {
+            try db.query("SELECT pg_get_functiondef('\(Self.claimFunction)'::regprocedure)").string(0, 0)
+        }
+        let old = try TestDatabase()
+        defer { old.drop() }
+        try MigrationRunner(connection: old.connect(), migrations: Migrations.all.filter { $0.version <= 36 }).up()
+        let rolledBack = try TestDatabase(migrated: true)
+        defer { rolledBack.drop() }
+        let db = try rolledBack.connect()
+        #expect(try definition(db) != definition(old.connect()))
+        try MigrationRunner(connection: db).migrateDown(to: 36)
+        #expect(try definition(db) == definition(old.connect()))
     }
 }

@@ -16,67 +16,32 @@ import Testing
 
     /// The function's statement, its parameters and variable as `$1`...`$7`.
     private static func statement(_ db: PostgresConnection) throws -> String {
-        let source = try #require(
-            try db.query("SELECT prosrc FROM pg_proc WHERE oid = '\(function)'::regprocedure").string(0, 0))
-        let start = try #require(source.range(of: "RETURN QUERY"))
-        let end = try #require(source.range(of: "END;", options: .backwards))
-        var statement = String(source[start.upperBound..<end.lowerBound])
-        statement = String(statement[..<(try #require(statement.range(of: ";", options: .backwards))).lowerBound])
-        let parameters = [
-            ("p_held_endpoints", "$5::uuid[]"), ("p_held_counts", "$6::int[]"), ("p_per_endpoint", "$4::int"),
-            ("p_lease_end", "$3::timestamptz"), ("p_handoff", "$2::int"), ("p_ids", "$1::bigint[]"),
-            ("v_prefix", "$7::text"),
-        ]
-        for (name, placeholder) in parameters {
-            statement = statement.replacingOccurrences(of: name, with: placeholder)
-        }
-        return statement
-    }
-
-    /// A node of a JSON plan and every node under it.
-    private static func nodes(_ plan: [String: Any]) -> [[String: Any]] {
-        let children = plan["Plans"] as? [[String: Any]] ?? []
-        return [plan] + children.flatMap(nodes)
-    }
-
-    /// The function's own settings, but its search path, as name and value.
-    private static func settings(_ db: PostgresConnection) throws -> [(String, String)] {
-        try db.query("SELECT unnest(proconfig) FROM pg_proc WHERE oid = '\(function)'::regprocedure")
-            .rows.compactMap { $0.first ?? nil }
-            .filter { !$0.hasPrefix("search_path=") }
-            .map { setting in
-                let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-                return (parts[0], parts[1])
-            }
-    }
-
-    /// The top node of the JSON plan `explain` prints.
-    private static func plan(_ db: PostgresConnection, _ explain: String) throws -> [String: Any] {
-        let explained = try #require(try db.query(explain).string(0, 0))
-        let document = try #require(
-            try JSONSerialization.jsonObject(with: Data(explained.utf8)) as? [[String: Any]])
-        return try #require(document.first?["Plan"] as? [String: Any])
+        try FunctionPlan.statement(
+            db, function,
+            placeholders: [
+                ("p_held_endpoints", "$5::uuid[]"), ("p_held_counts", "$6::int[]"), ("p_per_endpoint", "$4::int"),
+                ("p_lease_end", "$3::timestamptz"), ("p_handoff", "$2::int"), ("p_ids", "$1::bigint[]"),
+                ("v_prefix", "$7::text"),
+            ])
     }
 
     @Test func theGenericPlanJoinsWhatThePassMadeByHashes() throws {
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let db = try database.connect()
-        let settings = try Self.settings(db)
+        let settings = try FunctionPlan.settings(db, Self.function)
         for expected in ["plan_cache_mode=force_generic_plan", "enable_nestloop=off", "jit=off", "enable_seqscan=off"] {
             #expect(settings.contains { "\($0.0)=\($0.1)" == expected }, "\(expected) in \(settings)")
         }
         // The plan the function keeps: made under its own settings, on empty tables analyzed, as a
         // new deployment's first pass may make it (the endpoints' two indexes then cost the same).
         try db.execute("ANALYZE chats, webhook_backlog, webhook_endpoints")
-        for setting in settings {
-            try db.query("SELECT set_config($1, $2, false)", [setting.0, setting.1])
-        }
+        try FunctionPlan.adoptSettings(db, of: Self.function)
         try db.execute(
             "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
-        let plan = try Self.plan(
+        let plan = try FunctionPlan.plan(
             db, "EXPLAIN (FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')")
-        let loops = Self.nodes(plan).filter { $0["Node Type"] as? String == "Nested Loop" }
+        let loops = FunctionPlan.nodes(plan).filter { $0["Node Type"] as? String == "Nested Loop" }
         // stored (each backlog row's messages), hooks (each backlog row's endpoints, each endpoint).
         #expect(loops.count >= 3)
         for loop in loops {
@@ -84,7 +49,9 @@ import Testing
                 $0["Parent Relationship"] as? String == "Inner"
             }
             // A lookup per outer row: by an index (under a Limit for the endpoints) or a function.
-            let lookup = inner.flatMap { $0["Node Type"] as? String == "Limit" ? Self.nodes($0).dropFirst().first : $0 }
+            let lookup = inner.flatMap {
+                $0["Node Type"] as? String == "Limit" ? FunctionPlan.nodes($0).dropFirst().first : $0
+            }
             let type = lookup?["Node Type"] as? String ?? "none"
             #expect(
                 ["Index Scan", "Index Only Scan", "Function Scan"].contains(type),
@@ -92,7 +59,7 @@ import Testing
             )
         }
         // Each endpoint by its key, not by a walk of the live endpoints' partial index.
-        let endpointScans = Self.nodes(plan).filter { $0["Relation Name"] as? String == "webhook_endpoints" }
+        let endpointScans = FunctionPlan.nodes(plan).filter { $0["Relation Name"] as? String == "webhook_endpoints" }
         #expect(endpointScans.count == 1)
         #expect(endpointScans.allSatisfy { $0["Index Name"] as? String == "webhook_endpoints_pkey" })
     }
@@ -108,12 +75,10 @@ import Testing
         let database = try TestDatabase(migrated: true)
         defer { database.drop() }
         let db = try database.connect()
-        for setting in try Self.settings(db) {
-            try db.query("SELECT set_config($1, $2, false)", [setting.0, setting.1])
-        }
+        try FunctionPlan.adoptSettings(db, of: Self.function)
         try db.execute(
             "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
-        let plan = try Self.plan(
+        let plan = try FunctionPlan.plan(
             db, "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')")
         /// A column of a CTE or table itself, as the plan names it (`e_2.body`), not an expression of it.
         func carries(_ node: [String: Any], _ columns: Set<String>) -> [String] {
@@ -124,18 +89,19 @@ import Testing
             }
         }
         let wide: Set<String> = ["body", "versions"]
-        let narrowParts = Self.nodes(plan).filter {
+        let narrowParts = FunctionPlan.nodes(plan).filter {
             ["CTE stored", "CTE pairs", "CTE targets"].contains($0["Subplan Name"] as? String ?? "")
         }
         #expect(narrowParts.count == 3)
         for part in narrowParts {
-            for node in Self.nodes(part) where ["Sort", "WindowAgg", "Hash"].contains(node["Node Type"] as? String) {
+            for node in FunctionPlan.nodes(part)
+            where ["Sort", "WindowAgg", "Hash"].contains(node["Node Type"] as? String) {
                 #expect(carries(node, wide).isEmpty, "\(part["Subplan Name"] ?? "") sorts \(carries(node, wide))")
             }
         }
         // The one join of bodies to deliveries may hash either side (the planner's choice, from
         // the statistics it planned with): at most one hash table of bodies a pass, never versions.
-        let hashes = Self.nodes(plan).filter { $0["Node Type"] as? String == "Hash" }
+        let hashes = FunctionPlan.nodes(plan).filter { $0["Node Type"] as? String == "Hash" }
         #expect(hashes.allSatisfy { carries($0, ["versions"]).isEmpty })
         #expect(hashes.filter { !carries($0, ["body"]).isEmpty }.count <= 1)
     }

@@ -19,9 +19,10 @@
 ///   generic plan made on a new database's empty tables (analyzed) read
 ///   the whole of `webhook_events`' and `webhook_endpoints`' keys for every
 ///   claimed delivery, the key compared in a join filter (the two scans
-///   cost the same on an empty table). `jit = off`: the plan's estimate for
-///   an unknown `LIMIT` (557,396 on 200,000 due) is above
-///   `jit_above_cost`, and the claim would be compiled on every call.
+///   cost the same on an empty table). `jit = off` (migration 35) matters
+///   more now: the plan's estimate for an unknown `LIMIT` (557,396 on
+///   200,000 due) is above `jit_above_cost`, and the claim would otherwise
+///   be compiled on every call.
 /// - The update joined the locked rows back to `webhook_deliveries` by the
 ///   primary key: one more descent of its B-tree per claimed delivery (4 of
 ///   the 21 buffers each read in `EXPLAIN (ANALYZE, BUFFERS)`). The CTE now
@@ -42,16 +43,18 @@
 /// entries, which this does not change.
 ///
 /// The function is replaced with its signature and settings (migration
-/// 24's `enable_bitmapscan` and 31's `enable_seqscan`, which `CREATE OR
-/// REPLACE` would otherwise drop): online. Down restores migration 24's
-/// function with those two settings.
+/// 24's `enable_bitmapscan`, 31's `enable_seqscan` and 35's `jit = off`,
+/// which `CREATE OR REPLACE` would otherwise drop): online. Down restores
+/// migration 24's function with those three settings, as it was at
+/// version 36 (`WebhookQueuePlanTests`).
 enum Migration0037 {
     static let migration = Migration(version: 37, name: "webhook_claim_planned_once", sql: sql, down: down)
 
-    /// Migration 24's function as migration 31 left it, replaceable.
+    /// Migration 24's function as migrations 31 and 35 left it (their `ALTER FUNCTION ... SET`s
+    /// written into it), replaceable: what down restores.
     private static let before = SQLText.replacing(
         "LANGUAGE plpgsql SET enable_bitmapscan = off AS $$",
-        with: "LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off AS $$", count: 1,
+        with: "LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off AS $$", count: 1,
         in: SQLText.replacing(
             "CREATE FUNCTION switchboard_webhook_claim(", with: "CREATE OR REPLACE FUNCTION switchboard_webhook_claim(",
             count: 1, in: SQLText.function("switchboard_webhook_claim", in: Migration0024.migration.sql)))
@@ -61,10 +64,10 @@ enum Migration0037 {
     /// plain joins planned on empty tables scanned all of them for every delivery).
     private static let edits = [
         (
-            "LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off AS $$",
+            "LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off AS $$",
             """
-            LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off SET enable_hashjoin = off
-            SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan SET jit = off AS $$
+            LANGUAGE plpgsql SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
+            SET enable_hashjoin = off SET enable_mergejoin = off SET plan_cache_mode = force_generic_plan AS $$
             """
         ),
         (
