@@ -61,7 +61,8 @@ public enum WebhooksDriver {
         --hold-rounds N: the gateway with `[webhooks] hold_rounds = N` (1-64; how many rounds
         of requests it holds, hence how many a claim takes at once). --per-endpoint N: the
         gateway with `[webhooks] max_concurrent_per_endpoint = N` (1-1024). --dispatch-threads N:
-        the gateway with `[webhooks] threads = N` (1-64).
+        the gateway with `[webhooks] threads = N` (1-64). --pass-interval MS: the gateway with
+        `[webhooks] backlog_pass_interval_ms = MS` (0-1000; 0: an expander's pass per commit).
         Each of these prints the section instead of writing it, as --quick does.
         Each delivery run also reports the CPU per delivered webhook of the gateway,
         PostgreSQL and the receiver, over the traffic and over the drain after it.
@@ -86,6 +87,8 @@ public enum WebhooksDriver {
         var perEndpoint: Int?
         /// `webhooks.threads` when given.
         var dispatchThreads: Int?
+        /// `webhooks.backlog_pass_interval_ms` when given.
+        var passInterval: Int?
     }
 
     static let allParts: Set<String> = ["steady", "capacity", "toggles"]
@@ -99,7 +102,7 @@ public enum WebhooksDriver {
             arguments,
             options: BenchContext.setUpOptions + [
                 "seconds", "rate", "steady-rate", "windows", "window-seconds", "repeats", "parts", "hand-off",
-                "hold-rounds", "per-endpoint", "dispatch-threads",
+                "hold-rounds", "per-endpoint", "dispatch-threads", "pass-interval",
             ],
             switchNames: ["quick", "check"])
         let quick = flags.has("quick")
@@ -129,6 +132,10 @@ public enum WebhooksDriver {
         if let dispatchThreads, !(1...64).contains(dispatchThreads) {
             throw DriverFlags.UsageError(description: "--dispatch-threads takes 1 to 64")
         }
+        let passInterval: Int? = flags.string("pass-interval") == nil ? nil : try flags.int("pass-interval", default: 0)
+        if let passInterval, !(0...1000).contains(passInterval) {
+            throw DriverFlags.UsageError(description: "--pass-interval takes 0 to 1000")
+        }
         var windows = quick ? quickWindows : windows
         windows.count = try flags.int("windows", default: windows.count)
         windows.seconds = try flags.double("window-seconds", default: windows.seconds)
@@ -137,7 +144,7 @@ public enum WebhooksDriver {
             flags: flags, quick: quick, seconds: try flags.int("seconds", default: quick ? 5 : 30), shape: shape,
             steadyShape: steady, windows: windows, repeats: try flags.int("repeats", default: 1),
             receiverSeconds: quick ? 1 : 5, parts: parts, handOff: handOff, holdRounds: holdRounds,
-            perEndpoint: perEndpoint, dispatchThreads: dispatchThreads)
+            perEndpoint: perEndpoint, dispatchThreads: dispatchThreads, passInterval: passInterval)
         guard options.seconds >= 4, shape.rate > 0, steady.rate > 0, options.repeats > 0 else {
             throw DriverFlags.UsageError(
                 description: "--seconds must be 4 or more, --rate, --steady-rate, --repeats above 0")
@@ -168,7 +175,8 @@ public enum WebhooksDriver {
             extra: gatewayConfig + (options.handOff ? "" : "\nhand_off = false\n")
                 + (options.holdRounds.map { "\nhold_rounds = \($0)\n" } ?? "")
                 + (options.perEndpoint.map { "\nmax_concurrent_per_endpoint = \($0)\n" } ?? "")
-                + (options.dispatchThreads.map { "\nthreads = \($0)\n" } ?? ""))
+                + (options.dispatchThreads.map { "\nthreads = \($0)\n" } ?? "")
+                + (options.passInterval.map { "\nbacklog_pass_interval_ms = \($0)\n" } ?? ""))
         defer { gateway.stop() }
         try WebhookAPI.ensureWorkspace(workspace, databaseURL: context.databaseURL)
         let token = WebhookAPI.adminToken(workspace: workspace, secret: context.secret)
@@ -209,7 +217,7 @@ public enum WebhooksDriver {
         try context.publish(
             results: results.json, section: WebhooksSection.render(results), name: "bench-webhooks", title: "Webhooks",
             quick: options.quick || options.parts != allParts || !options.handOff || options.holdRounds != nil
-                || options.perEndpoint != nil || options.dispatchThreads != nil)
+                || options.perEndpoint != nil || options.dispatchThreads != nil || options.passInterval != nil)
         let failed = results.failed
         if !failed.isEmpty { log("correctness checks failed in \(failed)") }
         return failed.isEmpty

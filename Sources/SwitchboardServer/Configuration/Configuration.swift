@@ -181,6 +181,10 @@ public struct Configuration: Sendable {
     /// The share of its connection's time the webhook expander may take while
     /// the writer is behind or an event loop is saturated (100: it never yields).
     public var webhooksBacklogBusySharePercent = AfterCommitPacing.webhooks.busySharePercent
+    /// While commits keep waking the webhook expander, the least time from one
+    /// pass's start to the next's, so that each pass takes several batches (0:
+    /// a pass per wake).
+    public var webhooksBacklogPassIntervalMilliseconds = AfterCommitPacing.webhooks.passIntervalMilliseconds
 
     /// How often an idle search indexer looks for committed messages to index
     /// (a pass that found more work runs the next at once).

@@ -241,6 +241,7 @@ enum ConfigurationKeys {
         integer("webhooks.retry_divisor", 1...1_000_000, \.webhooksRetryDivisor),
         integer("webhooks.backlog_interval_ms", 10...60_000, \.webhooksBacklogIntervalMilliseconds),
         integer("webhooks.backlog_busy_share_percent", 1...100, \.webhooksBacklogBusySharePercent),
+        integer("webhooks.backlog_pass_interval_ms", 0...1000, \.webhooksBacklogPassIntervalMilliseconds),
         integer("search.index_interval_ms", 10...60_000, \.searchIndexIntervalMilliseconds),
         integer("search.index_busy_share_percent", 1...100, \.searchIndexBusySharePercent),
         ConfigurationKey(name: "log.level", kind: .string, extraEnvironmentNames: []) { c, v throws(ConfigError) in

@@ -159,7 +159,8 @@ final class ServerContext: Sendable {
                 databaseURL: configuration.databaseURL,
                 pacing: AfterCommitPacing(
                     idleMilliseconds: configuration.webhooksBacklogIntervalMilliseconds,
-                    busySharePercent: configuration.webhooksBacklogBusySharePercent),
+                    busySharePercent: configuration.webhooksBacklogBusySharePercent,
+                    passIntervalMilliseconds: configuration.webhooksBacklogPassIntervalMilliseconds),
                 metrics: metrics, logger: logger, dispatcher: dispatcher,
                 gatewayBusy: gatewayBusy,
                 deliveriesLeftDue: { hooks.outboxHasWork() })

@@ -11,7 +11,10 @@ import Synchronization
 /// so that the writer's transaction pays one backlog row per batch instead of
 /// two rows and a built body per message. A commit that left work wakes it
 /// (`wake`), so events follow their messages within milliseconds while the
-/// writer keeps up; while this node's writer is behind it yields
+/// writer keeps up; while commits keep coming, a pass starts at most every
+/// pass interval (`AfterCommitPacing.passIntervalMilliseconds`), so each takes
+/// the batches of that interval together rather than paying a pass's fixed
+/// cost for each; while this node's writer is behind it yields
 /// (`AfterCommitPacing`), and webhooks fall behind rather than
 /// acknowledgements. Every node runs one, whether or not it dispatches; they
 /// share the backlog without coordination (`SKIP LOCKED`). Where this node
@@ -108,6 +111,7 @@ final class WebhookExpander: Sendable {
         var noRoomSince: UInt64?
         while !background.isStopped {
             var wait = pacing.idleMilliseconds
+            var rest = 0
             var yielding = false
             do throws(QueryError) {
                 let started = MonotonicClock.nanoseconds()
@@ -135,14 +139,17 @@ final class WebhookExpander: Sendable {
                 failing = false
                 let busy = gatewayBusy()
                 wait = pacing.wait(more: pass.more, passMicroseconds: took, gatewayBusy: busy)
+                rest = pacing.rest(found: pass.ranges > 0, more: pass.more, passMicroseconds: took)
                 yielding = pass.more && busy
             } catch {
                 if !failing { logger.warning("making webhook events failed (retrying every second): \(error)") }
                 failing = true
                 wait = max(wait, 1000)
             }
+            // Commits that come meanwhile wait for the next pass, which takes them together.
+            if rest > 0 && !background.pause(milliseconds: rest) { break }
             // Yielding, it sleeps its share out: each of the writer's commits would otherwise wake it.
-            background.pause(milliseconds: wait, wakeup: yielding || failing ? nil : wakeup)
+            background.pause(milliseconds: wait - rest, wakeup: yielding || failing ? nil : wakeup)
         }
     }
 }

@@ -98,6 +98,37 @@ import Testing
         #expect(receiver.requests.count == 1000)
     }
 
+    /// While commits keep waking it, the expander starts a pass at most every
+    /// `webhooks.backlog_pass_interval_ms`, and the batches committed meanwhile
+    /// go in the next pass together (docs/webhooks.md, "Passes a few batches at
+    /// a time"). A pass names its events with one prefix (`evt_`, its time and
+    /// randomness, then the event's place in the pass), so the prefixes count
+    /// the passes.
+    @Test func batchesCommittedWithinThePassIntervalAreTakenByOnePass() throws {
+        let receiver = try TestReceiver()
+        defer { receiver.stop() }
+        let interval = 1000
+        let fixture = try gateway { $0.webhooksBacklogPassIntervalMilliseconds = interval }
+        defer { fixture.stop() }
+        _ = try endpoint(fixture, receiver, events: ["message.created"])
+        let visitor = try fixture.client(.visitor, "visitor-1", name: "Vera")
+        let session = try fixture.createSession(visitor)
+        let count = 20
+        let started = Date()
+        // Each message acknowledged before the next is sent: a batch, a commit and a wake-up each.
+        for index in 0..<count {
+            visitor.send(["type": "send", "session_id": session, "client_msg_id": "m\(index)", "body": "b\(index)"])
+            while try visitor.next()["type"] as? String != "ack" {}
+        }
+        let sendingMilliseconds = Int(Date().timeIntervalSince(started) * 1000)
+        #expect(receiver.waitForRequests(count, seconds: 30), "\(receiver.requests.count) of \(count) arrived")
+        let passes = Set(receiver.requests.compactMap { $0.headers["webhook-id"].map { String($0.prefix(26)) } })
+        // The first message's pass starts at once; every later one at least an interval after the last.
+        let most = 2 + sendingMilliseconds / interval
+        #expect(most < count / 2, "sending took \(sendingMilliseconds) ms: too slow to tell passes apart")
+        #expect(passes.count <= most, "\(passes.count) passes for \(count) batches sent in \(sendingMilliseconds) ms")
+    }
+
     @Test func aSlowEndpointDoesNotHoldBackAnotherEndpointsEvents() throws {
         // Four seconds an answer at one endpoint, none at the other; both take every message.
         let slow = try TestReceiver { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 4000) }
