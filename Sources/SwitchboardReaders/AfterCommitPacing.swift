@@ -9,7 +9,7 @@
 /// once the gateway has room again, it catches up at full speed. An idle job (its last pass emptied the backlog) waits
 /// `idleMilliseconds`.
 ///
-/// A job that commits wake (the webhook expander) would otherwise run a pass
+/// A job woken by commits (the webhook expander) would otherwise run a pass
 /// per writer batch while messages keep coming, each paying the pass's fixed
 /// cost for a few messages; `passIntervalMilliseconds` keeps one pass's start
 /// from the next's while they do, so a steady load is taken a few batches at a
@@ -28,9 +28,9 @@ public struct AfterCommitPacing: Sendable, Equatable {
     /// The webhook expander's defaults (`webhooks.backlog_interval_ms`,
     /// `webhooks.backlog_busy_share_percent`). Idle it waits a second, but the
     /// writer wakes it at each commit that left work, so events are made
-    /// milliseconds after their messages while the writer keeps up.
-    /// Woken by commits, passes start at most every `webhooks.backlog_pass_interval_ms`
-    /// (docs/webhooks.md, "Passes a few batches at a time").
+    /// milliseconds after their messages while the writer keeps up; passes
+    /// start at most every `webhooks.backlog_pass_interval_ms` (50) while such
+    /// wakes keep coming (docs/webhooks.md, "Passes a few batches at a time").
     public static let webhooks = AfterCommitPacing(
         idleMilliseconds: 1000, busySharePercent: 5, passIntervalMilliseconds: 50)
 
