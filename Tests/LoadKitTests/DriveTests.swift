@@ -151,6 +151,18 @@ struct DrivePureTests {
         #expect(throws: DriverFlags.UsageError.self) { try DriverFlags([], options: ["bin"]).required("bin") }
     }
 
+    @Test("flags: an optional whole number within a range")
+    func rangedFlags() throws {
+        let flags = try DriverFlags(["--rounds", "64", "--threads", "0"], options: ["rounds", "threads", "per"])
+        #expect(try flags.int("rounds", in: 1...64) == 64)
+        #expect(try flags.int("per", in: 1...1024) == nil)
+        let refused = #expect(throws: DriverFlags.UsageError.self) { try flags.int("threads", in: 1...64) }
+        #expect(refused?.description == "--threads takes 1 to 64")
+        #expect(throws: DriverFlags.UsageError.self) {
+            try DriverFlags(["--rounds", "x"], options: ["rounds"]).int("rounds", in: 1...64)
+        }
+    }
+
     @Test("times: a report's started_at to epoch seconds; the log line's shape")
     func times() {
         #expect(DriveClock.parseUTC("1970-01-01T00:00:00Z") == 0)

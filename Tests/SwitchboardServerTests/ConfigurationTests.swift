@@ -177,6 +177,26 @@ import Testing
                 file: nil, environment: ["SWITCHBOARD_WEBHOOKS_DISABLE_AFTER_HOURS": "0"], overrides: .init())
         }
         #expect(error?.key == "webhooks.disable_after_hours")
+
+        // The expander's pass interval: within its range, and no longer than its idle interval.
+        let paced = try ConfigurationLoader.load(
+            file: nil, environment: ["SWITCHBOARD_WEBHOOKS_BACKLOG_PASS_INTERVAL_MS": "0"], overrides: .init())
+        #expect(paced.webhooksBacklogPassIntervalMilliseconds == 0)
+        for (environment, key) in [
+            (["SWITCHBOARD_WEBHOOKS_BACKLOG_PASS_INTERVAL_MS": "1001"], "webhooks.backlog_pass_interval_ms"),
+            (
+                [
+                    "SWITCHBOARD_WEBHOOKS_BACKLOG_PASS_INTERVAL_MS": "200",
+                    "SWITCHBOARD_WEBHOOKS_BACKLOG_INTERVAL_MS": "100",
+                ],
+                "webhooks.backlog_pass_interval_ms"
+            ),
+        ] {
+            let refused = #expect(throws: ConfigError.self) {
+                try ConfigurationLoader.load(file: nil, environment: environment, overrides: .init())
+            }
+            #expect(refused?.key == key, "\(environment)")
+        }
     }
 
     /// `routing.*` (docs/routing.md): read from the file and the environment,

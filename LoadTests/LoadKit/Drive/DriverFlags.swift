@@ -59,6 +59,16 @@ public struct DriverFlags: Sendable {
         return value
     }
 
+    /// `--name`'s whole number within `range`, or nil when it is not given.
+    public func int(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard values[name] != nil else { return nil }
+        let value = try int(name, default: 0)
+        guard range.contains(value) else {
+            throw UsageError(description: "--\(name) takes \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
     public func double(_ name: String, default fallback: Double) throws(UsageError) -> Double {
         guard let text = values[name] else { return fallback }
         guard let value = Double(text), value.isFinite else {

@@ -119,23 +119,10 @@ public enum WebhooksDriver {
             throw DriverFlags.UsageError(description: "--hand-off takes on or off")
         }
         let handOff = handOffText == "on"
-        let holdRounds: Int? = flags.string("hold-rounds") == nil ? nil : try flags.int("hold-rounds", default: 0)
-        if let holdRounds, !(1...64).contains(holdRounds) {
-            throw DriverFlags.UsageError(description: "--hold-rounds takes 1 to 64")
-        }
-        let perEndpoint: Int? = flags.string("per-endpoint") == nil ? nil : try flags.int("per-endpoint", default: 0)
-        if let perEndpoint, !(1...1024).contains(perEndpoint) {
-            throw DriverFlags.UsageError(description: "--per-endpoint takes 1 to 1024")
-        }
-        let dispatchThreads: Int? =
-            flags.string("dispatch-threads") == nil ? nil : try flags.int("dispatch-threads", default: 0)
-        if let dispatchThreads, !(1...64).contains(dispatchThreads) {
-            throw DriverFlags.UsageError(description: "--dispatch-threads takes 1 to 64")
-        }
-        let passInterval: Int? = flags.string("pass-interval") == nil ? nil : try flags.int("pass-interval", default: 0)
-        if let passInterval, !(0...1000).contains(passInterval) {
-            throw DriverFlags.UsageError(description: "--pass-interval takes 0 to 1000")
-        }
+        let holdRounds = try flags.int("hold-rounds", in: 1...64)
+        let perEndpoint = try flags.int("per-endpoint", in: 1...1024)
+        let dispatchThreads = try flags.int("dispatch-threads", in: 1...64)
+        let passInterval = try flags.int("pass-interval", in: 0...1000)
         var windows = quick ? quickWindows : windows
         windows.count = try flags.int("windows", default: windows.count)
         windows.seconds = try flags.double("window-seconds", default: windows.seconds)

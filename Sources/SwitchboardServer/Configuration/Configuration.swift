@@ -270,6 +270,13 @@ public struct Configuration: Sendable {
                 message: "\(routingHeartbeatSeconds) is more than half of routing.offline_grace_s "
                     + "(\(routingOfflineGraceSeconds)): a connected operator would lapse between two heartbeats")
         }
+        if webhooksBacklogPassIntervalMilliseconds > webhooksBacklogIntervalMilliseconds {
+            throw ConfigError(
+                key: "webhooks.backlog_pass_interval_ms",
+                message: "\(webhooksBacklogPassIntervalMilliseconds) is more than webhooks.backlog_interval_ms "
+                    + "(\(webhooksBacklogIntervalMilliseconds)): an idle expander looks for work that often, "
+                    + "so no pass could wait longer")
+        }
         try validateAttachments()
         if !tlsListen.isEmpty {
             if tlsCertificate.isEmpty {
