@@ -251,6 +251,59 @@ import Testing
         #expect(try deliveries(owner)[hook]?.contains(newID) == true)
     }
 
+    /// The backlog row takes each session's version from the batch's own
+    /// update (migration 38): a session reopened by the batch (bumped twice
+    /// in it), a session written on the general path beside a duplicate, and
+    /// a batch that stores nothing (its row has no version; no event).
+    @Test func eachEventCarriesTheVersionItsBatchReturnedOnEitherPath() throws {
+        let db = try TestDatabase(migrated: true)
+        defer { db.drop() }
+        let sessions = try makeSessions(db, count: 2)
+        let owner = try db.connect()
+        _ = try endpoint(owner, try workspace(of: sessions[0], owner), ["message.created"])
+        try owner.query("UPDATE chat_sessions SET status = 'closed' WHERE id = $1::uuid", [sessions[0]])
+        /// One call of the writer's function: each stored message's id with its session's version, and its statuses.
+        func append(_ session: [String], _ clientIDs: [String]) throws -> (versions: [String: Int], statuses: [String])
+        {
+            let rows = try owner.query(
+                """
+                SELECT status, id::text, session_version FROM switchboard_append_messages(
+                    $1::uuid[], $2::text[], array_fill('visitor'::text, ARRAY[$3::int]),
+                    array_fill('v-1'::text, ARRAY[$3::int]), array_fill(NULL::text, ARRAY[$3::int]),
+                    array_fill('text'::text, ARRAY[$3::int]), $2::text[])
+                """,
+                ["{\(session.joined(separator: ","))}", "{\(clientIDs.joined(separator: ","))}", String(session.count)])
+            var versions: [String: Int] = [:]
+            for row in 0..<rows.rowCount where rows.string(row, 0) == "stored" {
+                if let version = rows.int(row, 2) { versions[rows.string(row, 1)!] = version }
+            }
+            return (versions, rows.rows.map { $0[0] ?? "" })
+        }
+
+        let reopened = try append([sessions[0], sessions[1]], ["r1", "s1"])
+        #expect(reopened.statuses == ["stored", "stored", "event", "webhooks"], "the reopen's event, then the count")
+        let reopenVersion = try #require(
+            try owner.query("SELECT version FROM chat_sessions WHERE id = $1::uuid", [sessions[0]]).int(0, 0))
+        #expect(reopened.versions.values.contains(reopenVersion), "the version after the reopen and the batch")
+        let general = try append([sessions[1], sessions[1]], ["s1", "s2"])
+        #expect(general.statuses == ["duplicate", "stored", "webhooks"])
+        let nothing = try append([sessions[0]], ["r1"])
+        #expect(nothing.statuses == ["duplicate", "webhooks"])
+        #expect(
+            try owner.count("SELECT count(*) FROM webhook_backlog WHERE versions = '{}'::jsonb") == 1,
+            "a batch that stored nothing still leaves its row, with no version")
+
+        #expect(try expand(owner) == (3, 3))
+        let expected = reopened.versions.merging(general.versions) { first, _ in first }
+        #expect(expected.count == 3)
+        let written = try events(owner)
+        #expect(written.map(\.messageID).sorted() == expected.keys.sorted())
+        for event in written {
+            let session = (event.body["data"] as? [String: Any])?["session"] as? [String: Any]
+            #expect(session?["version"] as? Int == expected[event.messageID], "\(event.messageID)")
+        }
+    }
+
     /// The outbox is the transaction's: a batch that rolls back leaves no backlog row, so no event.
     @Test func aRolledBackBatchLeavesNoEvent() throws {
         let db = try TestDatabase(migrated: true)

@@ -90,6 +90,7 @@ public enum Migrations {
         Migration0035.migration,
         Migration0036.migration,
         Migration0037.migration,
+        Migration0038.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
