@@ -53,7 +53,11 @@ enum Migration0038 {
             "         WHERE p_attachments IS NOT NULL AND a.id = x.id\n    )\n",
             with: "         WHERE p_attachments IS NOT NULL AND a.id = x.id\n    ),\n" + backlogRow("    "), count: 1,
             in: sql)
-        return SQLText.replacing(backlogStatement, with: webhooksRow, count: 2, in: sql)
+        // Migration 21's statement after the batch's (in both paths, as migration 26 left them), up to
+        // its count; the rest (the `webhooks` row) stays.
+        return SQLText.replacing(
+            from: "-- A key lookup per workspace (LIMIT 1 keeps it one): nothing else reads the endpoints.\n",
+            through: "    v_webhook_events := cardinality(p_session_ids);\n", with: webhooksRow, count: 2, in: sql)
     }()
 
     /// The endpoints of the batch's workspaces that want its messages, once per workspace.
@@ -90,41 +94,11 @@ enum Migration0038 {
             .joined(separator: "\n")
     }
 
-    /// Migration 21's statement after the batch's (in both paths, as migration 26 left them).
-    private static let backlogStatement = """
-        -- A key lookup per workspace (LIMIT 1 keeps it one): nothing else reads the endpoints.
-        IF v_workspaces IS NOT NULL AND EXISTS (
-               SELECT 1 FROM unnest(v_workspaces) AS w(id)
-                CROSS JOIN LATERAL (
-                    SELECT 1 FROM webhook_endpoints e
-                     WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
-                       AND e.events && '{message.created,note.created}'::text[]
-                     LIMIT 1) h) THEN
-            -- The batch's range, each session's version and the endpoints that want its
-            -- messages, now: the expander's work.
-            INSERT INTO webhook_backlog (after_id, last_id, versions, endpoints)
-            SELECT (v_prefix || lpad(to_hex(v_tail), 12, '0'))::uuid,
-                   (v_prefix || lpad(to_hex(v_tail + cardinality(p_session_ids)), 12, '0'))::uuid,
-                   jsonb_object_agg(s.id, s.version),
-                   ARRAY(SELECT h.id FROM (SELECT DISTINCT w.id FROM unnest(v_workspaces) AS w(id)) w
-                          CROSS JOIN LATERAL (
-                              SELECT e.id FROM webhook_endpoints e
-                               WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
-                                 AND e.events && '{message.created,note.created}'::text[]
-                              OFFSET 0) h)
-              FROM (SELECT DISTINCT u.id FROM unnest(p_session_ids) AS u(id)) k
-             CROSS JOIN LATERAL (SELECT s.id, s.version FROM chat_sessions s WHERE s.id = k.id LIMIT 1) s;
-            v_webhook_events := cardinality(p_session_ids);
-            IF v_webhook_events > 0 THEN
-
-        """
-
     /// What replaces it: the row went in with the main statement; the count as before.
     private static let webhooksRow = """
         -- The batch's backlog row went in with its main statement (migration 38).
         IF cardinality(v_endpoints) > 0 THEN
             v_webhook_events := cardinality(p_session_ids);
-            IF v_webhook_events > 0 THEN
 
         """
 }

@@ -28,6 +28,28 @@ enum SQLText {
         return sql.replacing(old, with: new)
     }
 
+    /// `sql` with each of the `count` spans that begin with `start` and end
+    /// with the first `end` after it replaced by `new`: for a change to a
+    /// block whose lines an earlier migration wrote, named by its first and
+    /// last lines rather than copied whole.
+    static func replacing(
+        from start: String, through end: String, with new: String, count: Int, in sql: String
+    )
+        -> String
+    {
+        var result = ""
+        var rest = sql[...]
+        var found = 0
+        while let opening = rest.firstRange(of: start) {
+            guard let closing = rest[opening.upperBound...].firstRange(of: end) else { break }
+            result += rest[..<opening.lowerBound] + new
+            rest = rest[closing.upperBound...]
+            found += 1
+        }
+        precondition(found == count, "expected \(count) spans from \(start.debugDescription), found \(found)")
+        return result + rest
+    }
+
     /// One statement per function signature, each `statement(signature)` on
     /// a line of its own (a migration that grants, revokes or sets the same
     /// thing on several functions, and its `down`).
