@@ -262,9 +262,12 @@ import Testing
         let owner = try db.connect()
         _ = try endpoint(owner, try workspace(of: sessions[0], owner), ["message.created"])
         try owner.query("UPDATE chat_sessions SET status = 'closed' WHERE id = $1::uuid", [sessions[0]])
-        /// One call of the writer's function: each stored message's id with its session's version, and its statuses.
-        func append(_ session: [String], _ clientIDs: [String]) throws -> (versions: [String: Int], statuses: [String])
-        {
+        /// One call of the writer's function: its stored messages (id, session's version) in order, and its statuses.
+        func append(
+            _ session: [String], _ clientIDs: [String]
+        ) throws -> (
+            stored: [(id: String, version: Int)], statuses: [String]
+        ) {
             let rows = try owner.query(
                 """
                 SELECT status, id::text, session_version FROM switchboard_append_messages(
@@ -273,20 +276,23 @@ import Testing
                     array_fill('text'::text, ARRAY[$3::int]), $2::text[])
                 """,
                 ["{\(session.joined(separator: ","))}", "{\(clientIDs.joined(separator: ","))}", String(session.count)])
-            var versions: [String: Int] = [:]
-            for row in 0..<rows.rowCount where rows.string(row, 0) == "stored" {
-                if let version = rows.int(row, 2) { versions[rows.string(row, 1)!] = version }
+            let stored = try (0..<rows.rowCount).filter { rows.string($0, 0) == "stored" }.map { row in
+                (id: try #require(rows.string(row, 1)), version: try #require(rows.int(row, 2)))
             }
-            return (versions, rows.rows.map { $0[0] ?? "" })
+            return (stored, rows.rows.map { $0[0] ?? "" })
+        }
+        /// The version a session has now.
+        func version(_ session: String) throws -> Int {
+            try #require(try owner.query("SELECT version FROM chat_sessions WHERE id = $1::uuid", [session]).int(0, 0))
         }
 
         let reopened = try append([sessions[0], sessions[1]], ["r1", "s1"])
         #expect(reopened.statuses == ["stored", "stored", "event", "webhooks"], "the reopen's event, then the count")
-        let reopenVersion = try #require(
-            try owner.query("SELECT version FROM chat_sessions WHERE id = $1::uuid", [sessions[0]]).int(0, 0))
-        #expect(reopened.versions.values.contains(reopenVersion), "the version after the reopen and the batch")
+        #expect(reopened.stored.map(\.version) == [try version(sessions[0]), try version(sessions[1])])
+        #expect(reopened.stored[0].version == 3, "1 when made, the reopen 2, the batch 3")
         let general = try append([sessions[1], sessions[1]], ["s1", "s2"])
         #expect(general.statuses == ["duplicate", "stored", "webhooks"])
+        #expect(general.stored.map(\.version) == [try version(sessions[1])])
         let nothing = try append([sessions[0]], ["r1"])
         #expect(nothing.statuses == ["duplicate", "webhooks"])
         #expect(
@@ -294,7 +300,7 @@ import Testing
             "a batch that stored nothing still leaves its row, with no version")
 
         #expect(try expand(owner) == (3, 3))
-        let expected = reopened.versions.merging(general.versions) { first, _ in first }
+        let expected = Dictionary(uniqueKeysWithValues: (reopened.stored + general.stored).map { ($0.id, $0.version) })
         #expect(expected.count == 3)
         let written = try events(owner)
         #expect(written.map(\.messageID).sorted() == expected.keys.sorted())

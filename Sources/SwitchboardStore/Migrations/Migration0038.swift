@@ -62,36 +62,36 @@ enum Migration0038 {
 
     /// The endpoints of the batch's workspaces that want its messages, once per workspace.
     private static func endpointsLookup(_ indent: String) -> String {
-        """
-        -- The endpoints that want the batch's messages (a key lookup per workspace): its backlog row's.
-        v_endpoints := ARRAY(
-            SELECT h.id FROM (SELECT DISTINCT w.id FROM unnest(v_workspaces) AS w(id)) w
-             CROSS JOIN LATERAL (
-                 SELECT e.id FROM webhook_endpoints e
-                  WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
-                    AND e.events && '{message.created,note.created}'::text[]
-                 OFFSET 0) h);
+        let sql = """
+            -- The endpoints that want the batch's messages (a key lookup per workspace): its backlog row's.
+            v_endpoints := ARRAY(
+                SELECT h.id FROM (SELECT DISTINCT w.id FROM unnest(v_workspaces) AS w(id)) w
+                 CROSS JOIN LATERAL (
+                     SELECT e.id FROM webhook_endpoints e
+                      WHERE e.workspace_id = w.id AND e.enabled AND e.deleted_at IS NULL
+                        AND e.events && '{message.created,note.created}'::text[]
+                     OFFSET 0) h);
 
-        """.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : indent + $0 }
-            .joined(separator: "\n")
+            """
+        return SQLText.indented(sql, by: indent)
     }
 
     /// The main statement's CTE that writes the batch's backlog row, when an endpoint wants it.
     private static func backlogRow(_ indent: String) -> String {
-        """
-        -- The batch's range, each session's version as this statement leaves it and the
-        -- endpoints that want its messages: the expander's work, in the batch's transaction.
-        backlog AS (
-            INSERT INTO webhook_backlog (after_id, last_id, versions, endpoints)
-            SELECT (v_prefix || lpad(to_hex(v_tail), 12, '0'))::uuid,
-                   (v_prefix || lpad(to_hex(v_tail + cardinality(p_session_ids)), 12, '0'))::uuid,
-                   coalesce(jsonb_object_agg(b.id, b.version), '{}'::jsonb), v_endpoints
-              FROM bumped b
-            HAVING cardinality(v_endpoints) > 0
-        )
+        let sql = """
+            -- The batch's range, each session's version as this statement leaves it and the
+            -- endpoints that want its messages: the expander's work, in the batch's transaction.
+            backlog AS (
+                INSERT INTO webhook_backlog (after_id, last_id, versions, endpoints)
+                SELECT (v_prefix || lpad(to_hex(v_tail), 12, '0'))::uuid,
+                       (v_prefix || lpad(to_hex(v_tail + cardinality(p_session_ids)), 12, '0'))::uuid,
+                       coalesce(jsonb_object_agg(b.id, b.version), '{}'::jsonb), v_endpoints
+                  FROM bumped b
+                HAVING cardinality(v_endpoints) > 0
+            )
 
-        """.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : indent + $0 }
-            .joined(separator: "\n")
+            """
+        return SQLText.indented(sql, by: indent)
     }
 
     /// What replaces it: the row went in with the main statement; the count as before.

@@ -41,13 +41,22 @@ enum SQLText {
         var rest = sql[...]
         var found = 0
         while let opening = rest.firstRange(of: start) {
-            guard let closing = rest[opening.upperBound...].firstRange(of: end) else { break }
+            guard let closing = rest[opening.upperBound...].firstRange(of: end) else {
+                preconditionFailure("a span from \(start.debugDescription) without \(end.debugDescription)")
+            }
             result += rest[..<opening.lowerBound] + new
             rest = rest[closing.upperBound...]
             found += 1
         }
         precondition(found == count, "expected \(count) spans from \(start.debugDescription), found \(found)")
         return result + rest
+    }
+
+    /// `text` with `indent` before each of its lines that is not empty: a
+    /// block written at the left margin, placed at the depth it goes to.
+    static func indented(_ text: String, by indent: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : indent + $0 }
+            .joined(separator: "\n")
     }
 
     /// One statement per function signature, each `statement(signature)` on
