@@ -135,8 +135,11 @@ final class DispatchWorker: @unchecked Sendable {
         // busy endpoint is claimed for in batches rather than one query per
         // request, and the next batch comes while the last is still being
         // sent.
+        // Not while a hand-over with a backlog waits for the room such a claim would take.
         guard moreMayBeDue, waiting.count <= settings.maxHeldPerEndpoint / 2 else { return false }
-        return context.bounds.withLock { $0.finishedGeneration } != finishedGenerationAtClaim
+        return context.bounds.withLock {
+            $0.finishedGeneration != finishedGenerationAtClaim && !$0.claimsLeaveRoomToHandOff
+        }
     }
 
     /// Until the next claim is due (not before the backoff ends), or until

@@ -75,16 +75,19 @@ public final class WebhookDispatcher: Sendable {
     /// leaves the room as it was. While less than `minimum` (capped at an
     /// endpoint's share) is free of every endpoint, `make` gets none and
     /// `whenRoomFrees` is armed for that much; `minimum` 0 takes whatever
-    /// room there is.
+    /// room there is. `hasMore`: the maker has more to hand over than room
+    /// (a backlog), and claims that would only refill busy endpoints leave
+    /// the room it waits for to it (`DispatchBounds.claimsLeaveRoomToHandOff`).
     public func handOff<Result, Failure: Error>(
-        atLeast minimum: Int = 1,
+        atLeast minimum: Int = 1, hasMore: Bool = false,
         _ make: (_ room: HandOffRoom, _ leaseSeconds: Int) throws(Failure) -> (Result, [DueDelivery])
     ) throws(Failure) -> Result {
         let leaseSeconds = context.settings.leaseSeconds
         // The lease is counted from before the write, as a claim's is.
         let now = DispatchClock.milliseconds()
         let room =
-            context.isStopping ? .none : context.bounds.withLock { $0.reserveHandOff(atLeast: minimum) } ?? .none
+            context.isStopping
+            ? .none : context.bounds.withLock { $0.reserveHandOff(atLeast: minimum, hasMore: hasMore) } ?? .none
         let limit = room.limit
         let made: (Result, [DueDelivery])
         do {

@@ -28,6 +28,14 @@ public struct DispatchBounds: Sendable {
     /// Room someone found too little of (`noRoom(wanted:)`) and wants to hear
     /// of once it is free (`takeRoomWanted()`); 0: nobody.
     private var roomWanted = 0
+    /// A hand-over with more to make than it had room for waits for room, or
+    /// was told of it at this `finishedGeneration` and has not come for it
+    /// yet: see `claimsLeaveRoomToHandOff`.
+    private var handOffWaiting = false
+    private var handOffToldAt: Int?
+    /// Whether the last wait for room ended in room (false once a hand-over
+    /// stopped waiting and took whatever there was: an endpoint stayed full).
+    private var handOffWaitsEndInRoom = true
 
     public init(maxConcurrent: Int, maxPerEndpoint: Int, maxHeld: Int, maxHeldPerEndpoint: Int) {
         precondition(maxConcurrent >= 1 && maxPerEndpoint >= 1, "bounds are at least 1")
@@ -75,11 +83,18 @@ public struct DispatchBounds: Sendable {
     /// and then `takeRoomWanted` says once when it is. With `minimum` 0,
     /// whatever room there is in all, each endpoint's share left as the
     /// hand-over's bound per endpoint: nil only when there is none.
-    public mutating func reserveHandOff(atLeast minimum: Int) -> HandOffRoom? {
+    /// `hasMore`: the hand-over has more to make than the room it asks for
+    /// (a backlog), so that claims leave the room it waits for to it.
+    public mutating func reserveHandOff(atLeast minimum: Int, hasMore: Bool = false) -> HandOffRoom? {
+        handOffToldAt = nil
         if minimum > 0 && handOffRoom < min(minimum, maxHeldPerEndpoint) {
             noRoom(wanted: minimum)
+            handOffWaiting = hasMore
             return nil
         }
+        // Taking whatever room there is while room is still wanted: the wait ran out.
+        if minimum == 0 && roomWanted > 0 { handOffWaitsEndInRoom = false }
+        handOffWaiting = false
         guard let (limit, _) = reserveClaim(wanted: maxHeld) else { return nil }
         return HandOffRoom(limit: limit, perEndpoint: maxHeldPerEndpoint, held: held)
     }
@@ -94,7 +109,27 @@ public struct DispatchBounds: Sendable {
     public mutating func takeRoomWanted() -> Bool {
         guard roomWanted > 0, handOffRoom >= roomWanted else { return false }
         roomWanted = 0
+        handOffWaitsEndInRoom = true
+        if handOffWaiting { handOffToldAt = finishedGeneration }
+        handOffWaiting = false
         return true
+    }
+
+    /// Whether a claim made only to keep a busy endpoint's queue full (not a
+    /// poll's, nor one woken by new due work) should wait: a hand-over with a
+    /// backlog waits for room, or was told of it and has not come yet, and
+    /// the waits end in room. Such a claim would take the room as it frees,
+    /// the hand-over's wait would run out, and its backlog would be written
+    /// due, for claims again: in a drain, a claim for nearly every delivery.
+    /// Once a wait runs out (an endpoint stays full: a slow one), claims go
+    /// on as before, so that a slow endpoint never holds the others back; and
+    /// a hand-over told of room that does not come within an endpoint's share
+    /// of finished deliveries is not waited for.
+    public var claimsLeaveRoomToHandOff: Bool {
+        guard handOffWaitsEndInRoom else { return false }
+        if handOffWaiting { return true }
+        guard let told = handOffToldAt else { return false }
+        return finishedGeneration &- told < maxHeldPerEndpoint
     }
 
     /// Takes a slot of the endpoint for a held delivery, if one is free, and

@@ -165,6 +165,44 @@ import Testing
         #expect(fixture.queue.claims.count == threads)
     }
 
+    /// In a drain, a claim made whenever half an endpoint's share waits
+    /// refilled the room as each delivery freed it, so a hand-over with a
+    /// backlog waiting for that room never got it, wrote its deliveries due,
+    /// and they were claimed in turn: a claim for nearly every delivery. Now
+    /// such claims wait while it waits, and the room comes to it.
+    @Test func aHandOverWithABacklogGetsTheRoomBeforeClaimsRefillIt() throws {
+        let fixture = try DispatcherFixture(
+            settings: DispatcherFixture.settings {
+                $0.threads = 1
+                $0.maxConcurrent = 2
+                $0.maxConcurrentPerEndpoint = 2
+                // 16 held at most, all of one endpoint.
+                $0.holdRounds = 8
+                // No poll claims within the test.
+                $0.pollIntervalMilliseconds = 60_000
+            },
+            reply: { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 10) })
+        defer { fixture.stop() }
+        for n in 1...200 { fixture.queue.add(fixture.delivery(n)) }
+        try fixture.start()
+        #expect(waitUntil(seconds: 5) { fixture.queue.claims.contains { $0.returned == 16 } })
+        let roomFreed = Atomic<Int>(0)
+        fixture.dispatcher.whenRoomFrees { roomFreed.add(1, ordering: .releasing) }
+        let refused = fixture.dispatcher.handOff(atLeast: 8, hasMore: true) { room, _ in (room.limit, []) }
+        #expect(refused == 0, "the endpoint holds its share")
+        let claimsBefore = fixture.queue.claims.count
+        #expect(
+            waitUntil(seconds: 5) { roomFreed.load(ordering: .acquiring) == 1 },
+            "half the share came free for the hand-over (claims: \(fixture.queue.claims.count - claimsBefore) more)")
+        let offered = fixture.dispatcher.handOff(atLeast: 8, hasMore: true) { room, _ in
+            (room.everyEndpoint, (1001...1000 + room.everyEndpoint).map { fixture.delivery($0) })
+        }
+        #expect(offered >= 8)
+        #expect(fixture.queue.claims.count == claimsBefore, "no claim took the room meanwhile")
+        // Once the hand-over has nothing more to make, claims drain the rest as before.
+        #expect(fixture.queue.waitForOutcomes(200 + offered))
+    }
+
     /// A slot freed on one thread is filled by a delivery another thread
     /// holds, at once, not at that thread's next poll: the thread whose
     /// request ended, holding nothing else, wakes the one that does.

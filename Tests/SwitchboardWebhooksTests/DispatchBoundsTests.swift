@@ -96,6 +96,48 @@ import Testing
         #expect(!notYet && told)
     }
 
+    /// Claims made only to refill a busy endpoint leave the room to a
+    /// hand-over with a backlog that waits for it, until it comes; not for a
+    /// hand-over with nothing more to make, not once a wait ran out (an
+    /// endpoint stays full: a slow one must not hold claims back), and not
+    /// after an endpoint's share of deliveries ended without it coming.
+    @Test func claimsLeaveRoomToAWaitingHandOverWithABacklogWhileWaitsEndInRoom() {
+        var bounds = DispatchBounds(maxConcurrent: 4, maxPerEndpoint: 2, maxHeld: 8, maxHeldPerEndpoint: 4)
+        let claim = bounds.reserveClaim(wanted: 4)
+        bounds.claimed(endpoints: ["a", "a", "a", "a"], reserved: claim?.limit ?? 0)
+        #expect(!bounds.claimsLeaveRoomToHandOff, "nobody waits")
+        let noBacklog = bounds.reserveHandOff(atLeast: 2)
+        #expect(noBacklog == nil && !bounds.claimsLeaveRoomToHandOff, "nothing more to hand over")
+        let waiting = bounds.reserveHandOff(atLeast: 2, hasMore: true)
+        #expect(waiting == nil && bounds.claimsLeaveRoomToHandOff)
+        bounds.finished(endpoint: "a", wasRunning: false)
+        bounds.finished(endpoint: "a", wasRunning: false)
+        let told = bounds.takeRoomWanted()
+        #expect(told && bounds.claimsLeaveRoomToHandOff, "told of the room, not come for it yet")
+        let came = bounds.reserveHandOff(atLeast: 2, hasMore: true)
+        #expect(came?.everyEndpoint == 2 && !bounds.claimsLeaveRoomToHandOff)
+        bounds.claimed(endpoints: ["a", "a"], reserved: came?.limit ?? 0)
+        // The next wait runs out: whatever room there is is taken while room is still wanted.
+        let again = bounds.reserveHandOff(atLeast: 2, hasMore: true)
+        #expect(again == nil && bounds.claimsLeaveRoomToHandOff)
+        let ranOut = bounds.reserveHandOff(atLeast: 0, hasMore: true)
+        #expect(ranOut?.limit == 4 && ranOut?.room(of: "a") == 0)
+        bounds.claimed(endpoints: [], reserved: ranOut?.limit ?? 0)
+        let afterRunningOut = bounds.reserveHandOff(atLeast: 2, hasMore: true)
+        #expect(afterRunningOut == nil && !bounds.claimsLeaveRoomToHandOff, "\"a\" stayed full: claims go on")
+        // A wait that ends in room makes claims leave it again, for an endpoint's share of ends at most.
+        bounds.finished(endpoint: "a", wasRunning: false)
+        bounds.finished(endpoint: "a", wasRunning: false)
+        let toldAgain = bounds.takeRoomWanted()
+        #expect(toldAgain && bounds.claimsLeaveRoomToHandOff)
+        let other = bounds.reserveClaim(wanted: 4)
+        bounds.claimed(endpoints: ["b", "b", "b", "b"], reserved: other?.limit ?? 0)
+        for _ in 1...3 { bounds.finished(endpoint: "b", wasRunning: false) }
+        #expect(bounds.claimsLeaveRoomToHandOff, "three of four")
+        bounds.finished(endpoint: "b", wasRunning: false)
+        #expect(!bounds.claimsLeaveRoomToHandOff, "the hand-over never came")
+    }
+
     @Test func skipsEndpointsHoldingTheirHeldBound() {
         var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2, maxHeld: 10, maxHeldPerEndpoint: 4)
         let claim = bounds.reserveClaim(wanted: 7)

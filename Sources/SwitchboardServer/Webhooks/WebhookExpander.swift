@@ -85,13 +85,17 @@ final class WebhookExpander: Sendable {
 
     /// One pass; nil when the dispatcher had no room and the pass waits for
     /// it (`roomWaitOver` false).
-    private func expand(_ queries: ChatQueries, roomWaitOver: Bool) throws(QueryError) -> WebhookBacklogPass? {
+    /// `catchingUp`: the last pass left backlog, so the dispatcher's claims
+    /// leave the room this pass waits for to it.
+    private func expand(
+        _ queries: ChatQueries, roomWaitOver: Bool, catchingUp: Bool
+    ) throws(QueryError) -> WebhookBacklogPass? {
         guard let dispatcher else { return try queries.expandWebhookBacklog().pass }
         // Half an endpoint's share at least, of every endpoint, so that a pass's fixed cost is spread
         // over many deliveries while the dispatcher still holds the other half to send; after the
         // wait, whatever room there is in all, and the rest written due.
-        return try dispatcher.handOff(atLeast: roomWaitOver ? 0 : max(1, dispatcher.maxHeldPerEndpoint / 2)) {
-            room, leaseSeconds throws(QueryError) in
+        let minimum = roomWaitOver ? 0 : max(1, dispatcher.maxHeldPerEndpoint / 2)
+        return try dispatcher.handOff(atLeast: minimum, hasMore: catchingUp) { room, leaseSeconds throws(QueryError) in
             if room.limit == 0 && !roomWaitOver { return (nil, []) }
             // With room, no more messages than every endpoint has room for: each further delivery would
             // be written due and claimed. After the wait, the whole budget: an endpoint that stays
@@ -109,6 +113,7 @@ final class WebhookExpander: Sendable {
         var failing = false
         // Since when passes found the dispatcher full (monotonic milliseconds).
         var noRoomSince: UInt64?
+        var catchingUp = false
         while !background.isStopped {
             var wait = pacing.idleMilliseconds
             var rest = 0
@@ -118,7 +123,7 @@ final class WebhookExpander: Sendable {
                 let now = started / 1_000_000
                 let roomWaitOver = noRoomSince.map { now - $0 >= Self.roomWaitMilliseconds } ?? false
                 let made = try queries.withLock { queries throws(QueryError) in
-                    try expand(queries, roomWaitOver: roomWaitOver)
+                    try expand(queries, roomWaitOver: roomWaitOver, catchingUp: catchingUp)
                 }
                 guard let pass = made else {
                     // Woken when room frees (`whenRoomFrees`), or by a commit; at the latest when the wait is over.
@@ -134,6 +139,7 @@ final class WebhookExpander: Sendable {
                 let took = Int((MonotonicClock.nanoseconds() - started) / 1000)
                 if pass.events > 0 { metrics.webhookEventsWritten.increment(by: pass.events) }
                 if pass.due > 0 { deliveriesLeftDue() }
+                catchingUp = pass.more
                 metrics.webhookCatchingUp.set(pass.more ? 1 : 0)
                 if failing { logger.info("webhook events are made again") }
                 failing = false
