@@ -134,8 +134,8 @@ final class DispatchWorker: @unchecked Sendable {
         // holds no more than half an endpoint's share unstarted, so that a
         // busy endpoint is claimed for in batches rather than one query per
         // request, and the next batch comes while the last is still being
-        // sent.
-        // Not while a hand-over with a backlog waits for the room such a claim would take.
+        // sent; not while a hand-over with a backlog waits for the room such
+        // a claim would take.
         guard moreMayBeDue, waiting.count <= settings.maxHeldPerEndpoint / 2 else { return false }
         return context.bounds.withLock {
             $0.finishedGeneration != finishedGenerationAtClaim && !$0.claimsLeaveRoomToHandOff

@@ -28,11 +28,9 @@ public struct DispatchBounds: Sendable {
     /// Room someone found too little of (`noRoom(wanted:)`) and wants to hear
     /// of once it is free (`takeRoomWanted()`); 0: nobody.
     private var roomWanted = 0
-    /// A hand-over with more to make than it had room for waits for room, or
-    /// was told of it at this `finishedGeneration` and has not come for it
-    /// yet: see `claimsLeaveRoomToHandOff`.
-    private var handOffWaiting = false
-    private var handOffToldAt: Int?
+    /// What is known of a hand-over with more to make than it had room for:
+    /// see `claimsLeaveRoomToHandOff`.
+    private var backlogHandOff = BacklogHandOff.none
     /// Whether the last wait for room ended in room (false once a hand-over
     /// stopped waiting and took whatever there was: an endpoint stayed full).
     private var handOffWaitsEndInRoom = true
@@ -86,15 +84,14 @@ public struct DispatchBounds: Sendable {
     /// `hasMore`: the hand-over has more to make than the room it asks for
     /// (a backlog), so that claims leave the room it waits for to it.
     public mutating func reserveHandOff(atLeast minimum: Int, hasMore: Bool = false) -> HandOffRoom? {
-        handOffToldAt = nil
         if minimum > 0 && handOffRoom < min(minimum, maxHeldPerEndpoint) {
             noRoom(wanted: minimum)
-            handOffWaiting = hasMore
+            backlogHandOff = hasMore ? .waiting : .none
             return nil
         }
         // Taking whatever room there is while room is still wanted: the wait ran out.
         if minimum == 0 && roomWanted > 0 { handOffWaitsEndInRoom = false }
-        handOffWaiting = false
+        backlogHandOff = .none
         guard let (limit, _) = reserveClaim(wanted: maxHeld) else { return nil }
         return HandOffRoom(limit: limit, perEndpoint: maxHeldPerEndpoint, held: held)
     }
@@ -110,8 +107,7 @@ public struct DispatchBounds: Sendable {
         guard roomWanted > 0, handOffRoom >= roomWanted else { return false }
         roomWanted = 0
         handOffWaitsEndInRoom = true
-        if handOffWaiting { handOffToldAt = finishedGeneration }
-        handOffWaiting = false
+        if backlogHandOff == .waiting { backlogHandOff = .told(atGeneration: finishedGeneration) }
         return true
     }
 
@@ -127,9 +123,11 @@ public struct DispatchBounds: Sendable {
     /// of finished deliveries is not waited for.
     public var claimsLeaveRoomToHandOff: Bool {
         guard handOffWaitsEndInRoom else { return false }
-        if handOffWaiting { return true }
-        guard let told = handOffToldAt else { return false }
-        return finishedGeneration &- told < maxHeldPerEndpoint
+        switch backlogHandOff {
+        case .none: return false
+        case .waiting: return true
+        case .told(let generation): return finishedGeneration &- generation < maxHeldPerEndpoint
+        }
     }
 
     /// Takes a slot of the endpoint for a held delivery, if one is free, and
@@ -171,4 +169,13 @@ public struct DispatchBounds: Sendable {
 
     /// Requests in flight to `endpoint` now.
     public func running(endpoint: String) -> Int { running[endpoint, default: 0] }
+}
+
+/// A hand-over with a backlog (`reserveHandOff(atLeast:hasMore:)` true):
+/// none known, waiting for room, or told of it (`takeRoomWanted`) at a
+/// `finishedGeneration` and not come for it yet.
+private enum BacklogHandOff: Equatable, Sendable {
+    case none
+    case waiting
+    case told(atGeneration: Int)
 }
