@@ -47,6 +47,22 @@ extension ChatQueries {
         return (Int(try RowDecoding.int64(result, 0, 0)), max(0, try RowDecoding.double(result, 0, 1) ?? 0))
     }
 
+    /// Whether an endpoint other than `excluded` takes message events now
+    /// (enabled, not deleted, subscribed to `message.created` or
+    /// `note.created`), in any workspace: one a pass of the expander could
+    /// make deliveries for.
+    public func messageWebhookEndpointExists(besides excluded: [String]) throws(QueryError) -> Bool {
+        let result = try run(
+            prepared: "webhook_message_endpoint_besides",
+            """
+            SELECT EXISTS (SELECT 1 FROM webhook_endpoints
+                            WHERE enabled AND deleted_at IS NULL
+                              AND events && '{message.created,note.created}'::text[]
+                              AND id <> ALL ($1::uuid[]))
+            """, [RowDecoding.textArray(excluded)], retryable: true)
+        return try RowDecoding.required(result, 0, 0) == "t"
+    }
+
     /// One pass of the webhook expander (`switchboard_webhook_expand`,
     /// migrations 23, 28 and 29): takes backlog rows no other node holds
     /// (`SKIP LOCKED`) in id order, writes each batch's `message.created` and

@@ -12,7 +12,7 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     /// `webhooks.hold_rounds`: deliveries a node holds (in flight or waiting
     /// for a slot), in rounds of requests: this many times `maxConcurrent` in
     /// all and `maxConcurrentPerEndpoint` per endpoint.
-    public var holdRounds = 16
+    public var holdRounds = 64
     /// `webhooks.connect_timeout_s`
     public var connectTimeoutSeconds = 5
     /// `webhooks.timeout_s`: a whole request, connecting included; no 2xx by then is a failed attempt.

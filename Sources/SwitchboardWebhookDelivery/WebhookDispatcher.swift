@@ -112,6 +112,13 @@ public final class WebhookDispatcher: Sendable {
         return made.0
     }
 
+    /// The endpoints that have less than `minimum` (capped at an endpoint's
+    /// share) free to hold; nil while less is free in all
+    /// (`DispatchBounds.endpointsShortOfRoom`).
+    public func endpointsShortOfRoom(_ minimum: Int) -> [String]? {
+        context.bounds.withLock { $0.endpointsShortOfRoom(minimum) }
+    }
+
     /// Deliveries this dispatcher holds at most, in all and of one endpoint
     /// (`webhooks.hold_rounds` rounds of requests).
     public var maxHeld: Int { context.settings.maxHeld }

@@ -76,6 +76,15 @@ public struct DispatchBounds: Sendable {
         HandOffRoom(limit: freeRoom, perEndpoint: maxHeldPerEndpoint, held: held).everyEndpoint
     }
 
+    /// The endpoints whose share has less than `minimum` (capped at a share)
+    /// free: any other endpoint could be handed that much now. nil while
+    /// less than that is free in all: nobody could.
+    public func endpointsShortOfRoom(_ minimum: Int) -> [String]? {
+        let wanted = min(minimum, maxHeldPerEndpoint)
+        guard freeRoom >= wanted else { return nil }
+        return held.compactMap { maxHeldPerEndpoint - $0.value < wanted ? $0.key : nil }
+    }
+
     /// Room for a hand-over, reserved until `claimed`: nil while less than
     /// `minimum` (capped at an endpoint's share) is free of every endpoint,
     /// and then `takeRoomWanted` says once when it is. With `minimum` 0,

@@ -352,6 +352,31 @@ import Testing
     /// Migration 29: of each endpoint, a pass hands over no more than its
     /// share less what the caller holds of it, however much room there is in
     /// all; the rest are due, for claims.
+    /// What the expander asks once its wait for room ran out: is there an
+    /// endpoint, besides those short of room, that takes message events?
+    /// Enabled, live and subscribed to `message.created` or `note.created`,
+    /// in any workspace.
+    @Test func aMessageEndpointBesidesTheFullOnesIsOneThatIsLiveAndTakesMessages() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'w')", [fixture.workspaceID])
+        #expect(try !fixture.queries.messageWebhookEndpointExists(besides: []), "no endpoint at all")
+        _ = try WebhookSessionEventTests.endpoint(fixture, [.sessionCreated, .sessionUpdated])
+        #expect(try !fixture.queries.messageWebhookEndpointExists(besides: []), "session events only")
+        let messages = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
+        #expect(try fixture.queries.messageWebhookEndpointExists(besides: []))
+        #expect(try !fixture.queries.messageWebhookEndpointExists(besides: [messages]), "the only one is full")
+        let other = UUID().uuidString.lowercased()
+        try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'other')", [other])
+        let notes = try WebhookSessionEventTests.endpoint(fixture, [.noteCreated], workspace: other)
+        #expect(try fixture.queries.messageWebhookEndpointExists(besides: [messages]), "another workspace's counts")
+        try fixture.admin.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1::uuid", [notes])
+        #expect(try !fixture.queries.messageWebhookEndpointExists(besides: [messages]), "a disabled one does not")
+        try fixture.admin.query(
+            "UPDATE webhook_endpoints SET enabled = true, deleted_at = now() WHERE id = $1::uuid", [notes])
+        #expect(try !fixture.queries.messageWebhookEndpointExists(besides: [messages]), "nor a deleted one")
+    }
+
     @Test func aHandOverKeepsEachEndpointToItsShare() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

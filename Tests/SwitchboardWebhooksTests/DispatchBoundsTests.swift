@@ -138,6 +138,23 @@ import Testing
         #expect(!bounds.claimsLeaveRoomToHandOff, "the hand-over never came")
     }
 
+    /// An endpoint is short of room when its share has less than the
+    /// minimum free; an endpoint not held has its whole share. With less than
+    /// that free in all, nobody has room.
+    @Test func endpointsShortOfRoomAreThoseWhoseShareHasLessFree() {
+        var bounds = DispatchBounds(maxConcurrent: 4, maxPerEndpoint: 2, maxHeld: 6, maxHeldPerEndpoint: 4)
+        let claim = bounds.reserveClaim(wanted: 5)
+        bounds.claimed(endpoints: ["a", "a", "a", "a", "b"], reserved: claim?.limit ?? 0)
+        #expect(bounds.endpointsShortOfRoom(1) == ["a"], "\"a\" holds its share")
+        #expect(bounds.endpointsShortOfRoom(2) == nil, "one free in all")
+        bounds.finished(endpoint: "a", wasRunning: false)
+        #expect(bounds.endpointsShortOfRoom(2) == ["a"], "\"a\" has one free, \"b\" three, \"c\" (held by none) four")
+        #expect(Set(bounds.endpointsShortOfRoom(1) ?? ["nil"]).isEmpty)
+        #expect(bounds.endpointsShortOfRoom(3) == nil, "two free in all")
+        let empty = DispatchBounds(maxConcurrent: 4, maxPerEndpoint: 2, maxHeld: 6, maxHeldPerEndpoint: 4)
+        #expect(empty.endpointsShortOfRoom(9) == [], "no more than a share is asked for")
+    }
+
     @Test func skipsEndpointsHoldingTheirHeldBound() {
         var bounds = DispatchBounds(maxConcurrent: 10, maxPerEndpoint: 2, maxHeld: 10, maxHeldPerEndpoint: 4)
         let claim = bounds.reserveClaim(wanted: 7)

@@ -164,7 +164,7 @@ public struct Configuration: Sendable {
     /// Deliveries this node holds, in flight or waiting for a slot, as rounds
     /// of those requests: claims and the expander's hand-overs take more at a
     /// time than run at once.
-    public var webhooksHoldRounds = 16
+    public var webhooksHoldRounds = 64
     /// While this node's writer is behind or an event loop is saturated, the
     /// share of each dispatcher thread's time its claims and records may take (100: never yield).
     public var webhooksDispatchBusySharePercent = 5

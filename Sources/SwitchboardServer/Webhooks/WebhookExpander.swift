@@ -109,6 +109,22 @@ final class WebhookExpander: Sendable {
         }
     }
 
+    /// Whether a wait for room that ran out should end in a pass that takes
+    /// its whole budget: only if some endpoint that takes message events has
+    /// room for half its share. The 50-ms rule is for them (a slow, full
+    /// endpoint must not hold their events back); with every such endpoint
+    /// full, that pass would only write due deliveries that no claim here
+    /// can take either until room frees, and that cost a claim each when it
+    /// does. The backlog waits instead, a row per writer's batch, and is
+    /// handed over as room frees.
+    private func someoneHasRoom(_ queries: ChatQueries) throws(QueryError) -> Bool {
+        guard let dispatcher else { return true }
+        guard let short = dispatcher.endpointsShortOfRoom(max(1, dispatcher.maxHeldPerEndpoint / 2)) else {
+            return false
+        }
+        return try queries.messageWebhookEndpointExists(besides: short)
+    }
+
     private func run() {
         var failing = false
         // Since when passes found the dispatcher full (monotonic milliseconds).
@@ -121,13 +137,16 @@ final class WebhookExpander: Sendable {
             do throws(QueryError) {
                 let started = MonotonicClock.nanoseconds()
                 let now = started / 1_000_000
-                let roomWaitOver = noRoomSince.map { now - $0 >= Self.roomWaitMilliseconds } ?? false
+                let waitRanOut = noRoomSince.map { now - $0 >= Self.roomWaitMilliseconds } ?? false
                 let made = try queries.withLock { queries throws(QueryError) in
-                    try expand(queries, roomWaitOver: roomWaitOver, catchingUp: catchingUp)
+                    var roomWaitOver = false
+                    if waitRanOut { roomWaitOver = try someoneHasRoom(queries) }
+                    return try expand(queries, roomWaitOver: roomWaitOver, catchingUp: catchingUp)
                 }
                 guard let pass = made else {
-                    // Woken when room frees (`whenRoomFrees`), or by a commit; at the latest when the wait is over.
-                    let since = noRoomSince ?? now
+                    // Woken when room frees (`whenRoomFrees`), or by a commit; at the latest when the wait is
+                    // over. A wait that ran out with nobody to take the room starts again.
+                    let since = waitRanOut ? now : noRoomSince ?? now
                     noRoomSince = since
                     background.pause(
                         milliseconds: Int(

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardTestSupport
 import SwitchboardWebhooks
+import Synchronization
 import Testing
 
 @testable import SwitchboardServer
@@ -160,6 +161,42 @@ import Testing
         #expect(Set(events.map(\.id)).count == 500, "every event once")
         // Meanwhile the slow endpoint had its two requests at a time, never more.
         #expect(slow.maxInProgress <= 2 && slow.requests.count >= 2, "\(slow.maxInProgress), \(slow.requests.count)")
+    }
+
+    /// With every endpoint that takes message events full, a wait for room
+    /// that runs out does not write the backlog due: nobody here could take
+    /// those deliveries until room frees, and each would cost a claim then.
+    /// The backlog waits and goes out handed over as room frees. With
+    /// another endpoint that has room, the wait runs out as before
+    /// (`aSlowEndpointDoesNotHoldBackAnotherEndpointsEvents`).
+    @Test func aFullEndpointWithNobodyElseToServeLeavesTheBacklogUnexpanded() throws {
+        let open = Atomic<Bool>(false)
+        let receiver = try TestReceiver { _, _ in
+            let until = Date().addingTimeInterval(30)
+            while !open.load(ordering: .acquiring) && Date() < until { Thread.sleep(forTimeInterval: 0.005) }
+            return .ok
+        }
+        defer { receiver.stop() }
+        defer { open.store(true, ordering: .releasing) }
+        // 16 held of the endpoint at most, 2 of them in flight.
+        let fixture = try gateway { configuration in
+            configuration.webhooksMaxConcurrent = 8
+            configuration.webhooksMaxConcurrentPerEndpoint = 2
+            configuration.webhooksHoldRounds = 8
+            configuration.webhooksTimeoutSeconds = 30
+        }
+        defer { fixture.stop() }
+        let (_, secret) = try endpoint(fixture, receiver, events: ["message.created"])
+        _ = try converse(fixture, count: 100)
+        // Twenty times the 50-ms wait.
+        Thread.sleep(forTimeInterval: 1)
+        let db = try fixture.database.connect()
+        let written = try db.query("SELECT count(*) FROM webhook_deliveries").int(0, 0)
+        #expect(written == 16, "\(written ?? -1) deliveries written: the endpoint's share, handed over")
+        open.store(true, ordering: .releasing)
+        #expect(receiver.waitForRequests(100, seconds: 20), "\(receiver.requests.count) of 100 arrived")
+        let events = try checked(receiver.requests, secret: secret)
+        #expect(Set(events.map(\.id)).count == 100, "every event once")
     }
 
     @Test func aReceiverFailingTheFirstAttemptsGetsTheEventOnTheRetrySchedule() throws {
