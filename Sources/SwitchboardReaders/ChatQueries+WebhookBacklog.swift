@@ -50,7 +50,9 @@ extension ChatQueries {
     /// Whether an endpoint other than `excluded` takes message events now
     /// (enabled, not deleted, subscribed to `message.created` or
     /// `note.created`), in any workspace: one a pass of the expander could
-    /// make deliveries for.
+    /// make deliveries for. Compared as text, so that no id the caller holds
+    /// can fail the statement (and stall the expander's passes); the scan
+    /// stops at the first such endpoint.
     public func messageWebhookEndpointExists(besides excluded: [String]) throws(QueryError) -> Bool {
         let result = try run(
             prepared: "webhook_message_endpoint_besides",
@@ -58,7 +60,7 @@ extension ChatQueries {
             SELECT EXISTS (SELECT 1 FROM webhook_endpoints
                             WHERE enabled AND deleted_at IS NULL
                               AND events && '{message.created,note.created}'::text[]
-                              AND id <> ALL ($1::uuid[]))
+                              AND id::text <> ALL ($1::text[]))
             """, [RowDecoding.textArray(excluded)], retryable: true)
         return try RowDecoding.required(result, 0, 0) == "t"
     }

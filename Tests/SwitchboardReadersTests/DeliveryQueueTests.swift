@@ -349,9 +349,6 @@ import Testing
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.endpointID) == [first])
     }
 
-    /// Migration 29: of each endpoint, a pass hands over no more than its
-    /// share less what the caller holds of it, however much room there is in
-    /// all; the rest are due, for claims.
     /// What the expander asks once its wait for room ran out: is there an
     /// endpoint, besides those short of room, that takes message events?
     /// Enabled, live and subscribed to `message.created` or `note.created`,
@@ -366,6 +363,8 @@ import Testing
         let messages = try WebhookSessionEventTests.endpoint(fixture, [.messageCreated])
         #expect(try fixture.queries.messageWebhookEndpointExists(besides: []))
         #expect(try !fixture.queries.messageWebhookEndpointExists(besides: [messages]), "the only one is full")
+        // An id that is no uuid is no endpoint: it fails nothing.
+        #expect(try !fixture.queries.messageWebhookEndpointExists(besides: [messages, "not-a-uuid"]))
         let other = UUID().uuidString.lowercased()
         try fixture.admin.query("INSERT INTO workspaces (id, name) VALUES ($1::uuid, 'other')", [other])
         let notes = try WebhookSessionEventTests.endpoint(fixture, [.noteCreated], workspace: other)
@@ -377,6 +376,9 @@ import Testing
         #expect(try !fixture.queries.messageWebhookEndpointExists(besides: [messages]), "nor a deleted one")
     }
 
+    /// Migration 29: of each endpoint, a pass hands over no more than its
+    /// share less what the caller holds of it, however much room there is in
+    /// all; the rest are due, for claims.
     @Test func aHandOverKeepsEachEndpointToItsShare() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
