@@ -28,6 +28,12 @@ let package = Package(
             exclude: nonSources("FuzzHTTP")
         ),
         .executableTarget(
+            name: "FuzzHTTPResponse",
+            dependencies: [.product(name: "SwitchboardHTTP", package: "Switchboard")],
+            path: "FuzzHTTPResponse",
+            exclude: nonSources("FuzzHTTPResponse")
+        ),
+        .executableTarget(
             name: "FuzzFrames",
             dependencies: [
                 .product(name: "SwitchboardWebSocket", package: "Switchboard"),
