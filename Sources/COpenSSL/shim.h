@@ -13,6 +13,7 @@
 #include <openssl/sha.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 
 static inline long copenssl_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 static inline long copenssl_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
@@ -38,6 +39,10 @@ static inline long copenssl_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mo
 static inline long copenssl_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
 static inline long copenssl_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline long copenssl_BIO_get_mem_ptr(BIO *bio, BUF_MEM **buffer) { return BIO_get_mem_ptr(bio, buffer); }
+// TLS clients (webhook receivers): the server name sent in the ClientHello (SNI).
+static inline long copenssl_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
 // HMAC-SHA256 keyed once (EVP_MAC): the context to re-initialize with a NULL key for each
 // message, or NULL when OpenSSL cannot make it. An empty key is a valid HMAC key.
 static inline EVP_MAC_CTX *copenssl_hmac_sha256_context(const unsigned char *key, size_t length) {

@@ -30,6 +30,16 @@ public enum Epoll {
         }
     }
 
+    /// Changes what `fd`, added already, is watched for.
+    public static func modify(_ epfd: Int32, fd: Int32, events: UInt32, data: UInt64) throws(SystemError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = data
+        if epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event) < 0 {
+            throw SystemError(call: "epoll_ctl(MOD)", errno: currentErrno())
+        }
+    }
+
     public static func remove(_ epfd: Int32, fd: Int32) {
         // Closing the fd removes it anyway; failure here only means it is already gone.
         var event = epoll_event()

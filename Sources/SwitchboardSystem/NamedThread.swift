@@ -36,6 +36,11 @@ public final class NamedThread: @unchecked Sendable {
         _ = pthread_join(thread, nil)
     }
 
+    /// Lets the thread end on its own, never joined (its resources freed when it does).
+    public func detach() {
+        _ = pthread_detach(thread)
+    }
+
     /// Lowers the calling thread's scheduling priority to `nice` (0 to 19; Linux
     /// gives each thread its own nice value). Background threads that share a
     /// core with the event loops (the attachment workers) call it so that a loop
