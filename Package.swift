@@ -45,7 +45,6 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "SwitchboardSystem", dependencies: ["CSystem"]),
         // What protocol handlers see of a connection (ConnectionIO): the seam between them and the
@@ -99,11 +98,13 @@ let package = Package(
         // targets are allowed, the delivery queue's contract; no I/O of any kind.
         .target(name: "SwitchboardWebhooks", dependencies: ["SwitchboardCrypto"]),
         // Webhooks' delivery (docs/webhooks.md): the dispatcher's threads, which claim due deliveries
-        // and POST them through libcurl (the only module importing it), and the creation-time DNS check.
+        // and POST them through their own HTTP/1.1 client (TLS through SwitchboardTLS), and the
+        // creation-time DNS check.
         .target(
             name: "SwitchboardWebhookDelivery",
             dependencies: [
-                "SwitchboardWebhooks", "CCurl", "SwitchboardSystem", .product(name: "Logging", package: "swift-log"),
+                "SwitchboardWebhooks", "SwitchboardSystem", "SwitchboardHTTP", "SwitchboardTLS",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // Routing's decisions (docs/routing.md): policies and plans over plain values, no I/O of any kind.
         .target(name: "SwitchboardRouting"),

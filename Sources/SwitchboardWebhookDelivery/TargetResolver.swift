@@ -1,9 +1,5 @@
-import CCurl
+import SwitchboardSystem
 import SwitchboardWebhooks
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The check the API makes when an endpoint is created or its URL changed:
 /// the URL is valid, and every address its host resolves to is one the
@@ -26,25 +22,11 @@ public enum TargetResolver {
 
     /// Every address getaddrinfo gives for `host` (TCP), without duplicates.
     static func resolve(_ host: String) throws(TargetCheckError) -> [TargetAddress] {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>? = nil
-        let code = getaddrinfo(host, nil, &hints, &list)
-        guard code == 0 else {
-            throw .unresolvable(host: host, reason: String(cString: gai_strerror(code)))
-        }
-        defer { freeaddrinfo(list) }
-        var addresses: [TargetAddress] = []
-        var entry = list
-        while let current = entry {
-            if let raw = current.pointee.ai_addr,
-                let address = TargetAddress(socketAddress: UnsafeRawPointer(raw), family: current.pointee.ai_family),
-                !addresses.contains(address)
-            {
-                addresses.append(address)
-            }
-            entry = current.pointee.ai_next
+        let addresses: [TargetAddress]
+        do throws(HostAddresses.LookupError) {
+            addresses = try HostAddresses.resolve(host).compactMap { TargetAddress(bytes: $0) }
+        } catch {
+            throw .unresolvable(host: host, reason: error.reason)
         }
         guard !addresses.isEmpty else { throw .unresolvable(host: host, reason: "no IPv4 or IPv6 address") }
         return addresses

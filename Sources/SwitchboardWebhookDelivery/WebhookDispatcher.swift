@@ -25,7 +25,7 @@ public final class WebhookDispatcher: Sendable {
         logger: Logger = Logger(label: "switchboard.webhooks"),
         gatewayBusy: @escaping @Sendable () -> Bool = { false }
     ) {
-        // The server's configuration checks the ranges; 0 would mean "no timeout" to libcurl.
+        // The server's configuration checks the ranges; a timeout of 0 would end every request at once.
         precondition(
             settings.threads >= 1 && settings.timeoutSeconds >= 1 && settings.connectTimeoutSeconds >= 1
                 && settings.pollIntervalMilliseconds >= 1 && (1...100).contains(settings.busySharePercent),
@@ -36,7 +36,7 @@ public final class WebhookDispatcher: Sendable {
 
     deinit { stop() }
 
-    /// Starts the threads; they claim at once. Throws when libcurl cannot be set up.
+    /// Starts the threads; they claim at once. Throws when a thread's HTTP client cannot be set up (no epoll set).
     public func start() throws(WebhookHTTPError) {
         precondition(threads.withLock { $0.isEmpty } && !context.isStopping, "a dispatcher starts once")
         var workers: [DispatchWorker] = []

@@ -1,14 +1,20 @@
-import CCurl
+import SwitchboardHTTP
 import SwitchboardSystem
+import SwitchboardTLS
 import SwitchboardWebhooks
 
-/// POSTs webhooks through a libcurl multi handle: many requests at once on
-/// the calling thread, each started with `start` and collected by `poll`.
-/// The multi handle keeps finished requests' connections open (keep-alive),
-/// so the next request to the same origin goes out on one of them.
+/// POSTs webhooks over HTTP/1.1 and HTTPS: many requests at once on the
+/// calling thread, each started with `start` and collected by `poll`, which
+/// waits in one epoll set for their sockets. A connection whose answer was
+/// read to its end waits in a pool, and the next request to the same origin
+/// goes out on it (keep-alive); one request per connection at a time.
 ///
-/// One client per thread, used only by it (libcurl's handles are not
-/// thread-safe); no libcurl pointer leaves this module.
+/// Every new connection's address is checked first (`TargetAddress`), so a
+/// name that now resolves to a private address is refused now; redirects are
+/// answers, never followed; no proxy; certificates always verified.
+///
+/// One client per thread, used only by it (docs/webhooks.md, "Why our own
+/// HTTP client").
 public final class WebhookHTTPClient {
     public struct Settings: Sendable, Equatable {
         public var connectTimeoutMilliseconds: Int
@@ -40,58 +46,99 @@ public final class WebhookHTTPClient {
     /// us read without end.
     public static let maximumResponseBytes = 64 * 1024
 
+    /// A request under way.
+    private final class Exchange {
+        let tag: Int
+        let target: RequestTarget
+        /// The request line, headers and body.
+        let bytes: [UInt8]
+        let startedAt: UInt64
+        let connectDeadline: UInt64
+        let deadline: UInt64
+        var connection: ClientConnection?
+        var lookup: Int?
+        var addresses: [TargetAddress] = []
+        var nextAddress = 0
+        var refused: TargetAddress?
+        var connectFailure: String?
+        var newConnections = 0
+        /// A kept-alive connection closed under it before any answer, and it went again on a new one.
+        var retried = false
+
+        init(tag: Int, target: RequestTarget, bytes: [UInt8], startedAt: UInt64, settings: Settings) {
+            self.tag = tag
+            self.target = target
+            self.bytes = bytes
+            self.startedAt = startedAt
+            connectDeadline = startedAt + UInt64(max(0, settings.connectTimeoutMilliseconds)) * 1_000_000
+            deadline = startedAt + UInt64(max(0, settings.timeoutMilliseconds)) * 1_000_000
+        }
+
+        /// Connecting (the lookup, the TCP connect, the TLS handshake) until the request is written whole.
+        var isConnecting: Bool { connection.map { !$0.isConnected || $0.tls?.isHandshakeComplete == false } ?? true }
+    }
+
     private let settings: Settings
-    private let multi: UnsafeMutableRawPointer
-    private var idle: [CurlTransfer] = []
-    private var active: [Int: CurlTransfer] = [:]
-    /// Requests ended and not handed out yet: those that failed before libcurl
-    /// had them (a URL it refused), and those `send` collected for others.
+    private let epoll: Int32
+    private let events = EpollEvents(capacity: 256)
+    private var tlsContext: TLSClientContext?
+    private var lookups: HostLookups?
+    private var targets: [String: RequestTarget] = [:]
+    /// Names resolved lately, with when they stop being used.
+    private var resolved: [String: (addresses: [TargetAddress], until: UInt64)] = [:]
+    /// The lookup under way for each name.
+    private var lookupsByHost: [String: Int] = [:]
+    private var exchanges: [Int: Exchange] = [:]
+    private var connections: [UInt64: ClientConnection] = [:]
+    /// Idle connections, least recently used first.
+    private var idle: [ClientConnection] = []
+    private var nextConnectionID: UInt64 = 0
+    /// Requests ended and not handed out yet.
     private var ended: [(tag: Int, response: WebhookHTTPResponse)] = []
+    /// The wake eventfd epoll watches, while `poll` is given one.
+    private var watchedWake: Int32?
     /// `send`'s own tags, far from any a caller of `start` would use.
     private var sendTag = Int.min
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    private let cipherBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
+
+    private static let wakeTag = UInt64.max
+    private static let resolvedNamesKeptNanoseconds: UInt64 = 60 * 1_000_000_000
+    private static let lookupTag = UInt64.max - 1
 
     public init(settings: Settings) throws(WebhookHTTPError) {
-        try CurlGlobal.initialize()
-        guard let multi = curl_multi_init() else { throw .setup("curl_multi_init failed") }
-        self.multi = multi
         self.settings = settings
-        _ = sb_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, settings.maximumIdleConnections)
+        do throws(SystemError) { epoll = try Epoll.create() } catch { throw .setup("\(error)") }
     }
 
     deinit {
-        for transfer in active.values { curl_multi_remove_handle(multi, transfer.handle) }
-        active.removeAll()
+        exchanges.removeAll()
+        connections.removeAll()
         idle.removeAll()
-        curl_multi_cleanup(multi)
+        Posix.close(epoll)
+        readBuffer.deallocate()
+        cipherBuffer.deallocate()
     }
 
     /// Requests started and not yet collected.
-    public var inFlight: Int { active.count + ended.count }
+    public var inFlight: Int { exchanges.count + ended.count }
 
     /// Starts a POST; `poll` gives its response back under `tag` (unique among those in flight).
     public func start(_ request: WebhookHTTPRequest, tag: Int) {
-        precondition(active[tag] == nil, "tag \(tag) is in flight already")
-        do throws(WebhookHTTPError) {
-            let transfer: CurlTransfer
-            if let reused = idle.popLast() {
-                transfer = reused
-            } else {
-                transfer = try CurlTransfer(settings: settings)
-            }
-            do throws(WebhookHTTPError) {
-                try transfer.prepare(request, tag: tag)
-            } catch {
-                idle.append(transfer)
-                throw error
-            }
-            let code = curl_multi_add_handle(multi, transfer.handle)
-            guard code == CURLM_OK else {
-                idle.append(transfer)
-                throw .setup("curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(code)))")
-            }
-            active[tag] = transfer
-        } catch {
-            ended.append((tag, failure(error)))
+        precondition(exchanges[tag] == nil, "tag \(tag) is in flight already")
+        let now = MonotonicClock.nanoseconds()
+        guard let target = target(of: request.url) else {
+            return fail(tag, .invalidURL("the endpoint's URL is not an http or https URL the client can use"))
+        }
+        guard let bytes = Self.message(request, target: target) else {
+            return fail(tag, .setup("a header name or value holds a line break"))
+        }
+        let exchange = Exchange(tag: tag, target: target, bytes: bytes, startedAt: now, settings: settings)
+        exchanges[tag] = exchange
+        if let connection = takeIdle(target.origin) {
+            send(exchange, on: connection)
+        } else {
+            open(exchange)
         }
     }
 
@@ -99,11 +146,28 @@ public final class WebhookHTTPClient {
     /// `wake` is signalled, or `timeoutMilliseconds` pass (not at all when
     /// some have ended already), then returns the requests that have ended.
     public func poll(timeoutMilliseconds: Int, wake: EventFD? = nil) -> [(tag: Int, response: WebhookHTTPResponse)] {
-        guard ended.isEmpty else {
-            defer { ended.removeAll() }
-            return ended + collect(waitingMilliseconds: 0, wake: nil)
+        watch(wake)
+        var wait = ended.isEmpty ? max(0, timeoutMilliseconds) : 0
+        let now = MonotonicClock.nanoseconds()
+        let next = nextDeadline()
+        if let next {
+            wait = min(wait, next > now ? Int((next - now + 999_999) / 1_000_000) : 0)
         }
-        return collect(waitingMilliseconds: timeoutMilliseconds, wake: wake)
+        let count = (try? Epoll.wait(epoll, into: events, timeoutMilliseconds: Int32(clamping: wait))) ?? 0
+        for index in 0..<count {
+            let (mask, data) = events[index]
+            switch data {
+            case Self.wakeTag: wake?.drain()
+            case Self.lookupTag: lookupsFinished()
+            default:
+                guard let connection = connections[data] else { continue }
+                handle(connection, mask: mask)
+            }
+        }
+        let after = MonotonicClock.nanoseconds()
+        if let next, after >= next { expire(now: after) }
+        defer { ended.removeAll(keepingCapacity: true) }
+        return ended
     }
 
     /// One request from start to end, on the calling thread.
@@ -121,47 +185,373 @@ public final class WebhookHTTPClient {
         }
     }
 
-    private func collect(waitingMilliseconds: Int, wake: EventFD?) -> [(tag: Int, response: WebhookHTTPResponse)] {
-        var running: Int32 = 0
-        // libcurl does what is due (new requests, timers) before waiting.
-        _ = curl_multi_perform(multi, &running)
-        var ready = finished()
-        guard ready.isEmpty else { return ready }
-        var extra = curl_waitfd(fd: wake?.fd ?? -1, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-        var numberReady: Int32 = 0
-        let timeout = Int32(clamping: waitingMilliseconds)
-        // curl_multi_poll waits for the requests' sockets and for libcurl's own
-        // next timeout, whichever is first, and never longer than asked.
-        _ = withUnsafeMutablePointer(to: &extra) { extra in
-            curl_multi_poll(multi, wake == nil ? nil : extra, wake == nil ? 0 : 1, timeout, &numberReady)
-        }
-        wake?.drain()
-        _ = curl_multi_perform(multi, &running)
-        ready = finished()
-        return ready
+    // MARK: - Connecting
+
+    private func target(of url: String) -> RequestTarget? {
+        if let known = targets[url] { return known }
+        guard let target = RequestTarget(url: url) else { return nil }
+        // Endpoints are few; a bound keeps a changing set of URLs from growing it without end.
+        if targets.count >= 1024 { targets.removeAll() }
+        targets[url] = target
+        return target
     }
 
-    /// The requests libcurl reports done, taken off the multi handle.
-    private func finished() -> [(tag: Int, response: WebhookHTTPResponse)] {
-        var done: [(tag: Int, response: WebhookHTTPResponse)] = []
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-            let code = message.pointee.data.result
-            var context: UnsafeMutableRawPointer? = nil
-            _ = sb_curl_getinfo_ptr(easy, CURLINFO_PRIVATE, &context)
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-            done.append((transfer.tag, transfer.response(for: code)))
-            curl_multi_remove_handle(multi, easy)
-            active[transfer.tag] = nil
-            idle.append(transfer)
+    private func open(_ exchange: Exchange) {
+        let host = exchange.target.origin.host
+        if let literal = exchange.target.literalAddress {
+            exchange.addresses = [literal]
+            return connectNext(exchange)
         }
-        return done
+        if let known = resolved[host], known.until > MonotonicClock.nanoseconds() {
+            exchange.addresses = known.addresses
+            return connectNext(exchange)
+        }
+        // Requests that need a connection to the same name at once wait for one lookup.
+        if let underway = lookupsByHost[host] {
+            exchange.lookup = underway
+            return
+        }
+        let lookups: HostLookups
+        if let existing = self.lookups {
+            lookups = existing
+        } else {
+            do throws(SystemError) {
+                lookups = try HostLookups()
+                try Epoll.add(epoll, fd: lookups.signal.fd, events: Epoll.readable, data: Self.lookupTag)
+            } catch {
+                return finish(exchange, error: .setup("cannot start resolving host names: \(error)"))
+            }
+            self.lookups = lookups
+        }
+        let id = lookups.resolve(host)
+        lookupsByHost[host] = id
+        exchange.lookup = id
     }
 
-    private func failure(_ error: WebhookHTTPError) -> WebhookHTTPResponse {
-        WebhookHTTPResponse(
-            statusCode: nil, error: error, responseHead: "", bodyBytesRead: 0, bodyCut: false, durationMilliseconds: 0,
-            newConnections: 0)
+    private func lookupsFinished() {
+        guard let lookups else { return }
+        for (id, result) in lookups.finished() {
+            guard let host = lookupsByHost.first(where: { $0.value == id })?.key else { continue }
+            lookupsByHost[host] = nil
+            if case .success(let addresses) = result {
+                // Kept as long as libcurl kept names (its default), each address still checked at every connection.
+                if resolved.count >= 1024 { resolved.removeAll() }
+                resolved[host] = (addresses, MonotonicClock.nanoseconds() + Self.resolvedNamesKeptNanoseconds)
+            }
+            for exchange in exchanges.values where exchange.lookup == id {
+                exchange.lookup = nil
+                switch result {
+                case .success(let addresses):
+                    exchange.addresses = addresses
+                    connectNext(exchange)
+                case .failure(let error):
+                    let reason = if case .unresolvable(_, let reason) = error { reason } else { "\(error)" }
+                    finish(exchange, error: .resolve("could not resolve host \(host): \(reason)"))
+                }
+            }
+        }
+    }
+
+    /// Connects to the exchange's next allowed address, or ends it when none is left.
+    private func connectNext(_ exchange: Exchange) {
+        let origin = exchange.target.origin
+        while exchange.nextAddress < exchange.addresses.count {
+            let address = exchange.addresses[exchange.nextAddress]
+            exchange.nextAddress += 1
+            guard address.isAllowed(allowPrivate: settings.allowPrivateTargets) else {
+                exchange.refused = address
+                continue
+            }
+            let socketAddress = SocketAddress(
+                host: address.description, port: UInt16(origin.port), family: address.isIPv6 ? .inet6 : .inet)
+            let fd: Int32
+            do throws(SystemError) {
+                fd = try Socket.connect(to: socketAddress)
+            } catch {
+                exchange.connectFailure = "\(error)"
+                continue
+            }
+            Socket.setNoDelay(fd)
+            let tls: TLSConnection?
+            do throws(TLSError) {
+                tls =
+                    origin.https
+                    ? try tlsClientContext().connection(
+                        to: origin.host, isAddress: exchange.target.literalAddress != nil) : nil
+            } catch {
+                Posix.close(fd)
+                return finish(exchange, error: .tls("\(error)"))
+            }
+            nextConnectionID += 1
+            let connection = ClientConnection(
+                id: nextConnectionID, fd: fd, origin: origin, tls: tls, maximumBodyBytes: Self.maximumResponseBytes)
+            do throws(SystemError) {
+                try Epoll.add(epoll, fd: fd, events: Epoll.writable, data: connection.id)
+            } catch {
+                return finish(exchange, error: .setup("\(error)"))
+            }
+            connection.watched = Epoll.writable
+            connections[connection.id] = connection
+            connection.tag = exchange.tag
+            exchange.connection = connection
+            exchange.newConnections += 1
+            return
+        }
+        if let failure = exchange.connectFailure {
+            finish(exchange, error: .connect(failure))
+        } else if let refused = exchange.refused {
+            finish(exchange, error: .refusedTarget(refused))
+        } else {
+            finish(exchange, error: .connect("no address to connect to"))
+        }
+    }
+
+    private func tlsClientContext() throws(TLSError) -> TLSClientContext {
+        if let tlsContext { return tlsContext }
+        let made = try TLSClientContext(trustedCertificatesPath: settings.trustedCertificatesPath)
+        tlsContext = made
+        return made
+    }
+
+    // MARK: - Moving a request along
+
+    private func send(_ exchange: Exchange, on connection: ClientConnection) {
+        connection.tag = exchange.tag
+        exchange.connection = connection
+        do {
+            try connection.queue(exchange.bytes)
+            if connection.tls != nil {
+                // A fresh TLS session starts its handshake at the first read.
+                try drainReads(connection)
+            }
+            try flushAndWatch(connection)
+        } catch {
+            broke(connection, error)
+        }
+    }
+
+    private func handle(_ connection: ClientConnection, mask: UInt32) {
+        do {
+            if !connection.isConnected {
+                guard mask & (Epoll.writable | Epoll.error | Epoll.hangup) != 0 else { return }
+                do throws(SystemError) {
+                    try Socket.finishConnect(connection.fd)
+                } catch {
+                    return connectFailed(connection, error)
+                }
+                connection.isConnected = true
+                guard let exchange = connection.tag.flatMap({ exchanges[$0] }) else { return close(connection) }
+                return send(exchange, on: connection)
+            }
+            if mask & Epoll.writable != 0 { try flushAndWatch(connection) }
+            if mask & (Epoll.readable | Epoll.hangup | Epoll.error | Epoll.peerHangup) != 0 {
+                try drainReads(connection)
+                if connections[connection.id] != nil { try flushAndWatch(connection) }
+            }
+        } catch {
+            broke(connection, error)
+        }
+    }
+
+    /// Reads until the socket has nothing more, feeding the answer; ends the
+    /// exchange when the answer is complete or the receiver closed.
+    private func drainReads(_ connection: ClientConnection) throws {
+        while connections[connection.id] != nil {
+            switch try connection.receive(into: readBuffer, scratch: cipherBuffer) {
+            case .wouldBlock: return
+            case .ended: return closedByReceiver(connection)
+            case .bytes(let count):
+                guard let exchange = connection.tag.flatMap({ exchanges[$0] }) else {
+                    // An idle connection the receiver writes to: nothing of ours to read.
+                    return close(connection)
+                }
+                connection.answerBytes += count
+                let taken = try connection.reader.read(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]))
+                if connection.reader.isComplete {
+                    // Bytes past the answer, an answer cut at the limit, or a request not written
+                    // whole: what the connection carries next is unknown, so it is not reused.
+                    let keep =
+                        connection.reader.keepsConnection && taken == count && !connection.reader.bodyCut
+                        && !connection.hasUnsentBytes
+                    return finish(exchange, error: nil, keep: keep)
+                }
+            }
+        }
+    }
+
+    private func flushAndWatch(_ connection: ClientConnection) throws {
+        let more = try connection.flush()
+        let wanted = Epoll.readable | Epoll.peerHangup | (more ? Epoll.writable : 0)
+        if wanted != connection.watched {
+            try Epoll.modify(epoll, fd: connection.fd, events: wanted, data: connection.id)
+            connection.watched = wanted
+        }
+    }
+
+    private func closedByReceiver(_ connection: ClientConnection) {
+        guard let exchange = connection.tag.flatMap({ exchanges[$0] }) else { return close(connection) }
+        if connection.answerBytes == 0 && connection.wasReused && !exchange.retried {
+            // The receiver closed a kept-alive connection as this request went out on it (its idle
+            // timeout): nothing was answered, so the request goes again on a connection of its own.
+            exchange.retried = true
+            exchange.connection = nil
+            close(connection)
+            exchange.nextAddress = 0
+            exchange.addresses.isEmpty ? open(exchange) : connectNext(exchange)
+            return
+        }
+        do throws(HTTPResponseReader.Failure) {
+            try connection.reader.endOfInput()
+            finish(exchange, error: nil, keep: false)
+        } catch {
+            finish(exchange, error: .transfer("\(error)"))
+        }
+    }
+
+    private func connectFailed(_ connection: ClientConnection, _ error: SystemError) {
+        guard let exchange = connection.tag.flatMap({ exchanges[$0] }) else { return close(connection) }
+        let address = exchange.addresses[exchange.nextAddress - 1]
+        exchange.connectFailure =
+            SystemError(call: "connect to \(address) port \(exchange.target.origin.port)", errno: error.errno)
+            .description
+        exchange.connection = nil
+        close(connection)
+        connectNext(exchange)
+    }
+
+    /// A socket or TLS error on `connection`: its request ends with it.
+    private func broke(_ connection: ClientConnection, _ error: any Error) {
+        guard let exchange = connection.tag.flatMap({ exchanges[$0] }) else { return close(connection) }
+        if let failure = error as? HTTPResponseReader.Failure {
+            return finish(exchange, error: .transfer(failure.description))
+        }
+        if error is TLSError && exchange.isConnecting {
+            return finish(exchange, error: .tls("\(error)"))
+        }
+        if connection.answerBytes == 0 && connection.wasReused && !exchange.retried {
+            return closedByReceiver(connection)
+        }
+        finish(exchange, error: error is TLSError ? .tls("\(error)") : .transfer("\(error)"))
+    }
+
+    // MARK: - Ending
+
+    /// Ends the exchange: its response is queued for `poll`, its connection
+    /// kept for the next request to the origin or closed.
+    private func finish(_ exchange: Exchange, error: WebhookHTTPError?, keep: Bool = false) {
+        exchanges[exchange.tag] = nil
+        let reader = exchange.connection?.reader
+        let status = reader?.statusCode
+        ended.append(
+            (
+                exchange.tag,
+                WebhookHTTPResponse(
+                    statusCode: status, error: error,
+                    responseHead: reader.map { ResponseHead.text(from: $0.bodyHead) } ?? "",
+                    bodyBytesRead: reader?.bodyBytesRead ?? 0, bodyCut: reader?.bodyCut ?? false,
+                    durationMilliseconds: Int((MonotonicClock.nanoseconds() - exchange.startedAt) / 1_000_000),
+                    newConnections: exchange.newConnections)
+            ))
+        guard let connection = exchange.connection else { return }
+        exchange.connection = nil
+        connection.tag = nil
+        if keep && error == nil { makeIdle(connection) } else { close(connection) }
+    }
+
+    private func fail(_ tag: Int, _ error: WebhookHTTPError) {
+        ended.append(
+            (
+                tag,
+                WebhookHTTPResponse(
+                    statusCode: nil, error: error, responseHead: "", bodyBytesRead: 0, bodyCut: false,
+                    durationMilliseconds: 0, newConnections: 0)
+            ))
+    }
+
+    /// Ends the requests whose time ran out.
+    private func expire(now: UInt64) {
+        let late = exchanges.values.filter {
+            now >= $0.deadline || ($0.isConnecting && now >= $0.connectDeadline)
+        }
+        for exchange in late {
+            let connecting = exchange.isConnecting && now >= exchange.connectDeadline && now < exchange.deadline
+            let milliseconds = (now - exchange.startedAt) / 1_000_000
+            finish(
+                exchange,
+                error: .timeout(
+                    connecting
+                        ? "connecting to \(exchange.target.origin.host) timed out after \(milliseconds) ms"
+                        : "timed out after \(milliseconds) ms without a whole answer"))
+        }
+    }
+
+    private func nextDeadline() -> UInt64? {
+        var next: UInt64?
+        for exchange in exchanges.values {
+            let deadline = exchange.isConnecting ? min(exchange.connectDeadline, exchange.deadline) : exchange.deadline
+            next = min(next ?? deadline, deadline)
+        }
+        return next
+    }
+
+    // MARK: - The pool
+
+    private func takeIdle(_ origin: Origin) -> ClientConnection? {
+        guard let index = idle.lastIndex(where: { $0.origin == origin }) else { return nil }
+        let connection = idle.remove(at: index)
+        connection.wasReused = true
+        return connection
+    }
+
+    private func makeIdle(_ connection: ClientConnection) {
+        idle.append(connection)
+        if idle.count > settings.maximumIdleConnections { close(idle[0]) }
+    }
+
+    private func close(_ connection: ClientConnection) {
+        connections[connection.id] = nil
+        if let index = idle.firstIndex(where: { $0 === connection }) { idle.remove(at: index) }
+        // Closing the descriptor (the connection's deinit) takes it out of the epoll set.
+        Epoll.remove(epoll, fd: connection.fd)
+    }
+
+    /// Watches `wake` while `poll` is given it, and only then: a signal for a
+    /// wait that does not watch it stays for the next one that does.
+    private func watch(_ wake: EventFD?) {
+        guard watchedWake != wake?.fd else { return }
+        if let fd = watchedWake { Epoll.remove(epoll, fd: fd) }
+        watchedWake = nil
+        if let wake, (try? Epoll.add(epoll, fd: wake.fd, events: Epoll.readable, data: Self.wakeTag)) != nil {
+            watchedWake = wake.fd
+        }
+    }
+
+    // MARK: - The request's bytes
+
+    /// "POST path HTTP/1.1", Host, the caller's headers, Content-Length, the
+    /// body; nil when a header would break the request's lines.
+    private static func message(_ request: WebhookHTTPRequest, target: RequestTarget) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var body = request.body
+        bytes.reserveCapacity(256 + body.utf8.count)
+        bytes += "POST ".utf8
+        bytes += target.path.utf8
+        bytes += " HTTP/1.1\r\nHost: ".utf8
+        bytes += target.hostHeader.utf8
+        bytes += "\r\n".utf8
+        for header in request.headers {
+            guard !header.name.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 58 }),
+                !header.value.utf8.contains(where: { $0 == 13 || $0 == 10 })
+            else { return nil }
+            bytes += header.name.utf8
+            bytes += ": ".utf8
+            bytes += header.value.utf8
+            bytes += "\r\n".utf8
+        }
+        bytes += "Content-Length: ".utf8
+        bytes += String(body.utf8.count).utf8
+        bytes += "\r\n\r\n".utf8
+        body.withUTF8 { bytes.append(contentsOf: $0) }
+        return bytes
     }
 }

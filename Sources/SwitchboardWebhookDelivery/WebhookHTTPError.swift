@@ -1,8 +1,8 @@
 import SwitchboardWebhooks
 
-/// Why a request got no answer. The texts come from libcurl's error buffer
-/// (hosts, ports, addresses, TLS reasons) or from us; none can hold a secret,
-/// since secrets never reach libcurl (only signatures do, in a header).
+/// Why a request got no answer. The texts name hosts, ports, addresses, the
+/// system's and OpenSSL's reasons; none can hold a secret, since secrets
+/// never reach the HTTP client (only signatures do, in a header).
 public enum WebhookHTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The host resolved to an address `TargetAddress` does not allow.
     case refusedTarget(TargetAddress)
@@ -10,11 +10,11 @@ public enum WebhookHTTPError: Error, Sendable, Equatable, CustomStringConvertibl
     case resolve(String)
     case connect(String)
     case tls(String)
-    /// A URL libcurl cannot use (`WebhookURL` should have refused it first).
+    /// A URL the client cannot use (`WebhookURL` should have refused it first).
     case invalidURL(String)
     /// The connection broke, or what came back was not HTTP.
     case transfer(String)
-    /// libcurl could not be set up (out of memory, an option it does not know).
+    /// The client could not be set up (no epoll set, no lookup thread), or a header would break the request's lines.
     case setup(String)
 
     public var description: String {

@@ -133,7 +133,7 @@ struct ImportCheckTests {
             PackageTarget(name: "SwitchboardAttachments", type: "regular", path: "a", dependencies: []),
             PackageTarget(
                 name: "SwitchboardWebhooks", type: "regular", path: "w",
-                dependencies: ["SwitchboardCrypto", "SwitchboardReaders", "CCurl"]),
+                dependencies: ["SwitchboardCrypto", "SwitchboardReaders", "CVips"]),
             PackageTarget(name: "SwitchboardCrypto", type: "regular", path: "k", dependencies: ["COpenSSL"]),
             PackageTarget(name: "SwitchboardReaders", type: "regular", path: "d", dependencies: []),
         ]
@@ -142,7 +142,7 @@ struct ImportCheckTests {
                 "Package.swift: SwitchboardWebhooks reaches SwitchboardReaders (SwitchboardWebhooks ->"
                     + " SwitchboardReaders): webhooks' decisions must stay free of I/O (system calls, loops, HTTP,"
                     + " the database)",
-                "Package.swift: SwitchboardWebhooks depends on the C module CCurl: it may reach C only through"
+                "Package.swift: SwitchboardWebhooks depends on the C module CVips: it may reach C only through"
                     + " the Swift modules that wrap it",
             ])
     }

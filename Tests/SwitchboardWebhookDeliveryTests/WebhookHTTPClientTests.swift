@@ -5,7 +5,7 @@ import SwitchboardWebhooks
 import Synchronization
 import Testing
 
-/// The libcurl wrapper against a real receiver on 127.0.0.1.
+/// The webhook HTTP client against a real receiver on 127.0.0.1.
 @Suite struct WebhookHTTPClientTests {
     static let local = WebhookHTTPClient.Settings(
         connectTimeoutMilliseconds: 2000, timeoutMilliseconds: 5000, allowPrivateTargets: true)

@@ -44,7 +44,7 @@ as_root() {
 # system packages
 
 # Packages the gateway needs to build, test and serve.
-SB_BASE_PACKAGES=(libssl-dev libpq-dev zlib1g-dev libvips-dev libcurl4-openssl-dev pkg-config postgresql openssl python3-venv tzdata)
+SB_BASE_PACKAGES=(libssl-dev libpq-dev zlib1g-dev libvips-dev pkg-config postgresql openssl python3-venv tzdata)
 SB_APT_UPDATED=${SB_APT_UPDATED:-0}
 
 # True when the Debian package is installed.

@@ -3,7 +3,7 @@
 /// where they belong, the chat core kept apart from the loop, HTTP, TLS and
 /// the server's wiring, and routing's, attachments' and webhooks' decisions apart from any I/O.
 public enum ImportRules {
-    static let cModules: Set = ["CSystem", "CLibPQ", "COpenSSL", "CZlib", "CVips", "CCurl"]
+    static let cModules: Set = ["CSystem", "CLibPQ", "COpenSSL", "CZlib", "CVips"]
     static let libc: Set = ["Glibc", "Musl", "Darwin"]
     static let everywhere: Set = ["Swift", "Synchronization", "_Concurrency"]
     static let buildTools: Set = ["PackagePlugin"]
