@@ -212,20 +212,20 @@ public struct HTTPResponseReader: Sendable {
             }
             let name = line[..<colon]
             let value = Self.trimmed(line[(colon + 1)...])
-            if Self.equalsIgnoringCase(name, "content-length") {
+            if HTTPSyntax.equalsIgnoringCase(name, "content-length".utf8) {
                 guard let parsed = Self.decimal(value) else {
                     throw .malformed("a Content-Length that is not a number")
                 }
                 guard length == nil || length == parsed else { throw .malformed("two Content-Lengths that disagree") }
                 length = parsed
-            } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
+            } else if HTTPSyntax.equalsIgnoringCase(name, "transfer-encoding".utf8) {
                 let last = value.split(separator: UInt8(ascii: ",")).last.map { Self.trimmed($0) } ?? []
-                if Self.equalsIgnoringCase(last, "chunked") { chunked = true } else { otherCoding = true }
-            } else if Self.equalsIgnoringCase(name, "connection") {
+                if HTTPSyntax.equalsIgnoringCase(last, "chunked".utf8) { chunked = true } else { otherCoding = true }
+            } else if HTTPSyntax.equalsIgnoringCase(name, "connection".utf8) {
                 for token in value.split(separator: UInt8(ascii: ",")) {
                     let token = Self.trimmed(token)
-                    if Self.equalsIgnoringCase(token, "close") { closes = true }
-                    if Self.equalsIgnoringCase(token, "keep-alive") && minorVersion == 0 { closes = false }
+                    if HTTPSyntax.equalsIgnoringCase(token, "close".utf8) { closes = true }
+                    if HTTPSyntax.equalsIgnoringCase(token, "keep-alive".utf8) && minorVersion == 0 { closes = false }
                 }
             }
         }
@@ -280,15 +280,12 @@ public struct HTTPResponseReader: Sendable {
         var size = 0
         var digits = 0
         for byte in line {
-            let value: Int
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = Int(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = Int(byte - UInt8(ascii: "a")) + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = Int(byte - UInt8(ascii: "A")) + 10
-            case UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"):
+            guard let value = HTTPSyntax.hexValue(byte) else {
+                guard byte == UInt8(ascii: ";") || HTTPSyntax.isWhitespace(byte) else {
+                    throw .malformed("a bad chunk size")
+                }
                 guard digits > 0 else { throw .malformed("a chunk without a size") }
                 return size
-            default: throw .malformed("a bad chunk size")
             }
             digits += 1
             guard digits <= 15 else { throw .malformed("a chunk size too large") }
@@ -311,16 +308,8 @@ public struct HTTPResponseReader: Sendable {
 
     private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var value = bytes
-        while let first = value.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { value.removeFirst() }
-        while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value.removeLast() }
+        while let first = value.first, HTTPSyntax.isWhitespace(first) { value.removeFirst() }
+        while let last = value.last, HTTPSyntax.isWhitespace(last) { value.removeLast() }
         return value
-    }
-
-    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        return zip(bytes, expected).allSatisfy { byte, letter in
-            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == letter
-        }
     }
 }

@@ -22,21 +22,22 @@ public enum Epoll {
     }
 
     public static func add(_ epfd: Int32, fd: Int32, events: UInt32, data: UInt64) throws(SystemError) {
-        var event = epoll_event()
-        event.events = events
-        event.data.u64 = data
-        if epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) < 0 {
-            throw SystemError(call: "epoll_ctl(ADD)", errno: currentErrno())
-        }
+        try control(epfd, EPOLL_CTL_ADD, "epoll_ctl(ADD)", fd: fd, events: events, data: data)
     }
 
     /// Changes what `fd`, added already, is watched for.
     public static func modify(_ epfd: Int32, fd: Int32, events: UInt32, data: UInt64) throws(SystemError) {
+        try control(epfd, EPOLL_CTL_MOD, "epoll_ctl(MOD)", fd: fd, events: events, data: data)
+    }
+
+    private static func control(
+        _ epfd: Int32, _ operation: Int32, _ call: String, fd: Int32, events: UInt32, data: UInt64
+    ) throws(SystemError) {
         var event = epoll_event()
         event.events = events
         event.data.u64 = data
-        if epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event) < 0 {
-            throw SystemError(call: "epoll_ctl(MOD)", errno: currentErrno())
+        if epoll_ctl(epfd, operation, fd, &event) < 0 {
+            throw SystemError(call: call, errno: currentErrno())
         }
     }
 

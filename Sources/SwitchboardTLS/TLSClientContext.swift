@@ -12,11 +12,8 @@ public final class TLSClientContext: @unchecked Sendable {
     let context: OpaquePointer
 
     public init(trustedCertificatesPath: String?) throws(TLSError) {
-        ERR_clear_error()
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw TLSError.fromErrorQueue("cannot create TLS client context")
-        }
-        do throws(TLSError) {
+        context = try SSLContextMaking.make(TLS_client_method(), "cannot create TLS client context") {
+            context throws(TLSError) in
             guard copenssl_SSL_CTX_set_min_proto_version(context, copenssl_TLS1_2_VERSION()) == 1 else {
                 throw TLSError.fromErrorQueue("cannot set the TLS client's lowest version")
             }
@@ -33,12 +30,7 @@ public final class TLSClientContext: @unchecked Sendable {
                 }
             }
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        } catch {
-            SSL_CTX_free(context)
-            _ = TLSError.drainErrorQueue()
-            throw error
         }
-        self.context = context
     }
 
     deinit {

@@ -20,27 +20,18 @@ public final class TLSContext: @unchecked Sendable {
     private let alpnSelector: ALPNSelector?
 
     public init(configuration: TLSConfiguration) throws(TLSError) {
-        ERR_clear_error()
-        guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw TLSError.fromErrorQueue("cannot create TLS context")
-        }
-        // From here on, a throw must free the context; deinit will not run for a half-built object.
-        do throws(TLSError) {
+        var selector: ALPNSelector?
+        context = try SSLContextMaking.make(TLS_server_method(), "cannot create TLS context") {
+            context throws(TLSError) in
             try Self.configureProtocol(context)
             try Self.loadCredentials(context, configuration)
-            if configuration.alpnProtocols.isEmpty {
-                alpnSelector = nil
-            } else {
-                let selector = try ALPNSelector(protocols: configuration.alpnProtocols)
-                selector.install(on: context)
-                alpnSelector = selector
+            if !configuration.alpnProtocols.isEmpty {
+                let made = try ALPNSelector(protocols: configuration.alpnProtocols)
+                made.install(on: context)
+                selector = made
             }
-        } catch {
-            SSL_CTX_free(context)
-            _ = TLSError.drainErrorQueue()
-            throw error
         }
-        self.context = context
+        alpnSelector = selector
     }
 
     deinit {

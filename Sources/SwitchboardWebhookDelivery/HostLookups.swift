@@ -45,11 +45,8 @@ final class HostLookups {
     func resolve(_ host: String) -> Int {
         nextID += 1
         let id = nextID
-        let waiting = shared.jobs.withLock { jobs in
-            jobs.queue.append((id, host))
-            return jobs.queue.count
-        }
-        if waiting > 0 && threads < Self.maximumThreads {
+        shared.jobs.withLock { $0.queue.append((id, host)) }
+        if threads < Self.maximumThreads {
             threads += 1
             let shared = self.shared
             NamedThread.spawn(name: "webhook-dns") { Self.serve(shared) }.detach()

@@ -18,9 +18,9 @@ struct RequestTarget {
     /// The `Host` header's value.
     var hostHeader: String
 
-    /// Nil for a URL the client may not use (not http or https, no host, credentials...).
-    init?(url text: String) {
-        guard let url = try? WebhookURL(parsing: text) else { return nil }
+    /// Throws for a URL the client may not use (not http or https, no host, credentials...).
+    init(url text: String) throws(WebhookURLError) {
+        let url = try WebhookURL(parsing: text)
         origin = Origin(https: url.scheme == .https, host: url.host, port: url.port)
         literalAddress = url.literalAddress
         let afterScheme = text[text.firstRange(of: "://")!.upperBound...]

@@ -74,7 +74,7 @@ public final class WebhookHTTPClient {
             deadline = startedAt + UInt64(max(0, settings.timeoutMilliseconds)) * 1_000_000
         }
 
-        /// Connecting (the lookup, the TCP connect, the TLS handshake) until the request is written whole.
+        /// Connecting: the lookup, the TCP connect and the TLS handshake, which the connect timeout bounds.
         var isConnecting: Bool { connection.map { !$0.isConnected || $0.tls?.isHandshakeComplete == false } ?? true }
     }
 
@@ -127,8 +127,9 @@ public final class WebhookHTTPClient {
     public func start(_ request: WebhookHTTPRequest, tag: Int) {
         precondition(exchanges[tag] == nil, "tag \(tag) is in flight already")
         let now = MonotonicClock.nanoseconds()
-        guard let target = target(of: request.url) else {
-            return fail(tag, .invalidURL("the endpoint's URL is not an http or https URL the client can use"))
+        let target: RequestTarget
+        do throws(WebhookURLError) { target = try self.target(of: request.url) } catch {
+            return fail(tag, .invalidURL("the endpoint's URL \(error.reason)"))
         }
         guard let bytes = Self.message(request, target: target) else {
             return fail(tag, .setup("a header name or value holds a line break"))
@@ -187,9 +188,9 @@ public final class WebhookHTTPClient {
 
     // MARK: - Connecting
 
-    private func target(of url: String) -> RequestTarget? {
+    private func target(of url: String) throws(WebhookURLError) -> RequestTarget {
         if let known = targets[url] { return known }
-        guard let target = RequestTarget(url: url) else { return nil }
+        let target = try RequestTarget(url: url)
         // Endpoints are few; a bound keeps a changing set of URLs from growing it without end.
         if targets.count >= 1024 { targets.removeAll() }
         targets[url] = target
@@ -268,7 +269,7 @@ public final class WebhookHTTPClient {
             do throws(SystemError) {
                 fd = try Socket.connect(to: socketAddress)
             } catch {
-                exchange.connectFailure = "\(error)"
+                exchange.connectFailure = Self.connectFailure(address, origin.port, error)
                 continue
             }
             Socket.setNoDelay(fd)
@@ -306,6 +307,11 @@ public final class WebhookHTTPClient {
         }
     }
 
+    /// "connect to 192.0.2.1 port 443: Connection refused", whether the attempt failed at once or later.
+    private static func connectFailure(_ address: TargetAddress, _ port: Int, _ error: SystemError) -> String {
+        SystemError(call: "connect to \(address) port \(port)", errno: error.errno).description
+    }
+
     private func tlsClientContext() throws(TLSError) -> TLSClientContext {
         if let tlsContext { return tlsContext }
         let made = try TLSClientContext(trustedCertificatesPath: settings.trustedCertificatesPath)
@@ -320,7 +326,7 @@ public final class WebhookHTTPClient {
         exchange.connection = connection
         do {
             try connection.queue(exchange.bytes)
-            if connection.tls != nil {
+            if connection.tls?.isHandshakeComplete == false {
                 // A fresh TLS session starts its handshake at the first read.
                 try drainReads(connection)
             }
@@ -410,10 +416,8 @@ public final class WebhookHTTPClient {
 
     private func connectFailed(_ connection: ClientConnection, _ error: SystemError) {
         guard let exchange = connection.tag.flatMap({ exchanges[$0] }) else { return close(connection) }
-        let address = exchange.addresses[exchange.nextAddress - 1]
-        exchange.connectFailure =
-            SystemError(call: "connect to \(address) port \(exchange.target.origin.port)", errno: error.errno)
-            .description
+        exchange.connectFailure = Self.connectFailure(
+            exchange.addresses[exchange.nextAddress - 1], exchange.target.origin.port, error)
         exchange.connection = nil
         close(connection)
         connectNext(exchange)

@@ -116,12 +116,15 @@ final class WebhookExpander: Sendable {
     /// full, that pass would only write due deliveries that no claim here
     /// can take either until room frees, and that cost a claim each when it
     /// does. The backlog waits instead, a row per writer's batch, and is
-    /// handed over as room frees.
+    /// handed over as room frees. With no endpoint short of room the wait was
+    /// for the room claims had reserved, not for a full endpoint: the pass
+    /// that follows is an ordinary one, handing over what fits, rather than
+    /// one that writes the rest of the budget due.
     private func someoneHasRoom(_ queries: ChatQueries) throws(QueryError) -> Bool {
         guard let dispatcher else { return true }
-        guard let short = dispatcher.endpointsShortOfRoom(max(1, dispatcher.maxHeldPerEndpoint / 2)) else {
-            return false
-        }
+        guard let short = dispatcher.endpointsShortOfRoom(max(1, dispatcher.maxHeldPerEndpoint / 2)),
+            !short.isEmpty
+        else { return false }
         return try queries.messageWebhookEndpointExists(besides: short)
     }
 
