@@ -84,6 +84,7 @@ public final class WebhookHTTPClient {
     private var tlsContext: TLSClientContext?
     private var lookups: HostLookups?
     private var targets: [String: RequestTarget] = [:]
+    private var lastTarget: (url: String, target: RequestTarget)?
     /// Names resolved lately, with when they stop being used.
     private var resolved: [String: (addresses: [TargetAddress], until: UInt64)] = [:]
     /// The lookup under way for each name.
@@ -189,11 +190,19 @@ public final class WebhookHTTPClient {
     // MARK: - Connecting
 
     private func target(of url: String) throws(WebhookURLError) -> RequestTarget {
-        if let known = targets[url] { return known }
-        let target = try RequestTarget(url: url)
-        // Endpoints are few; a bound keeps a changing set of URLs from growing it without end.
-        if targets.count >= 1024 { targets.removeAll() }
-        targets[url] = target
+        // A busy endpoint's requests come in runs: comparing with the last URL costs a length check
+        // and a memcmp, where the dictionary hashes the whole URL first.
+        if let last = lastTarget, last.url == url { return last.target }
+        let target: RequestTarget
+        if let known = targets[url] {
+            target = known
+        } else {
+            target = try RequestTarget(url: url)
+            // Endpoints are few; a bound keeps a changing set of URLs from growing it without end.
+            if targets.count >= 1024 { targets.removeAll() }
+            targets[url] = target
+        }
+        lastTarget = (url, target)
         return target
     }
 
@@ -536,26 +545,48 @@ public final class WebhookHTTPClient {
     /// body; nil when a header would break the request's lines.
     private static func message(_ request: WebhookHTTPRequest, target: RequestTarget) -> [UInt8]? {
         var bytes: [UInt8] = []
-        var body = request.body
-        bytes.reserveCapacity(256 + body.utf8.count)
-        bytes += "POST ".utf8
-        bytes += target.path.utf8
-        bytes += " HTTP/1.1\r\nHost: ".utf8
-        bytes += target.hostHeader.utf8
-        bytes += "\r\n".utf8
+        var headLength = 64 + target.path.utf8.count + target.hostHeader.utf8.count
+        for header in request.headers { headLength += header.name.utf8.count + header.value.utf8.count + 4 }
+        bytes.reserveCapacity(headLength + request.body.utf8.count)
+        append("POST ", to: &bytes)
+        append(target.path, to: &bytes)
+        append(" HTTP/1.1\r\nHost: ", to: &bytes)
+        append(target.hostHeader, to: &bytes)
+        append("\r\n", to: &bytes)
         for header in request.headers {
-            guard !header.name.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 58 }),
-                !header.value.utf8.contains(where: { $0 == 13 || $0 == 10 })
-            else { return nil }
-            bytes += header.name.utf8
-            bytes += ": ".utf8
-            bytes += header.value.utf8
-            bytes += "\r\n".utf8
+            guard append(header.name, to: &bytes, refusing: nameBreakers) else { return nil }
+            append(": ", to: &bytes)
+            guard append(header.value, to: &bytes, refusing: valueBreakers) else { return nil }
+            append("\r\n", to: &bytes)
         }
-        bytes += "Content-Length: ".utf8
-        bytes += String(body.utf8.count).utf8
-        bytes += "\r\n\r\n".utf8
-        body.withUTF8 { bytes.append(contentsOf: $0) }
+        append("Content-Length: ", to: &bytes)
+        append(String(request.body.utf8.count), to: &bytes)
+        append("\r\n\r\n", to: &bytes)
+        append(request.body, to: &bytes)
         return bytes
+    }
+
+    /// What may not appear in a header's name (CR, LF, colon) or value (CR, LF): a line break would
+    /// let a header's text start a header or a request of its own.
+    private static let nameBreakers: (UInt8, UInt8, UInt8) = (13, 10, 58)
+    private static let valueBreakers: (UInt8, UInt8, UInt8) = (13, 10, 10)
+
+    /// Appends `text`'s UTF-8 in one copy.
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `text`'s UTF-8 in one copy; false, with nothing appended, when it holds a byte of
+    /// `refusing`.
+    private static func append(_ text: String, to bytes: inout [UInt8], refusing: (UInt8, UInt8, UInt8)) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            for byte in utf8 where byte == refusing.0 || byte == refusing.1 || byte == refusing.2 {
+                return false
+            }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
     }
 }

@@ -77,12 +77,14 @@ public struct WebhookVerifier: Sendable {
         }
     }
 
-    /// Whether an entry of `header` is `v1,` and the base64 of `expected`.
+    /// Whether an entry of `header` is `v1,` and the base64 of `expected`, padded, as the
+    /// specification spells it (Standard Webhooks: standard alphabet, with padding). Compared as
+    /// text: encoding the 32 bytes once costs less than decoding every entry.
     private static func header(_ header: some Collection<UInt8>, signs expected: [UInt8]) -> Bool {
+        let wanted = Array(Base64.encode(expected).utf8)
         for entry in header.split(separator: UInt8(ascii: " ")) {
-            guard entry.count > 3, entry.starts(with: version) else { continue }
-            let encoded = String(decoding: entry.dropFirst(3), as: UTF8.self)
-            if let given = Base64.decode(encoded), HMACSHA256.constantTimeEqual(given, expected) { return true }
+            guard entry.count == version.count + wanted.count, entry.starts(with: version) else { continue }
+            if HMACSHA256.constantTimeEqual(Array(entry.dropFirst(version.count)), wanted) { return true }
         }
         return false
     }
