@@ -50,6 +50,11 @@ struct WebhookReceiverTests {
         let v2 = "v2," + Self.referenceSignature.dropFirst(3)
         #expect(!verifies(id: id, timestamp: timestamp, body: body, header: Array(v2.utf8)))
         #expect(!verifies(id: id, timestamp: timestamp, body: body, header: Array("v1,!!!".utf8)))
+        // The right HMAC spelled otherwise than the standard's padded base64 is not its signature.
+        let unpadded = String(Self.referenceSignature.dropLast())
+        #expect(!verifies(id: id, timestamp: timestamp, body: body, header: Array(unpadded.utf8)))
+        #expect(
+            !verifies(id: id, timestamp: timestamp, body: body, header: Array((Self.referenceSignature + "x").utf8)))
         #expect(!verifies(id: id, timestamp: timestamp, body: body, header: []))
         // Another key fails; secrets without the prefix or with bad base64 are refused.
         let other = try #require(WebhookVerifier(secret: "whsec_QUJDREVGR0hJSktMTU5PUFFSU1RVVldY"))

@@ -77,6 +77,24 @@ import Testing
         }
     }
 
+    /// The client remembers the last URL's target: requests to two receivers
+    /// (and two paths of one), alternating and repeated, each reach their own
+    /// receiver and path.
+    @Test func eachRequestGoesToItsOwnURLWhenURLsAlternate() throws {
+        let first = try TestReceiver()
+        defer { first.stop() }
+        let second = try TestReceiver()
+        defer { second.stop() }
+        let client = try WebhookHTTPClient(settings: Self.local)
+        let urls = [
+            first.url + "/one", first.url + "/one", second.url + "/two", first.url + "/three", second.url + "/two",
+            second.url + "/four", first.url + "/one",
+        ]
+        for url in urls { #expect(client.send(post(url)).statusCode == 200) }
+        #expect(first.requests.map(\.path) == ["/one", "/one", "/three", "/one"])
+        #expect(second.requests.map(\.path) == ["/two", "/two", "/four"])
+    }
+
     @Test func keepsTheConnectionForTheNextRequest() throws {
         let receiver = try TestReceiver()
         defer { receiver.stop() }
