@@ -133,7 +133,7 @@ public final class WebhookHTTPClient {
             return fail(tag, .invalidURL("the endpoint's URL \(error.reason)"))
         }
         guard let bytes = Self.message(request, target: target) else {
-            return fail(tag, .setup("a header name or value holds a line break"))
+            return fail(tag, .setup("a header name or value holds a character HTTP does not allow there"))
         }
         let exchange = Exchange(tag: tag, target: target, bytes: bytes, startedAt: now, settings: settings)
         exchanges[tag] = exchange
@@ -542,7 +542,8 @@ public final class WebhookHTTPClient {
     // MARK: - The request's bytes
 
     /// "POST path HTTP/1.1", Host, the caller's headers, Content-Length, the
-    /// body; nil when a header would break the request's lines.
+    /// body; nil when a header is not a field name and value as HTTP spells them (a line break in
+    /// one would let it write headers, or a request, of its own).
     private static func message(_ request: WebhookHTTPRequest, target: RequestTarget) -> [UInt8]? {
         var bytes: [UInt8] = []
         var headLength = 64 + target.path.utf8.count + target.hostHeader.utf8.count
@@ -554,9 +555,12 @@ public final class WebhookHTTPClient {
         append(target.hostHeader, to: &bytes)
         append("\r\n", to: &bytes)
         for header in request.headers {
-            guard append(header.name, to: &bytes, refusing: nameBreakers) else { return nil }
+            guard HTTPFieldSyntax.isFieldName(header.name), HTTPFieldSyntax.isFieldValue(header.value) else {
+                return nil
+            }
+            append(header.name, to: &bytes)
             append(": ", to: &bytes)
-            guard append(header.value, to: &bytes, refusing: valueBreakers) else { return nil }
+            append(header.value, to: &bytes)
             append("\r\n", to: &bytes)
         }
         append("Content-Length: ", to: &bytes)
@@ -566,27 +570,9 @@ public final class WebhookHTTPClient {
         return bytes
     }
 
-    /// What may not appear in a header's name (CR, LF, colon) or value (CR, LF): a line break would
-    /// let a header's text start a header or a request of its own.
-    private static let nameBreakers: (UInt8, UInt8, UInt8) = (13, 10, 58)
-    private static let valueBreakers: (UInt8, UInt8, UInt8) = (13, 10, 10)
-
     /// Appends `text`'s UTF-8 in one copy.
     private static func append(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes.append(contentsOf: $0) }
-    }
-
-    /// Appends `text`'s UTF-8 in one copy; false, with nothing appended, when it holds a byte of
-    /// `refusing`.
-    private static func append(_ text: String, to bytes: inout [UInt8], refusing: (UInt8, UInt8, UInt8)) -> Bool {
-        var text = text
-        return text.withUTF8 { utf8 in
-            for byte in utf8 where byte == refusing.0 || byte == refusing.1 || byte == refusing.2 {
-                return false
-            }
-            bytes.append(contentsOf: utf8)
-            return true
-        }
     }
 }

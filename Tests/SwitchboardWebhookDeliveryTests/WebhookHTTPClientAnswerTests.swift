@@ -105,15 +105,22 @@ import Testing
     }
 
     /// Header lines come from the dispatcher, but a line break in one would
-    /// let it write a header (or a request) of its own: refused unsent.
+    /// let it write a header (or a request) of its own: refused unsent, as is
+    /// any name that is not a token and any value with a control character.
     @Test func refusesAHeaderThatWouldBreakTheRequestsLines() throws {
         let server = try ScriptedServer(answers: ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"])
         defer { server.stop() }
-        let response = client.send(
-            WebhookHTTPRequest(
-                url: "http://127.0.0.1:\(server.port)/", headers: [WebhookHeader("x-a", "1\r\nx-b: 2")], body: "{}"))
-        #expect(response.statusCode == nil)
-        #expect(response.result.failure == .transferError)
+        let refused = [
+            WebhookHeader("x-a", "1\r\nx-b: 2"), WebhookHeader("x-a", "1\nx-b: 2"), WebhookHeader("x-a\r\nx-b", "2"),
+            WebhookHeader("x-a: 1\r\nx-b", "2"), WebhookHeader("x a", "1"), WebhookHeader("", "1"),
+            WebhookHeader("x-a", "1\u{0}"),
+        ]
+        for header in refused {
+            let response = client.send(
+                WebhookHTTPRequest(url: "http://127.0.0.1:\(server.port)/", headers: [header], body: "{}"))
+            #expect(response.statusCode == nil, "\(header)")
+            #expect(response.result.failure == .transferError, "\(header)")
+        }
         #expect(server.acceptedConnections == 0)
     }
 }
