@@ -73,13 +73,15 @@ extension ChatQueries {
     /// first messages are taken and its row keeps the rest, first in line.
     /// Of the deliveries, as many as `room` allows (so many in all, and of
     /// each endpoint its share less what the caller holds of it; migration
-    /// 29) are born leased to the caller for `leaseSeconds` and returned, to
-    /// be sent without a claim; the rest are due now, and dispatchers on
-    /// every node are notified at commit. One statement, one transaction,
-    /// safe to repeat after a lost connection: the rows of a pass that
-    /// committed are gone, and what it leased comes due when the lease ends
-    /// (the reply was lost, not the deliveries); those of one that did not
-    /// are still waiting, unexpanded.
+    /// 29) are handed over, leased to the caller for `leaseSeconds`, and
+    /// returned, to be sent without a claim: one `webhook_handoffs` row per
+    /// endpoint, and each delivery's own row written by its outcome's record
+    /// (migration 39); the rest are due now, and dispatchers on every node
+    /// are notified at commit. One statement, one transaction, safe to repeat
+    /// after a lost connection: the rows of a pass that committed are gone,
+    /// and what it handed over comes due when the lease ends (the reply was
+    /// lost, not the deliveries: `recoverWebhookHandoffs`); those of one that
+    /// did not are still waiting, unexpanded.
     public func expandWebhookBacklog(
         budget: Int = webhookBacklogBudget, handoff room: HandOffRoom = .none, leaseSeconds: Int = 60
     ) throws(QueryError) -> (pass: WebhookBacklogPass, handed: [DueDelivery]) {
@@ -88,7 +90,7 @@ extension ChatQueries {
             prepared: "webhook_expand",
             """
             SELECT ranges, messages, events, due, more, delivery_id::text, event_id, endpoint_id::text, url, secret,
-                   previous_secret, body, created_at
+                   previous_secret, body, created_at, handoff_id::text
               FROM switchboard_webhook_expand($1::int, $2::int, $3::int, $4::int, $5::uuid[], $6::int[])
             """,
             [
@@ -115,7 +117,8 @@ extension ChatQueries {
                     id: id, eventID: try RowDecoding.required(result, row, 6),
                     endpointID: try RowDecoding.required(result, row, 7), url: try RowDecoding.required(result, row, 8),
                     secrets: secrets, body: try RowDecoding.required(result, row, 11), attempt: 0,
-                    eventCreatedAt: try RowDecoding.double(result, row, 12) ?? 0))
+                    eventCreatedAt: try RowDecoding.double(result, row, 12) ?? 0,
+                    handoffID: try RowDecoding.required(result, row, 13)))
         }
         guard let pass else { throw .failed("the webhook expansion returned no counts") }
         return (pass, handed)

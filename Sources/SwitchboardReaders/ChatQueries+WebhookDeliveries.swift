@@ -7,17 +7,29 @@ import SwitchboardWebhooks
 extension ChatQueries {
     /// A page of the endpoint's deliveries, newest first, older than
     /// `before` (a delivery id) when given, of `status` when given; the
-    /// cursor of the next page (nil on the last). The caller has checked
-    /// that the endpoint is the workspace's.
+    /// cursor of the next page (nil on the last). Those handed over to a
+    /// dispatcher and not yet recorded (migration 39) are listed as they
+    /// were before it, pending, their attempt counted, due when their lease
+    /// ends. The caller has checked that the endpoint is the workspace's.
     public func webhookDeliveries(
         endpointID: String, workspaceID: String, status: WebhookDelivery.Status?, before: Int64?, limit: Int
     ) throws(QueryError) -> (deliveries: [WebhookDelivery], next: Int64?) {
         let result = try run(
             """
             SELECT \(Self.deliveryColumns)
-              FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
-             WHERE d.endpoint_id = $1::uuid AND d.workspace_id = $2::uuid
-               AND ($3::text IS NULL OR d.status = $3) AND ($4::bigint IS NULL OR d.id < $4::bigint)
+              FROM ((SELECT \(Self.rowColumns)
+                       FROM webhook_deliveries d
+                      WHERE d.endpoint_id = $1::uuid AND d.workspace_id = $2::uuid
+                        AND ($3::text IS NULL OR d.status = $3) AND ($4::bigint IS NULL OR d.id < $4::bigint)
+                      ORDER BY d.id DESC
+                      LIMIT $5::int)
+                    UNION ALL
+                    (SELECT \(Self.handedColumns)
+                       FROM \(Self.handedDeliveries(endpoint: "$1", workspace: "$2"))
+                        AND ($3::text IS NULL OR $3 = 'pending') AND ($4::bigint IS NULL OR x.id < $4::bigint)
+                      ORDER BY x.id DESC
+                      LIMIT $5::int)) d
+              JOIN webhook_events ev ON ev.id = d.event_id
              ORDER BY d.id DESC
              LIMIT $5::int
             """,
@@ -29,23 +41,34 @@ extension ChatQueries {
     }
 
     /// Sends the delivery again now, whatever became of it (an attempt in
-    /// flight keeps its lease and is not doubled); the delivery as it now
-    /// is, nil when the endpoint (live) has no such delivery. One more
-    /// attempt: a failure after it, with the retries spent, fails it again.
+    /// flight keeps its lease and is not doubled: one handed over to a
+    /// dispatcher and not yet recorded, migration 39, is left to it); the
+    /// delivery as it now is, nil when the endpoint (live) has no such
+    /// delivery. One more attempt: a failure after it, with the retries
+    /// spent, fails it again.
     public func retryWebhookDelivery(
         id: Int64, endpointID: String, workspaceID: String
     ) throws(QueryError) -> WebhookDelivery? {
         let result = try run(
             """
-            WITH d AS (
+            WITH live AS (
+                SELECT e.id FROM webhook_endpoints e
+                 WHERE e.id = $2::uuid AND e.workspace_id = $3::uuid AND e.deleted_at IS NULL
+            ),
+            d AS (
                 UPDATE webhook_deliveries d
                    SET status = 'pending', next_attempt_at = now(), updated_at = now()
-                 WHERE d.id = $1::bigint AND d.endpoint_id = $2::uuid AND d.workspace_id = $3::uuid
-                   AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.deleted_at IS NULL)
-                RETURNING d.*
+                  FROM live
+                 WHERE d.id = $1::bigint AND d.endpoint_id = live.id AND d.workspace_id = $3::uuid
+                RETURNING \(Self.rowColumns)
             )
             SELECT \(Self.deliveryColumns), pg_notify($4, '')
-              FROM d JOIN webhook_events ev ON ev.id = d.event_id
+              FROM (SELECT * FROM d
+                    UNION ALL
+                    SELECT \(Self.handedColumns)
+                      FROM \(Self.handedDeliveries(endpoint: "$2", workspace: "$3"))
+                       AND x.id = $1::bigint AND EXISTS (SELECT 1 FROM live) AND NOT EXISTS (SELECT 1 FROM d)) d
+              JOIN webhook_events ev ON ev.id = d.event_id
             """, [String(id), endpointID, workspaceID, Self.webhookChannel], retryable: true)
         return result.rowCount == 0 ? nil : try Self.delivery(result, 0)
     }
@@ -96,16 +119,46 @@ extension ChatQueries {
         return gauges
     }
 
-    /// Counts every pending delivery: the sampler's connection runs it in one
-    /// process and without JIT (`BackgroundRole.sessionSettings`).
+    /// Counts every pending delivery, those handed over to a dispatcher and
+    /// not yet recorded (`webhook_handoffs`, migration 39: due when their
+    /// lease ends) included: the sampler's connection runs it in one process
+    /// and without JIT (`BackgroundRole.sessionSettings`).
     static let outboxGaugesStatement = """
-        SELECT d.endpoint_id::text, d.workspace_id::text, count(*),
-               coalesce(extract(epoch FROM now() - min(d.next_attempt_at)
-                                 FILTER (WHERE d.next_attempt_at <= now())), 0)::float8
-          FROM webhook_deliveries d
-         WHERE d.status = 'pending'
-         GROUP BY d.endpoint_id, d.workspace_id
-         ORDER BY d.endpoint_id
+        SELECT p.endpoint_id::text, p.workspace_id::text, sum(p.count)::bigint,
+               coalesce(extract(epoch FROM now() - min(p.due) FILTER (WHERE p.due <= now())), 0)::float8
+          FROM (SELECT d.endpoint_id, d.workspace_id, 1 AS count, d.next_attempt_at AS due
+                  FROM webhook_deliveries d
+                 WHERE d.status = 'pending'
+                UNION ALL
+                SELECT h.endpoint_id, h.workspace_id, h.outstanding, h.leased_until
+                  FROM webhook_handoffs h) p
+         GROUP BY p.endpoint_id, p.workspace_id
+         ORDER BY p.endpoint_id
+        """
+
+    /// What `deliveryColumns` reads of a delivery `d`.
+    static let rowColumns = """
+        d.id, d.event_id, d.status, d.attempts, d.last_status_code, d.last_duration_ms, d.last_error,
+        d.last_response_head, d.last_attempt_at, d.next_attempt_at, d.created_at
+        """
+
+    /// The deliveries of `endpoint` (of `workspace`: placeholders) handed
+    /// over to a dispatcher and not yet written (`x`, with their handoff
+    /// `h`), to be narrowed with `AND`.
+    static func handedDeliveries(endpoint: String, workspace: String) -> String {
+        """
+        webhook_handoffs h CROSS JOIN LATERAL unnest(h.delivery_ids, h.event_ids) AS x(id, event_id)
+         WHERE h.endpoint_id = \(endpoint)::uuid AND h.workspace_id = \(workspace)::uuid
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries w WHERE w.endpoint_id = h.endpoint_id AND w.id = x.id)
+        """
+    }
+
+    /// `rowColumns` of a delivery handed over and not yet written: pending,
+    /// its attempt counted, due when the lease ends (as its row was before
+    /// migration 39).
+    static let handedColumns = """
+        x.id, x.event_id, 'pending'::text, 1, NULL::int, NULL::int, NULL::text, NULL::text, NULL::timestamptz,
+        h.leased_until, h.created_at
         """
 
     /// A delivery row `d` and its event `ev`.

@@ -98,7 +98,8 @@ extension ChatQueries {
     }
 
     /// Soft delete: no event goes to it any more, and its pending
-    /// deliveries fail (`the endpoint was deleted`) in the same transaction.
+    /// deliveries (those handed over to a dispatcher included) fail (`the
+    /// endpoint was deleted`) in the same transaction.
     /// False when there was no such live endpoint. Retryable: a repeat finds none.
     public func deleteWebhookEndpoint(id: String, workspaceID: String) throws(QueryError) -> Bool {
         let result = try run(
@@ -114,6 +115,20 @@ extension ChatQueries {
                        updated_at = now()
                   FROM e
                  WHERE d.endpoint_id = e.id AND d.status = 'pending'
+            ),
+            -- Those handed over to a dispatcher and not yet recorded (migration 39) fail the same way.
+            handed AS (
+                DELETE FROM webhook_handoffs h USING e WHERE h.endpoint_id = e.id
+                RETURNING h.endpoint_id, h.workspace_id, h.delivery_ids, h.event_ids, h.created_at
+            ),
+            handed_failed AS (
+                INSERT INTO webhook_deliveries (endpoint_id, id, workspace_id, event_id, status, attempts, last_error,
+                                                created_at)
+                OVERRIDING SYSTEM VALUE
+                SELECT h.endpoint_id, x.id, h.workspace_id, x.event_id, 'failed', 1, 'the endpoint was deleted',
+                       h.created_at
+                  FROM handed h CROSS JOIN LATERAL unnest(h.delivery_ids, h.event_ids) AS x(id, event_id)
+                ON CONFLICT (endpoint_id, id) DO NOTHING
             )
             SELECT count(*) FROM e
             """, [id, workspaceID], retryable: true)

@@ -15,6 +15,10 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     private let disableAfterHours: Int
     private let idle = Mutex(Idle())
     private let position: Mutex<ClaimPosition>
+    /// When claims last looked for handoffs whose lease has ended (monotonic
+    /// seconds), and how often they do.
+    private let recovered = Mutex<Double>(-.infinity)
+    private let recoverySeconds: Double
 
     /// Connections not in use. A `ChatQueries` is used by one thread at a
     /// time: taken out under the lock, put back when its call ends.
@@ -27,14 +31,19 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     ///
     /// `rescanSeconds`: how often, at least, a claim starts from the due
     /// index's front rather than after the last claim (`ClaimPosition`).
-    public init(databaseURL: String, disableAfterHours: Int, rescanSeconds: Double = 1) {
+    ///
+    /// `recoverySeconds`: how often, at most, a claim first writes due the
+    /// deliveries of handoffs whose lease has ended (their holder died).
+    public init(databaseURL: String, disableAfterHours: Int, rescanSeconds: Double = 1, recoverySeconds: Double = 1) {
         self.databaseURL = databaseURL
         self.disableAfterHours = disableAfterHours
         position = Mutex(ClaimPosition(rescanSeconds: rescanSeconds))
+        self.recoverySeconds = recoverySeconds
     }
 
     public func claim(limit: Int, leaseSeconds: Int, skipping busy: Set<String>) throws -> [DueDelivery] {
         guard limit > 0 else { return [] }
+        try recoverHandoffsNow()
         let after = position.withLock { $0.start(now: Double(MonotonicClock.nanoseconds()) / 1e9) }
         let result: PostgresResult
         do {
@@ -95,7 +104,8 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
                     RowDecoding.textArray(outcomes.map(\.error)),
                     RowDecoding.textArray(outcomes.map(\.responseHead)),
                     RowDecoding.textArray(outcomes.map { $0.nextAttemptAt.map { String($0) } }),
-                    String(disableAfterHours),
+                    String(disableAfterHours), RowDecoding.textArray(outcomes.map(\.handoffID)),
+                    RowDecoding.textArray(outcomes.map(\.eventID)),
                 ], retryable: true)
         }
     }
@@ -104,14 +114,57 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
         guard !deliveries.isEmpty else { return }
         // Due again at once, perhaps behind the position: the next claim starts from the front.
         position.withLock { $0.forget() }
-        _ = try withQueries { queries throws(QueryError) in
-            // Retryable: a second run finds the leases ended and changes nothing.
-            try queries.run(
-                Self.releaseStatement,
-                [RowDecoding.textArray(deliveries.map(\.id)), RowDecoding.textArray(deliveries.map(\.endpointID))],
-                retryable: true)
+        let claimed = deliveries.filter { $0.handoffID == nil }
+        let handed = deliveries.filter { $0.handoffID != nil }
+        if !claimed.isEmpty {
+            _ = try withQueries { queries throws(QueryError) in
+                // Retryable: a second run finds the leases ended and changes nothing.
+                try queries.run(
+                    Self.releaseStatement,
+                    [RowDecoding.textArray(claimed.map(\.id)), RowDecoding.textArray(claimed.map(\.endpointID))],
+                    retryable: true)
+            }
+        }
+        if !handed.isEmpty {
+            _ = try withQueries { queries throws(QueryError) in
+                // Retryable: a second run finds the rows written and writes nothing.
+                try queries.run(
+                    prepared: "webhook_give_back", Self.giveBackStatement,
+                    [
+                        RowDecoding.textArray(handed.map(\.handoffID)), RowDecoding.textArray(handed.map(\.id)),
+                        RowDecoding.textArray(handed.map(\.endpointID)), RowDecoding.textArray(handed.map(\.eventID)),
+                    ], retryable: true)
+            }
         }
     }
+
+    /// Writes due the deliveries of handoffs whose lease has ended (a holder
+    /// that died: this node's previous process, or another node), at most
+    /// every `recoverySeconds`, so that the claim that follows can take them.
+    /// Returns how many it wrote (0 when it was not yet time).
+    @discardableResult
+    public func recoverHandoffsNow() throws -> Int {
+        let now = Double(MonotonicClock.nanoseconds()) / 1e9
+        let due = recovered.withLock { last in
+            guard now - last >= recoverySeconds else { return false }
+            last = now
+            return true
+        }
+        guard due else { return 0 }
+        let result = try withQueries { queries throws(QueryError) in
+            // Retryable: what a lost run wrote is written once (its handoffs are gone).
+            try queries.run(
+                prepared: "webhook_recover_handoffs", "SELECT switchboard_webhook_recover_handoffs($1::int)",
+                [String(Self.handoffsPerRecovery)], retryable: true)
+        }
+        let written = Int(try RowDecoding.int64(result, 0, 0))
+        // Due now, behind the position perhaps.
+        if written > 0 { position.withLock { $0.forget() } }
+        return written
+    }
+
+    /// Handoffs one recovery takes at most (each up to an endpoint's share of deliveries).
+    static let handoffsPerRecovery = 64
 
     private func withQueries(
         _ body: (ChatQueries) throws(QueryError) -> PostgresResult
@@ -155,8 +208,17 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     /// endpoint failing for longer than $9 hours disabled: migration 30's
     /// `switchboard_webhook_record`, which finds each delivery by its key
     /// whatever the statistics say, so that the statement can stay prepared.
+    /// An outcome with handoff $10 (not NULL) is of a delivery handed over at
+    /// birth, of event $11: its row is written now (migration 39).
     static let recordStatement = """
         SELECT switchboard_webhook_record($1::bigint[], $2::uuid[], $3::boolean[], $4::int[], $5::int[], $6::text[],
-                                          $7::text[], $8::float8[], $9::int)
+                                          $7::text[], $8::float8[], $9::int, $10::bigint[], $11::text[])
+        """
+
+    /// Deliveries $2 of endpoints $3, events $4, handed over in handoffs $1
+    /// and never attempted: written due now while the lease lasts
+    /// (migration 39's `switchboard_webhook_give_back`).
+    static let giveBackStatement = """
+        SELECT switchboard_webhook_give_back($1::bigint[], $2::bigint[], $3::uuid[], $4::text[])
         """
 }

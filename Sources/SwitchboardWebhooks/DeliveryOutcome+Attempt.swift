@@ -22,7 +22,8 @@ extension DeliveryOutcome {
         }
         let succeeded = error == nil
         self.init(
-            deliveryID: delivery.id, endpointID: delivery.endpointID, succeeded: succeeded, statusCode: statusCode,
+            deliveryID: delivery.id, endpointID: delivery.endpointID, eventID: delivery.eventID,
+            handoffID: delivery.handoffID, succeeded: succeeded, statusCode: statusCode,
             durationMilliseconds: durationMilliseconds, error: error, responseHead: responseHead,
             nextAttemptAt: succeeded
                 ? nil : schedule.nextAttemptAt(afterFailedAttempt: delivery.attempt + 1, failedAt: now))

@@ -47,10 +47,14 @@ public struct DueDelivery: Sendable, Equatable {
     /// When the event committed, seconds since the epoch: the delivery latency
     /// histogram measures from it to the 2xx.
     public var eventCreatedAt: Double
+    /// The handoff it came in, for a delivery handed over at birth: it has no
+    /// row yet, and its outcome (or its giving back) writes it (migration 39).
+    /// nil: claimed, its row written before.
+    public var handoffID: String?
 
     public init(
         id: String, eventID: String, endpointID: String, url: String, secrets: [String], body: String, attempt: Int,
-        eventCreatedAt: Double
+        eventCreatedAt: Double, handoffID: String? = nil
     ) {
         self.id = id
         self.eventID = eventID
@@ -60,6 +64,7 @@ public struct DueDelivery: Sendable, Equatable {
         self.body = body
         self.attempt = attempt
         self.eventCreatedAt = eventCreatedAt
+        self.handoffID = handoffID
     }
 }
 
@@ -67,6 +72,10 @@ public struct DueDelivery: Sendable, Equatable {
 public struct DeliveryOutcome: Sendable, Equatable {
     public var deliveryID: String
     public var endpointID: String
+    /// The event delivered, written with the delivery's row when the attempt was of one handed over at birth.
+    public var eventID: String
+    /// `DueDelivery.handoffID`: set, the outcome writes the delivery's row.
+    public var handoffID: String?
     /// Any 2xx.
     public var succeeded: Bool
     /// The HTTP status, nil when no answer came (refused, timed out, TLS, a private address).
@@ -82,11 +91,13 @@ public struct DeliveryOutcome: Sendable, Equatable {
     public static let responseHeadBytes = 1024
 
     public init(
-        deliveryID: String, endpointID: String, succeeded: Bool, statusCode: Int?, durationMilliseconds: Int,
-        error: String?, responseHead: String, nextAttemptAt: Double?
+        deliveryID: String, endpointID: String, eventID: String, handoffID: String? = nil, succeeded: Bool,
+        statusCode: Int?, durationMilliseconds: Int, error: String?, responseHead: String, nextAttemptAt: Double?
     ) {
         self.deliveryID = deliveryID
         self.endpointID = endpointID
+        self.eventID = eventID
+        self.handoffID = handoffID
         self.succeeded = succeeded
         self.statusCode = statusCode
         self.durationMilliseconds = durationMilliseconds

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardPostgres
 import SwitchboardReaders
+import SwitchboardStore
 import SwitchboardWebhooks
 import Synchronization
 import Testing
@@ -47,8 +48,9 @@ import Testing
         _ delivery: DueDelivery, succeeded: Bool, status: Int? = nil, next: Double? = nil
     ) -> DeliveryOutcome {
         DeliveryOutcome(
-            deliveryID: delivery.id, endpointID: delivery.endpointID, succeeded: succeeded,
-            statusCode: status ?? (succeeded ? 204 : 500), durationMilliseconds: 12,
+            deliveryID: delivery.id, endpointID: delivery.endpointID, eventID: delivery.eventID,
+            handoffID: delivery.handoffID, succeeded: succeeded, statusCode: status ?? (succeeded ? 204 : 500),
+            durationMilliseconds: 12,
             error: succeeded ? nil : "HTTP 500",
             responseHead: succeeded ? "" : "oops", nextAttemptAt: next)
     }
@@ -61,6 +63,27 @@ import Testing
               FROM webhook_deliveries WHERE id = $1::bigint
             """, [id]
         ).rows[0]
+    }
+
+    /// Rows written of `deliveries`.
+    private func rowCount(_ fixture: ReadersFixture, _ deliveries: [DueDelivery]) throws -> Int {
+        Int(
+            try fixture.admin.query(
+                "SELECT count(*)::text FROM webhook_deliveries WHERE id = ANY ($1::bigint[])",
+                ["{" + deliveries.map(\.id).joined(separator: ",") + "}"]
+            ).string(0, 0)!)!
+    }
+
+    /// A handoff's deliveries outstanding, whether its lease lasts another 50 s, its deliveries and
+    /// events; empty once it is gone.
+    private func handoffRow(_ fixture: ReadersFixture, _ id: String) throws -> [String?] {
+        let result = try fixture.admin.query(
+            """
+            SELECT outstanding::text, (leased_until > now() + interval '50 seconds')::text,
+                   array_to_string(delivery_ids, ','), array_to_string(event_ids, ',')
+              FROM webhook_handoffs WHERE id = $1::bigint
+            """, [id])
+        return result.rowCount == 0 ? [] : result.rows[0]
     }
 
     @Test func twoClaimersNeverHoldTheSameDelivery() throws {
@@ -266,10 +289,14 @@ import Testing
         #expect(try row(fixture, retaken[0].id)[0...1] == ["succeeded", "2"])
     }
 
-    /// Migration 23: the expander's pass hands up to its limit of the
-    /// deliveries it writes to its caller, leased at birth, with what a claim
-    /// would return; claims see only the rest until that lease runs out.
-    @Test func deliveriesHandedOverAreLeasedAtBirthAndClaimsTakeOnlyTheRest() throws {
+    /// Migrations 23 and 39: the expander's pass hands up to its limit of
+    /// the deliveries it makes to its caller, with what a claim would
+    /// return, as one handoff per endpoint leased to it; each delivery's row
+    /// is written once, by its outcome's record (a repeat writes nothing
+    /// more), by its giving back, or, once the lease has run out (its holder
+    /// died), by the recovery a claim runs, which then takes it. Claims see
+    /// only the rest meanwhile.
+    @Test func deliveriesHandedOverAreWrittenOnceByWhatBecomesOfThem() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         let (endpoints, session) = try hookedSession(fixture, endpoints: 2)
@@ -297,33 +324,79 @@ import Testing
             #expect(abs(delivery.eventCreatedAt - (bodies[delivery.eventID]?.createdAt ?? 0)) < 0.001)
             #expect([first, second].contains(delivery.endpointID) && delivery.url == "https://example.com/hook")
             #expect(delivery.secrets == ["whsec_t"] && delivery.attempt == 0)
-            // Leased as a claim leases: this attempt counted, not due before the lease ends.
-            #expect(try row(fixture, delivery.id)[1...] == ["1", nil, nil, nil, "false", "f"])
         }
         #expect(Set(handed.map(\.id)).count == 4)
+        // No row yet: one handoff per endpoint holds its two, leased for the minute asked.
+        #expect(try rowCount(fixture, handed) == 0)
+        let byHandoff = Dictionary(grouping: handed) { $0.handoffID ?? "" }
+        #expect(byHandoff.count == 2 && byHandoff.values.allSatisfy { Set($0.map(\.endpointID)).count == 1 })
+        for (handoff, deliveries) in byHandoff {
+            #expect(
+                try handoffRow(fixture, handoff) == [
+                    "2", "true", deliveries.map(\.id).joined(separator: ","),
+                    deliveries.map(\.eventID).joined(separator: ","),
+                ])
+        }
 
-        let queue = queue(fixture)
+        let queue = PostgresDeliveryQueue(databaseURL: fixture.database.url, disableAfterHours: 72, recoverySeconds: 0)
         let claimed = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
         #expect(claimed.count == 2 && Set(claimed.map(\.id)).isDisjoint(with: handed.map(\.id)))
+        #expect(claimed.allSatisfy { $0.handoffID == nil })
         #expect(Set((handed + claimed).map { "\($0.eventID) \($0.endpointID)" }).count == 6, "each pair once")
 
-        // The expander's node died: the lease runs out, and a claim sends the delivery again.
-        try queue.record(outcome(handed[0], succeeded: true))
+        // Recorded: the row written in its final state, the attempt counted; recorded again (a record
+        // repeated after a lost connection), nothing more is written or counted.
+        let mine = byHandoff[handed[0].handoffID!]!
+        let theirs = byHandoff.values.first { $0[0].handoffID != handed[0].handoffID }!
+        try queue.record(outcome(mine[0], succeeded: true))
+        #expect(try row(fixture, mine[0].id) == ["succeeded", "1", "204", nil, "", nil, "t"])
+        try queue.record(outcome(mine[0], succeeded: true))
+        #expect(try rowCount(fixture, [mine[0]]) == 1 && handoffRow(fixture, mine[0].handoffID!)[0] == "1")
+        #expect(
+            try fixture.admin.query(
+                """
+                SELECT (d.created_at = h.created_at)::text FROM webhook_deliveries d, webhook_handoffs h
+                 WHERE d.id = $1::bigint AND h.id = $2::bigint
+                """, [mine[0].id, mine[0].handoffID!]
+            ).string(0, 0) == "true", "made when it was handed over")
+        // A failure waits for its next attempt; the handoff's last outcome ends it.
+        try queue.record(outcome(mine[1], succeeded: false, next: Date().timeIntervalSince1970 + 300))
+        #expect(try row(fixture, mine[1].id) == ["pending", "1", "500", "HTTP 500", "oops", "false", "t"])
+        #expect(try handoffRow(fixture, mine[0].handoffID!).isEmpty)
+
+        // The other endpoint's holder died: its lease runs out, and the next claim writes its two due,
+        // their attempt counted, and takes them.
+        try fixture.admin.query(
+            "UPDATE webhook_handoffs SET leased_until = now() - interval '1 second' WHERE id = $1::bigint",
+            [theirs[0].handoffID!])
+        let again = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
+        #expect(Set(again.map(\.id)) == Set(theirs.map(\.id)) && again.allSatisfy { $0.attempt == 1 })
+        #expect(try handoffRow(fixture, theirs[0].handoffID!).isEmpty)
+        // Its holder was only slow: its late record writes nothing over the claim's lease.
+        try queue.record(outcome(theirs[0], succeeded: true))
+        #expect(try row(fixture, theirs[0].id)[0...1] == ["pending", "2"] && rowCount(fixture, theirs) == 2)
+
+        // Given back unattempted while its lease lasts: due now, the attempt not counted; after the
+        // lease, nothing (the recovery writes it, as for a holder that died).
         try fixture.admin.query(
             """
-            UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 second',
-                   leased_until = now() - interval '1 second'
-             WHERE id = $1::bigint
-            """, [handed[1].id])
-        let again = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
-        #expect(again.map(\.id) == [handed[1].id] && again.first?.attempt == 1)
-        #expect(try row(fixture, handed[0].id)[0] == "succeeded")
-
-        // Given back unattempted (due at its lease's end until then): due now, the attempt not counted.
-        try queue.release([handed[2]])
-        #expect(try row(fixture, handed[2].id) == ["pending", "0", nil, nil, nil, "true", "t"])
+            SELECT * FROM switchboard_append_messages(
+                ARRAY[$1::uuid], ARRAY['g'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['back'])
+            """, [session])
+        let (_, back) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(2), leaseSeconds: 60)
+        #expect(back.count == 2 && Set(back.map(\.handoffID)).count == 2)
+        try queue.release([back[0]])
+        #expect(try row(fixture, back[0].id) == ["pending", "0", nil, nil, nil, "true", "t"])
+        #expect(try handoffRow(fixture, back[0].handoffID!).isEmpty)
         let released = try queue.claim(limit: 10, leaseSeconds: 60, skipping: [])
-        #expect(released.map(\.id) == [handed[2].id] && released.first?.attempt == 0)
+        #expect(released.map(\.id) == [back[0].id] && released.first?.attempt == 0)
+        try fixture.admin.query(
+            "UPDATE webhook_handoffs SET leased_until = now() - interval '1 second' WHERE id = $1::bigint",
+            [back[1].handoffID!])
+        try queue.release([back[1]])
+        #expect(try rowCount(fixture, [back[1]]) == 0)
+        #expect(try queue.recoverHandoffsNow() == 1 && row(fixture, back[1].id)[0...1] == ["pending", "1"])
+        #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.id) == [back[1].id])
 
         // With no room, the pass hands nothing over and leaves every delivery due.
         try fixture.admin.query(
@@ -347,6 +420,73 @@ import Testing
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).isEmpty, "its endpoint is disabled")
         try fixture.admin.query("UPDATE webhook_endpoints SET enabled = true WHERE id = $1::uuid", [first])
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.endpointID) == [first])
+    }
+
+    /// Migration 39: deliveries handed over and not yet recorded count in
+    /// the outbox's gauge (due when their lease ends) and fail with their
+    /// endpoint when it is deleted, as their rows did.
+    @Test func handedOverDeliveriesCountInTheGaugeAndFailWithTheirEndpoint() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let (endpoints, session) = try hookedSession(fixture, endpoints: 1)
+        try fixture.admin.query(
+            """
+            SELECT * FROM switchboard_append_messages(
+                ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY['a', 'b', 'c'], ARRAY['visitor', 'visitor', 'visitor'],
+                ARRAY['v-1', 'v-1', 'v-1'], ARRAY[NULL, NULL, NULL], ARRAY['text', 'text', 'text'],
+                ARRAY['one', 'two', 'three'])
+            """, [session])
+        let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(2), leaseSeconds: 60)
+        #expect(pass.due == 1 && handed.count == 2)
+        var gauge = try #require(try fixture.queries.webhookOutboxGauges().first)
+        #expect(gauge.endpointID == endpoints[0] && gauge.pending == 3 && gauge.oldestDueSeconds >= 0)
+        try queue(fixture).record(outcome(handed[0], succeeded: true))
+        gauge = try #require(try fixture.queries.webhookOutboxGauges().first)
+        #expect(gauge.pending == 2)
+
+        #expect(try fixture.queries.deleteWebhookEndpoint(id: endpoints[0], workspaceID: fixture.workspaceID))
+        let rows = try fixture.admin.query("SELECT id::text, status, last_error FROM webhook_deliveries ORDER BY id")
+        #expect(rows.rowCount == 3)
+        #expect(rows.rows.contains { $0 == [handed[1].id, "failed", "the endpoint was deleted"] })
+        #expect(rows.rows.contains { $0 == [handed[0].id, "succeeded", nil] })
+        #expect(try fixture.admin.query("SELECT count(*) FROM webhook_handoffs").int(0, 0) == 0)
+        #expect(try fixture.queries.webhookOutboxGauges().isEmpty)
+    }
+
+    /// Migration 39's down: a handoff still waiting has its deliveries
+    /// written due, no event lost; the expansion before it leases rows
+    /// again; up again, it makes handoffs.
+    @Test func migratingBelowHandoffsWritesWhatTheyHoldDue() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let (_, session) = try hookedSession(fixture, endpoints: 1)
+        func append(_ text: String) throws {
+            try fixture.admin.query(
+                """
+                SELECT * FROM switchboard_append_messages(
+                    ARRAY[$1::uuid], ARRAY[$2], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY[$2])
+                """, [session, text])
+        }
+        try append("a")
+        try append("b")
+        let (_, handed) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(2), leaseSeconds: 60)
+        #expect(handed.count == 2)
+        let runner = try MigrationRunner(connection: fixture.admin)
+        #expect(try runner.migrateDown(to: 38).map(\.version) == [39])
+        for delivery in handed {
+            #expect(try row(fixture, delivery.id) == ["pending", "1", nil, nil, nil, "true", "t"])
+        }
+        #expect(try fixture.admin.query("SELECT to_regclass('webhook_handoffs') IS NULL").string(0, 0) == "t")
+        try append("c")
+        let expanded = try fixture.admin.query(
+            "SELECT delivery_id::text FROM switchboard_webhook_expand(2000, 1, 60, 1000, '{}', '{}')")
+        let leasedID = try #require(expanded.rows.compactMap { $0[0] }.first)
+        #expect(try row(fixture, leasedID)[0...1] == ["pending", "1"] && row(fixture, leasedID)[6] == "f")
+
+        #expect(try runner.up().map(\.version) == [39])
+        try append("d")
+        let (_, again) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(1), leaseSeconds: 60)
+        #expect(try again.count == 1 && again[0].handoffID != nil && rowCount(fixture, again) == 0)
     }
 
     /// What the expander asks once its wait for room ran out: is there an

@@ -13,7 +13,7 @@ import Testing
     private static let claimFunction = "switchboard_webhook_claim(int, int, uuid[], bigint, bigint)"
 
     private static let arguments =
-        "($1::bigint[], $2::uuid[], '{true}', '{204}', '{3}', '{NULL}', '{\"\"}', '{NULL}', 72)"
+        "($1::bigint[], $2::uuid[], '{true}', '{204}', '{3}', '{NULL}', '{\"\"}', '{NULL}', 72, '{NULL}', '{evt_1}')"
 
     /// A counter of the statistics views (`query` reads one value), as it is once this
     /// connection's statistics are flushed.
@@ -83,6 +83,59 @@ import Testing
         #expect(
             try admin.query("SELECT status FROM webhook_deliveries WHERE id = $1::bigint", [last]).string(0, 0)
                 == "succeeded")
+    }
+
+    /// Migration 39: the record's plan, made once per connection (its
+    /// generic plan), while the tables were empty, still finds each claimed
+    /// delivery's row, each handoff, and whether a handed-over delivery has a
+    /// row yet, by key: index entries read count the rows looked at, since
+    /// with sequential scans off a plan that reads a whole table reads its
+    /// index instead.
+    @Test func aRecordPlannedOnEmptyTablesLooksEachDeliveryAndHandoffUpByKey() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let admin = try emptyTableAnalyzed(fixture)
+        try admin.execute("ANALYZE webhook_handoffs, webhook_endpoints")
+        let endpoint = try endpointWithAnEvent(fixture)
+        let record = """
+            SELECT switchboard_webhook_record($1::bigint[], $2::uuid[], '{true,true}', '{204,204}', '{3,3}',
+                                              '{NULL,NULL}', '{"",""}', '{NULL,NULL}', 72, $3::bigint[], '{evt_plan,evt_plan}')
+            """
+        // Plans made while nothing is there, and kept.
+        for _ in 0..<8 {
+            #expect(try admin.query(record, ["{1,2}", "{\(endpoint),\(endpoint)}", "{NULL,1}"]).string(0, 0) == "0")
+        }
+        try due(20000, of: endpoint, fixture)
+        let claimed = try admin.query("SELECT max(id)::text FROM webhook_deliveries").string(0, 0)!
+        let handoff = try admin.query(
+            """
+            INSERT INTO webhook_handoffs (endpoint_id, workspace_id, leased_until, outstanding, delivery_ids, event_ids)
+            VALUES ($1::uuid, $2::uuid, now() + interval '1 minute', 1, ARRAY[nextval('webhook_deliveries_id_seq')],
+                    '{evt_plan}')
+            RETURNING id::text, delivery_ids[1]::text
+            """, [endpoint, fixture.workspaceID])
+        let (handoffID, handed) = (handoff.string(0, 0)!, handoff.string(0, 1)!)
+        func entriesRead() throws -> Int {
+            try flushedCount(
+                admin,
+                """
+                SELECT sum(idx_tup_read)::text FROM pg_stat_user_indexes
+                 WHERE relname IN ('webhook_deliveries', 'webhook_handoffs')
+                """)
+        }
+
+        let before = try entriesRead()
+        #expect(
+            try admin.query(record, ["{\(claimed),\(handed)}", "{\(endpoint),\(endpoint)}", "{NULL,\(handoffID)}"])
+                .string(0, 0) == "2")
+        let read = try entriesRead() - before
+        #expect(read < 100, "the record read \(read) index entries to write two deliveries")
+        #expect(
+            try admin.query(
+                "SELECT string_agg(status, ',' ORDER BY id) FROM webhook_deliveries WHERE id IN ($1::bigint, $2::bigint)",
+                [claimed, handed]
+            ).string(0, 0) == "succeeded,succeeded")
+        #expect(try admin.query("SELECT count(*) FROM webhook_handoffs").string(0, 0) == "0", "settled")
     }
 
     /// An endpoint of the fixture's workspace and one event, `evt_plan`: what due deliveries need.

@@ -91,6 +91,7 @@ public enum Migrations {
         Migration0036.migration,
         Migration0037.migration,
         Migration0038.migration,
+        Migration0039.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

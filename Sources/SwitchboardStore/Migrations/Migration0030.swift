@@ -23,7 +23,7 @@
 enum Migration0030 {
     static let migration = Migration(version: 30, name: "webhook_record_function", sql: sql, down: down)
 
-    private static let sql = #"""
+    static let sql = #"""
         -- The outcomes of attempts, one per element: delivery p_ids[i] of endpoint p_endpoints[i],
         -- p_succeeded[i], HTTP status, duration (ms), error, the response's first bytes, the next
         -- attempt (epoch seconds; NULL: none left). Success: succeeded. Failure: due again at the

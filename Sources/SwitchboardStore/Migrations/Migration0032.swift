@@ -26,7 +26,7 @@ enum Migration0032 {
     /// Backlog rows a pass takes at most.
     static let rowsPerPass = 32
 
-    private static let sql: String = {
+    static let sql: String = {
         var sql = SQLText.replacing(
             "LIMIT v_budget + 1\n", with: "LIMIT least(v_budget, \(rowsPerPass)) + 1\n", count: 1,
             in: Migration0029.expandFunction)

@@ -43,7 +43,7 @@
 enum Migration0036 {
     static let migration = Migration(version: 36, name: "webhook_expansion_narrow_rows", sql: sql, down: down)
 
-    private static let sql = #"""
+    static let sql = #"""
         CREATE OR REPLACE FUNCTION switchboard_webhook_batch_deliveries(
             p_ids bigint[], p_handoff int, p_lease_end timestamptz, p_per_endpoint int, p_held_endpoints uuid[],
             p_held_counts int[])
