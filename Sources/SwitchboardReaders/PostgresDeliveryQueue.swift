@@ -205,11 +205,12 @@ public final class PostgresDeliveryQueue: DeliveryQueue {
     /// Attempts' outcomes, one per element of the arrays: delivery $1 of
     /// endpoint $2, $3 succeeded, HTTP status $4, $5 ms, error $6, the
     /// response's first bytes $7, the next attempt at $8 (epoch seconds), an
-    /// endpoint failing for longer than $9 hours disabled: migration 30's
-    /// `switchboard_webhook_record`, which finds each delivery by its key
-    /// whatever the statistics say, so that the statement can stay prepared.
-    /// An outcome with handoff $10 (not NULL) is of a delivery handed over at
-    /// birth, of event $11: its row is written now (migration 39).
+    /// endpoint failing for longer than $9 hours disabled; an outcome with
+    /// handoff $10 (not NULL) is of a delivery handed over at birth, of event
+    /// $11, whose row is written now: migration 39's
+    /// `switchboard_webhook_record` (migration 30's before it), which finds
+    /// each delivery and handoff by its key whatever the statistics say, so
+    /// that the statement can stay prepared.
     static let recordStatement = """
         SELECT switchboard_webhook_record($1::bigint[], $2::uuid[], $3::boolean[], $4::int[], $5::int[], $6::text[],
                                           $7::text[], $8::float8[], $9::int, $10::bigint[], $11::text[])

@@ -65,6 +65,20 @@ import Testing
         ).rows[0]
     }
 
+    /// One writer's batch in `session`: a message from its visitor per
+    /// client id in `ids`, with the text of `bodies` in the same place.
+    private func appendMessages(
+        _ fixture: ReadersFixture, _ session: String, ids: [String], bodies: [String]
+    ) throws {
+        try fixture.admin.query(
+            """
+            SELECT * FROM switchboard_append_messages(
+                array_fill($1::uuid, ARRAY[$2::int]), $3::text[], array_fill('visitor'::text, ARRAY[$2::int]),
+                array_fill('v-1'::text, ARRAY[$2::int]), array_fill(NULL::text, ARRAY[$2::int]),
+                array_fill('text'::text, ARRAY[$2::int]), $4::text[])
+            """, [session, String(ids.count), PostgresArray.textLiteral(ids), PostgresArray.textLiteral(bodies)])
+    }
+
     /// Rows written of `deliveries`.
     private func rowCount(_ fixture: ReadersFixture, _ deliveries: [DueDelivery]) throws -> Int {
         Int(
@@ -302,13 +316,7 @@ import Testing
         let (endpoints, session) = try hookedSession(fixture, endpoints: 2)
         let (first, second) = (endpoints[0], endpoints[1])
         // One batch of three messages: three events, six deliveries.
-        try fixture.admin.query(
-            """
-            SELECT * FROM switchboard_append_messages(
-                ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY['a', 'b', 'c'], ARRAY['visitor', 'visitor', 'visitor'],
-                ARRAY['v-1', 'v-1', 'v-1'], ARRAY[NULL, NULL, NULL], ARRAY['text', 'text', 'text'],
-                ARRAY['one', 'two', 'three'])
-            """, [session])
+        try appendMessages(fixture, session, ids: ["a", "b", "c"], bodies: ["one", "two", "three"])
 
         let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(4), leaseSeconds: 60)
         #expect(pass.ranges == 1 && pass.messages == 3 && pass.events == 3 && pass.due == 2 && !pass.more)
@@ -378,11 +386,7 @@ import Testing
 
         // Given back unattempted while its lease lasts: due now, the attempt not counted; after the
         // lease, nothing (the recovery writes it, as for a holder that died).
-        try fixture.admin.query(
-            """
-            SELECT * FROM switchboard_append_messages(
-                ARRAY[$1::uuid], ARRAY['g'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['back'])
-            """, [session])
+        try appendMessages(fixture, session, ids: ["g"], bodies: ["back"])
         let (_, back) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(2), leaseSeconds: 60)
         #expect(back.count == 2 && Set(back.map(\.handoffID)).count == 2)
         try queue.release([back[0]])
@@ -399,21 +403,13 @@ import Testing
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).map(\.id) == [back[1].id])
 
         // With no room, the pass hands nothing over and leaves every delivery due.
-        try fixture.admin.query(
-            """
-            SELECT * FROM switchboard_append_messages(
-                ARRAY[$1::uuid], ARRAY['d'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['four'])
-            """, [session])
+        try appendMessages(fixture, session, ids: ["d"], bodies: ["four"])
         let (full, none) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(0), leaseSeconds: 60)
         #expect(full.events == 1 && full.due == 2 && none.isEmpty)
         #expect(try queue.claim(limit: 10, leaseSeconds: 60, skipping: []).count == 2)
 
         // An endpoint disabled after the batch committed gets its delivery, held, never handed over.
-        try fixture.admin.query(
-            """
-            SELECT * FROM switchboard_append_messages(
-                ARRAY[$1::uuid], ARRAY['e'], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY['five'])
-            """, [session])
+        try appendMessages(fixture, session, ids: ["e"], bodies: ["five"])
         try fixture.admin.query("UPDATE webhook_endpoints SET enabled = false WHERE id = $1::uuid", [first])
         let (later, handedLater) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(10), leaseSeconds: 60)
         #expect(later.events == 1 && later.due == 1 && handedLater.map(\.endpointID) == [second])
@@ -429,13 +425,7 @@ import Testing
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         let (endpoints, session) = try hookedSession(fixture, endpoints: 1)
-        try fixture.admin.query(
-            """
-            SELECT * FROM switchboard_append_messages(
-                ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY['a', 'b', 'c'], ARRAY['visitor', 'visitor', 'visitor'],
-                ARRAY['v-1', 'v-1', 'v-1'], ARRAY[NULL, NULL, NULL], ARRAY['text', 'text', 'text'],
-                ARRAY['one', 'two', 'three'])
-            """, [session])
+        try appendMessages(fixture, session, ids: ["a", "b", "c"], bodies: ["one", "two", "three"])
         let (pass, handed) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(2), leaseSeconds: 60)
         #expect(pass.due == 1 && handed.count == 2)
         var gauge = try #require(try fixture.queries.webhookOutboxGauges().first)
@@ -460,13 +450,7 @@ import Testing
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
         let (_, session) = try hookedSession(fixture, endpoints: 1)
-        func append(_ text: String) throws {
-            try fixture.admin.query(
-                """
-                SELECT * FROM switchboard_append_messages(
-                    ARRAY[$1::uuid], ARRAY[$2], ARRAY['visitor'], ARRAY['v-1'], ARRAY[NULL], ARRAY['text'], ARRAY[$2])
-                """, [session, text])
-        }
+        func append(_ text: String) throws { try appendMessages(fixture, session, ids: [text], bodies: [text]) }
         try append("a")
         try append("b")
         let (_, handed) = try fixture.queries.expandWebhookBacklog(handoff: .upTo(2), leaseSeconds: 60)
@@ -525,13 +509,7 @@ import Testing
         let (endpoints, session) = try hookedSession(fixture, endpoints: 3)
         let (full, busy, idle) = (endpoints[0], endpoints[1], endpoints[2])
         // Four messages: twelve deliveries, four of each endpoint.
-        try fixture.admin.query(
-            """
-            SELECT * FROM switchboard_append_messages(
-                array_fill($1::uuid, ARRAY[4]), ARRAY['a', 'b', 'c', 'd'], array_fill('visitor'::text, ARRAY[4]),
-                array_fill('v-1'::text, ARRAY[4]), array_fill(NULL::text, ARRAY[4]), array_fill('text'::text, ARRAY[4]),
-                ARRAY['one', 'two', 'three', 'four'])
-            """, [session])
+        try appendMessages(fixture, session, ids: ["a", "b", "c", "d"], bodies: ["one", "two", "three", "four"])
         // A share of 3: `full` holds 3 already, `busy` 1, `idle` none.
         let room = HandOffRoom(limit: 100, perEndpoint: 3, held: [full: 3, busy: 1])
         #expect(room.room(of: full) == 0 && room.room(of: busy) == 2 && room.room(of: idle) == 3)
