@@ -92,6 +92,7 @@ public enum Migrations {
         Migration0037.migration,
         Migration0038.migration,
         Migration0039.migration,
+        Migration0040.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
