@@ -22,21 +22,20 @@
 /// before keep pglz and read as before: no rewrite. Each `ALTER` holds its
 /// table's lock for a catalog update. A PostgreSQL built without LZ4 refuses
 /// the method (`feature_not_supported`): the migration then changes nothing
-/// and says so. Down sets the columns back to the server's default.
+/// and the columns keep pglz (its `NOTICE` shows in `psql`; the gateway's
+/// connection discards notices). Down sets the columns back to the server's
+/// default.
 enum Migration0040 {
     static let migration = Migration(version: 40, name: "outbox_values_compressed_with_lz4", sql: sql, down: down)
 
-    /// The columns, as `table.column`.
-    static let columns = [
-        "webhook_backlog.versions", "webhook_handoffs.delivery_ids", "webhook_handoffs.event_ids",
-        "webhook_events.body",
+    private static let columns = [
+        (table: "webhook_backlog", column: "versions"), (table: "webhook_handoffs", column: "delivery_ids"),
+        (table: "webhook_handoffs", column: "event_ids"), (table: "webhook_events", column: "body"),
     ]
 
     private static func alter(to method: String) -> String {
-        columns.map { column in
-            let parts = column.split(separator: ".")
-            return "ALTER TABLE \(parts[0]) ALTER COLUMN \(parts[1]) SET COMPRESSION \(method);"
-        }.joined(separator: "\n    ")
+        columns.map { "ALTER TABLE \($0.table) ALTER COLUMN \($0.column) SET COMPRESSION \(method);" }
+            .joined(separator: "\n    ")
     }
 
     private static let sql = """
