@@ -61,6 +61,14 @@ public final class PostgresResult {
         return body(UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length))
     }
 
+    /// `withBytes` for a caller that keeps nothing: not generic, so a call from another module
+    /// looks no type's metadata up (a call per column on the webhook expander's path).
+    public func visitBytes(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer?) -> Void) {
+        guard !isNull(row, column) else { return body(nil) }
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        body(UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length))
+    }
+
     /// Every value of the result, rows of optional strings (small results only).
     public var rows: [[String?]] {
         (0..<rowCount).map { row in (0..<columnCount).map { string(row, $0) } }

@@ -81,7 +81,8 @@ extension ChatQueries {
     /// after a lost connection: the rows of a pass that committed are gone,
     /// and what it handed over comes due when the lease ends (the reply was
     /// lost, not the deliveries: `recoverWebhookHandoffs`); those of one that
-    /// did not are still waiting, unexpanded.
+    /// did not are still waiting, unexpanded. A message event's body is built
+    /// here from its message's columns (`MessageEventBody`, migration 41).
     public func expandWebhookBacklog(
         budget: Int = webhookBacklogBudget, handoff room: HandOffRoom = .none, leaseSeconds: Int = 60
     ) throws(QueryError) -> (pass: WebhookBacklogPass, handed: [DueDelivery]) {
@@ -89,8 +90,11 @@ extension ChatQueries {
         let result = try run(
             prepared: "webhook_expand",
             """
-            SELECT ranges, messages, events, due, more, delivery_id::text, event_id, endpoint_id::text, url, secret,
-                   previous_secret, body, created_at, handoff_id::text
+            SELECT ranges, messages, events, due, more, delivery_id, event_id, endpoint_id, url, secret,
+                   previous_secret, created_at, handoff_id, message_id, message_session_id, message_seq,
+                   message_client_msg_id, message_kind, message_body, message_sender_id, message_sender_role,
+                   message_sender_name, message_time, message_attachments, session_version, event_type,
+                   event_workspace_id
               FROM switchboard_webhook_expand($1::int, $2::int, $3::int, $4::int, $5::uuid[], $6::int[])
             """,
             [
@@ -112,15 +116,52 @@ extension ChatQueries {
             }
             var secrets = [try RowDecoding.required(result, row, 9)]
             if let previous = result.string(row, 10) { secrets.append(previous) }
+            let columns = HandedMessageColumns(result: result, row: row)
+            for column in HandedMessageColumns.required where result.isNull(row, column) {
+                throw .failed("unexpected NULL in column \(result.columnName(column))")
+            }
+            let eventID = try RowDecoding.required(result, row, 6)
             handed.append(
                 DueDelivery(
-                    id: id, eventID: try RowDecoding.required(result, row, 6),
-                    endpointID: try RowDecoding.required(result, row, 7), url: try RowDecoding.required(result, row, 8),
-                    secrets: secrets, body: try RowDecoding.required(result, row, 11), attempt: 0,
-                    eventCreatedAt: try RowDecoding.double(result, row, 12) ?? 0,
-                    handoffID: try RowDecoding.required(result, row, 13)))
+                    id: id, eventID: eventID, endpointID: try RowDecoding.required(result, row, 7),
+                    url: try RowDecoding.required(result, row, 8), secrets: secrets,
+                    body: MessageEventBody.text(of: columns), attempt: 0,
+                    eventCreatedAt: try RowDecoding.double(result, row, 11) ?? 0,
+                    handoffID: try RowDecoding.required(result, row, 12)))
         }
         guard let pass else { throw .failed("the webhook expansion returned no counts") }
         return (pass, handed)
+    }
+}
+
+/// A handed-over delivery's message, read in place from the pass's result
+/// (the columns `expandWebhookBacklog` selects) for `MessageEventBody`.
+private struct HandedMessageColumns: MessageEventColumns {
+    let result: PostgresResult
+    let row: Int
+
+    /// Columns that are never NULL in a delivery's row: checked before the body is built.
+    static let required = [6, 13, 14, 15, 16, 17, 18, 20, 22, 25, 26]
+
+    func visitField(_ field: MessageEventBody.Field, _ body: (UnsafeRawBufferPointer?) -> Void) {
+        let column =
+            switch field {
+            case .eventID: 6
+            case .messageID: 13
+            case .sessionID: 14
+            case .seq: 15
+            case .clientMessageID: 16
+            case .kind: 17
+            case .body: 18
+            case .senderID: 19
+            case .senderRole: 20
+            case .senderName: 21
+            case .time: 22
+            case .attachments: 23
+            case .sessionVersion: 24
+            case .type: 25
+            case .workspaceID: 26
+            }
+        result.visitBytes(row, column, body)
     }
 }

@@ -105,7 +105,7 @@ import Testing
         try reader.actFor(workspace: workspace, role: "admin")
         let calls = [
             "SELECT switchboard_webhook_emit('\(workspace)'::uuid, 'session.deleted', '{\"session\":{}}')",
-            "SELECT * FROM switchboard_webhook_batch_deliveries('{1}'::bigint[], 1, now(), 1, '{}'::uuid[], '{}'::int[])",
+            "SELECT * FROM switchboard_webhook_batch_deliveries('{1}'::bigint[], 1, now(), 1, '{}'::uuid[], '{}'::int[], false)",
             "SELECT switchboard_webhook_batch_events(gen_random_uuid(), gen_random_uuid(), '{}', '{}', now())",
         ]
         for call in calls {

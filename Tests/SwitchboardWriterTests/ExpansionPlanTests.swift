@@ -12,16 +12,17 @@ import Testing
 /// were turned off, took 99 ms for a pass of 200 messages against 7; its
 /// plan was not captured).
 @Suite struct ExpansionPlanTests {
-    static let function = "switchboard_webhook_batch_deliveries(bigint[], int, timestamptz, int, uuid[], int[])"
+    static let function =
+        "switchboard_webhook_batch_deliveries(bigint[], int, timestamptz, int, uuid[], int[], boolean)"
 
-    /// The function's statement, its parameters and variable as `$1`...`$7`.
+    /// The function's statement, its parameters and variable as `$1`...`$8`.
     private static func statement(_ db: PostgresConnection) throws -> String {
         try FunctionPlan.statement(
             db, function,
             placeholders: [
                 ("p_held_endpoints", "$5::uuid[]"), ("p_held_counts", "$6::int[]"), ("p_per_endpoint", "$4::int"),
                 ("p_lease_end", "$3::timestamptz"), ("p_handoff", "$2::int"), ("p_ids", "$1::bigint[]"),
-                ("v_prefix", "$7::text"),
+                ("v_prefix", "$7::text"), ("p_more", "$8::boolean"),
             ])
     }
 
@@ -38,9 +39,9 @@ import Testing
         try db.execute("ANALYZE chats, webhook_backlog, webhook_endpoints")
         try FunctionPlan.adoptSettings(db, of: Self.function)
         try db.execute(
-            "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
+            "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text, boolean) AS " + Self.statement(db))
         let plan = try FunctionPlan.plan(
-            db, "EXPLAIN (FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')")
+            db, "EXPLAIN (FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x', false)")
         let loops = FunctionPlan.nodes(plan).filter { $0["Node Type"] as? String == "Nested Loop" }
         // stored (each backlog row's messages), hooks (each backlog row's endpoints, each endpoint).
         #expect(loops.count >= 3)
@@ -77,9 +78,9 @@ import Testing
         let db = try database.connect()
         try FunctionPlan.adoptSettings(db, of: Self.function)
         try db.execute(
-            "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text) AS " + Self.statement(db))
+            "PREPARE pass(bigint[], int, timestamptz, int, uuid[], int[], text, boolean) AS " + Self.statement(db))
         let plan = try FunctionPlan.plan(
-            db, "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x')")
+            db, "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE pass('{1,2,3}', 100, now(), 50, '{}', '{}', 'evt_x', false)")
         /// A column of a CTE or table itself, as the plan names it (`e_2.body`), not an expression of it.
         func carries(_ node: [String: Any], _ columns: Set<String>) -> [String] {
             (node["Output"] as? [String] ?? []).filter { output in

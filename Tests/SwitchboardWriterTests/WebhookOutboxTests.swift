@@ -41,7 +41,8 @@ import Testing
     /// Each event: (type, the message id its body names, its body parsed).
     private func events(_ db: PostgresConnection) throws -> [(type: String, messageID: String, body: [String: Any])] {
         let result = try db.query(
-            "SELECT type, body, id FROM webhook_events WHERE type <> 'session.updated' ORDER BY id")
+            "SELECT type, switchboard_webhook_event_body(id, type, workspace_id, body, message_id, session_version), id FROM webhook_events WHERE type <> 'session.updated' ORDER BY id"
+        )
         return try (0..<result.rowCount).map { row in
             let body = try #require(
                 JSONSerialization.jsonObject(with: Data(result.string(row, 1)!.utf8)) as? [String: Any])
@@ -55,7 +56,7 @@ import Testing
     private func deliveries(_ db: PostgresConnection) throws -> [String: [String]] {
         let result = try db.query(
             """
-            SELECT d.endpoint_id::text, (ev.body::jsonb -> 'data' -> 'message' ->> 'id')
+            SELECT d.endpoint_id::text, (switchboard_webhook_event_body(ev.id, ev.type, ev.workspace_id, ev.body, ev.message_id, ev.session_version)::jsonb -> 'data' -> 'message' ->> 'id')
               FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
              WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND ev.type LIKE '%.created'
                AND ev.type <> 'session.created'

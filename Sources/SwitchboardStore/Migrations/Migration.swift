@@ -93,6 +93,7 @@ public enum Migrations {
         Migration0038.migration,
         Migration0039.migration,
         Migration0040.migration,
+        Migration0041.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -91,7 +91,7 @@ enum Migration0037 {
         ),
     ]
 
-    private static let sql =
+    static let sql =
         edits.reduce(before) { sql, edit in SQLText.replacing(edit.0, with: edit.1, count: 1, in: sql) } + "\n"
 
     private static let down = before + "\n"
