@@ -117,8 +117,11 @@ extension ChatQueries {
             var secrets = [try RowDecoding.required(result, row, 9)]
             if let previous = result.string(row, 10) { secrets.append(previous) }
             let columns = HandedMessageColumns(result: result, row: row)
-            for column in HandedMessageColumns.required where result.isNull(row, column) {
-                throw .failed("unexpected NULL in column \(result.columnName(column))")
+            for field in MessageEventBody.Field.allCases where !field.nullable {
+                let column = HandedMessageColumns.column(of: field)
+                if result.isNull(row, column) {
+                    throw .failed("unexpected NULL in column \(result.columnName(column))")
+                }
             }
             let eventID = try RowDecoding.required(result, row, 6)
             handed.append(
@@ -140,28 +143,28 @@ private struct HandedMessageColumns: MessageEventColumns {
     let result: PostgresResult
     let row: Int
 
-    /// Columns that are never NULL in a delivery's row: checked before the body is built.
-    static let required = [6, 13, 14, 15, 16, 17, 18, 20, 22, 25, 26]
+    /// Where the field is in the row: the columns `expandWebhookBacklog` selects.
+    static func column(of field: MessageEventBody.Field) -> Int {
+        switch field {
+        case .eventID: 6
+        case .messageID: 13
+        case .sessionID: 14
+        case .seq: 15
+        case .clientMessageID: 16
+        case .kind: 17
+        case .body: 18
+        case .senderID: 19
+        case .senderRole: 20
+        case .senderName: 21
+        case .time: 22
+        case .attachments: 23
+        case .sessionVersion: 24
+        case .type: 25
+        case .workspaceID: 26
+        }
+    }
 
     func visitField(_ field: MessageEventBody.Field, _ body: (UnsafeRawBufferPointer?) -> Void) {
-        let column =
-            switch field {
-            case .eventID: 6
-            case .messageID: 13
-            case .sessionID: 14
-            case .seq: 15
-            case .clientMessageID: 16
-            case .kind: 17
-            case .body: 18
-            case .senderID: 19
-            case .senderRole: 20
-            case .senderName: 21
-            case .time: 22
-            case .attachments: 23
-            case .sessionVersion: 24
-            case .type: 25
-            case .workspaceID: 26
-            }
-        result.visitBytes(row, column, body)
+        result.visitBytes(row, Self.column(of: field), body)
     }
 }

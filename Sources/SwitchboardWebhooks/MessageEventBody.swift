@@ -17,7 +17,7 @@
 /// path, where a string per column was most of its thread's time.
 public enum MessageEventBody {
     /// What a message's event is built from, in the database's text.
-    public enum Field: Sendable {
+    public enum Field: Sendable, CaseIterable {
         case eventID, type, workspaceID
         case sessionID
         /// The message's `seq`.
@@ -34,6 +34,14 @@ public enum MessageEventBody {
         case attachments
         /// The session's version at the batch, as the backlog holds it; NULL for none.
         case sessionVersion
+
+        /// Whether the field may be NULL (the others never are in a message's row).
+        public var nullable: Bool {
+            switch self {
+            case .senderID, .senderName, .attachments, .sessionVersion: true
+            default: false
+            }
+        }
     }
 
     /// The body's JSON text from `columns`.
