@@ -445,8 +445,9 @@ import Testing
     }
 
     /// Migration 39's down: a handoff still waiting has its deliveries
-    /// written due, no event lost; the expansion before it leases rows
-    /// again; up again, it makes handoffs.
+    /// written due, no event lost (migration 41's down first stores the
+    /// bodies the gateway built); the expansion before it leases rows again;
+    /// up again, it makes handoffs.
     @Test func migratingBelowHandoffsWritesWhatTheyHoldDue() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }
@@ -460,6 +461,9 @@ import Testing
         #expect(try runner.migrateDown(to: 38).map(\.version) == Array((39...Migrations.latestVersion).reversed()))
         for delivery in handed {
             #expect(try row(fixture, delivery.id) == ["pending", "1", nil, nil, nil, "true", "t"])
+            // Migration 41's down wrote the message's body into its event: the bytes the gateway sent.
+            let stored = try fixture.admin.query("SELECT body FROM webhook_events WHERE id = $1", [delivery.eventID])
+            #expect(stored.string(0, 0) == delivery.body)
         }
         #expect(try fixture.admin.query("SELECT to_regclass('webhook_handoffs') IS NULL").string(0, 0) == "t")
         try append("c")
