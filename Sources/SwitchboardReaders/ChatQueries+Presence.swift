@@ -25,8 +25,10 @@ extension ChatQueries {
     /// connection here): it is alive (nodes silent for ten heartbeats are
     /// deleted, their connections with them), its connections are
     /// `connections` exactly, their operators (recorded if new) count as
-    /// connected for another grace, and so do those whose last connection
-    /// here closed since the last beat (from now: a reload moves nothing).
+    /// connected for another grace (unless their grace was renewed less
+    /// than `settings.renewalSlackSeconds` ago), and so do those whose last
+    /// connection here closed since the last beat (from now: a reload moves
+    /// nothing).
     /// Returns the workspaces a pass should look at: a queue and someone to
     /// take from it, or (when `settings.requeues`) an operator gone past its
     /// grace who still holds sessions. Every write is a state, so it is
@@ -58,11 +60,22 @@ extension ChatQueries {
                 INSERT INTO operators (workspace_id, id, name, role, connected_until)
                 SELECT m.workspace_id, m.operator_id, nullif(m.name, ''), m.role, now() + $7::int * interval '1 second'
                   FROM mine m
+                 -- A grace renewed less than a slack ago (RoutingSettings.renewalSlackSeconds)
+                 -- is not even proposed: ON CONFLICT locks each row it meets, writing it,
+                 -- whatever its WHERE then decides.
+                 WHERE NOT EXISTS (SELECT 1 FROM operators o
+                                    WHERE o.workspace_id = m.workspace_id AND o.id = m.operator_id
+                                      AND o.connected_until >= now() + ($7::int - $8::float8) * interval '1 second')
                  -- Operators locked in one order, whatever the caller's: two nodes' beats
                  -- sharing operators cannot deadlock, and a pass and a beat rarely do.
                  ORDER BY m.workspace_id, m.operator_id
                 ON CONFLICT (workspace_id, id) DO UPDATE
-                   SET connected_until = greatest(operators.connected_until, EXCLUDED.connected_until)
+                   SET connected_until = EXCLUDED.connected_until
+                 -- Checked again on the row as it is now (another node may have renewed it
+                 -- since this statement's snapshot): never moved back, as another node may
+                 -- hold the operator longer; a row made by a status choice has none.
+                 WHERE coalesce(operators.connected_until, '-infinity')
+                       < EXCLUDED.connected_until - $8::float8 * interval '1 second'
             ),
             -- NOT IN over the node's view (never NULL) is one hashed set: a NOT EXISTS
             -- here was planned as a nested loop over the view for each connection row,
@@ -81,8 +94,11 @@ extension ChatQueries {
             )
             INSERT INTO operator_connections (node_id, workspace_id, operator_id, connections)
             SELECT $1, m.workspace_id, m.operator_id, m.connections FROM mine m
+             -- An unchanged count is not proposed: neither locked nor written.
+             WHERE NOT EXISTS (SELECT 1 FROM operator_connections c
+                                WHERE c.node_id = $1 AND c.workspace_id = m.workspace_id
+                                  AND c.operator_id = m.operator_id AND c.connections = m.connections)
             ON CONFLICT (node_id, workspace_id, operator_id) DO UPDATE SET connections = EXCLUDED.connections
-             -- An unchanged count writes no new row version.
              WHERE operator_connections.connections <> EXCLUDED.connections
             """,
             [
@@ -91,7 +107,7 @@ extension ChatQueries {
                 RowDecoding.textArray(connections.map { $0.staff.name ?? "" }),
                 RowDecoding.textArray(connections.map(\.staff.role)),
                 "{" + connections.map { String($0.connections) }.joined(separator: ",") + "}",
-                String(settings.offlineGraceSeconds),
+                String(settings.offlineGraceSeconds), String(settings.renewalSlackSeconds),
             ], retryable: true)
         guard settings.mode != .manual else { return [] }
         let result = try run(

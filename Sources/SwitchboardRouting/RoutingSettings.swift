@@ -27,4 +27,18 @@ public struct RoutingSettings: Sendable, Equatable {
     /// Whether passes put sessions back in the queue: never in `manual`
     /// mode, which leaves assignments to people.
     public var requeues: Bool { requeueOnOffline && mode != .manual }
+
+    /// How fresh an operator's grace may be and still be left as it is by a
+    /// beat: one heartbeat, or half of what the grace leaves beyond one when
+    /// that is less. Beats run back to back while consoles come and go, and
+    /// each renewing every operator of the node rewrote hundreds of rows
+    /// many times a second (3,000 row versions a second in a soak run, whose
+    /// dead versions slowed every beat until autovacuum came); renewed at
+    /// most once a slack, a connected operator's grace still never lapses
+    /// between two beats: at least half of what the grace leaves beyond a
+    /// heartbeat remains (start-up checks that the heartbeat is at most
+    /// half of the grace).
+    public var renewalSlackSeconds: Double {
+        max(0, min(Double(heartbeatSeconds), Double(offlineGraceSeconds - heartbeatSeconds) / 2))
+    }
 }

@@ -117,6 +117,8 @@ import Testing
         let workspace = fixture.workspaceID
         let both = [connection(workspace, "op-b"), connection(workspace, "op-a")]
         _ = try fixture.queries.heartbeat(node: "node-a", connections: both, settings: Self.settings)
+        // Both graces due for renewal, so that the next beat locks both rows (a fresh one it leaves alone).
+        try fixture.admin.query("UPDATE operators SET connected_until = now() + interval '1 s'")
         // The backend that finds a deadlock is the one whose deadlock_timeout runs out
         // first once the cycle exists: the beat's (a new connection, 8 s), not the other's
         // (60 s), however long this test takes to close the cycle after the beat began
@@ -176,6 +178,66 @@ import Testing
         try other.execute("COMMIT")
         for _ in 0..<200 where outcome.value == nil { Thread.sleep(forTimeInterval: 0.05) }
         #expect(outcome.value == "ok")
+    }
+
+    /// Beats run back to back while consoles come and go: one that renewed
+    /// every operator of the node wrote a row version for each, each time
+    /// (3,000 a second in a soak run), and locked each operator and
+    /// connection row. A grace renewed less than the slack ago is left as it
+    /// is, its row not even locked; an older one, or none (a row made by a
+    /// status choice), is renewed; a longer one (another node's) is never
+    /// moved back; an unchanged connection count is not touched.
+    @Test func aBeatLeavesAGraceRenewedLessThanTheSlackAgo() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let workspace = fixture.workspaceID
+        let all = ["op-fresh", "op-stale", "op-none", "op-long"].map { connection(workspace, $0) }
+        _ = try fixture.queries.heartbeat(node: "node-a", connections: all, settings: Self.settings)
+        try fixture.admin.query(
+            """
+            UPDATE operators SET connected_until = CASE id
+                WHEN 'op-fresh' THEN now() + interval '26 s'
+                WHEN 'op-stale' THEN now() + interval '24 s'
+                WHEN 'op-none' THEN NULL
+                ELSE now() + interval '1 hour' END
+            """)
+        // A new row version (xmin), or a lock (xmax: ON CONFLICT locks the rows it meets).
+        let versions = "SELECT id, xmin::text, xmax::text FROM operators ORDER BY id"
+        let connectionVersions = "SELECT operator_id, xmin::text, xmax::text FROM operator_connections ORDER BY 1"
+        let before = try rows(fixture, versions)
+        let connectionsBefore = try rows(fixture, connectionVersions)
+        _ = try fixture.queries.heartbeat(node: "node-a", connections: all, settings: Self.settings)
+        let after = try rows(fixture, versions)
+        let rewritten = zip(before, after).filter { $0 != $1 }.map { $0.1[0] }
+        #expect(rewritten == ["op-none", "op-stale"], "written or locked: these only")
+        #expect(
+            try rows(fixture, connectionVersions) == connectionsBefore, "unchanged counts: neither written nor locked")
+        #expect(
+            try rows(
+                fixture,
+                """
+                SELECT id FROM operators
+                 WHERE connected_until BETWEEN now() + interval '29 s' AND now() + interval '31 s' ORDER BY id
+                """) == [["op-none"], ["op-stale"]])
+        #expect(
+            try rows(fixture, "SELECT id FROM operators WHERE connected_until > now() + interval '59 minutes'")
+                == [["op-long"]])
+    }
+
+    @Test func theSlackLeavesAGraceThatNeverLapsesBetweenBeats() {
+        #expect(RoutingSettings(offlineGraceSeconds: 30, heartbeatSeconds: 5).renewalSlackSeconds == 5)
+        // The heartbeat at half the grace (the most start-up allows): half of what is left beyond a beat.
+        #expect(RoutingSettings(offlineGraceSeconds: 10, heartbeatSeconds: 5).renewalSlackSeconds == 2.5)
+        #expect(RoutingSettings(offlineGraceSeconds: 3, heartbeatSeconds: 1).renewalSlackSeconds == 1)
+        for grace in 2...120 {
+            for heartbeat in 1...(grace / 2) {
+                let slack = RoutingSettings(offlineGraceSeconds: grace, heartbeatSeconds: heartbeat)
+                    .renewalSlackSeconds
+                // Renewed at most a slack before a beat, the next beat a heartbeat later: what is left.
+                let left = Double(grace) - slack - Double(heartbeat)
+                #expect(slack > 0 && left > 0, "grace \(grace), heartbeat \(heartbeat): slack \(slack)")
+            }
+        }
     }
 
     /// A node with thousands of operators' consoles: the beat that finds
