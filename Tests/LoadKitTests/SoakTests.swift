@@ -85,6 +85,58 @@ struct SoakTests {
         #expect(verdict.problems.count == 1 && verdict.problems[0].hasPrefix("p99 receipt to ack (ms) grows"))
     }
 
+    /// Two minutes sampled every 2 s: the p99 `p99(index)` and the host's steal `stolen(index)`, in cores.
+    static func stolenRun(p99: (Int) -> Double, stolen: (Int) -> Double?) -> [SoakSample] {
+        (0..<60).map { index in
+            SoakSample(
+                minutes: Double(index + 1) / 30, rssKiB: 45_000, descriptors: 635, queueDepth: 1,
+                p99Milliseconds: index == 0 ? nil : p99(index), stolenCores: stolen(index))
+        }
+    }
+
+    @Test("windows the host stole from leave the delay series' lines; a growing p99 the host left alone still fails")
+    func stolenWindowsAreLeftOut() {
+        // As a run of 2026-12-01 measured: 8-15 ms while the host stole under 0.05 of a core,
+        // 40-220 ms while it stole 0.4-0.7. Here the last 20 s are stolen.
+        let flat = { (index: Int) in 9 + Double(index % 7) }
+        let stolenEnd = Self.stolenRun(
+            p99: { $0 >= 50 ? 40 + Double(($0 * 37) % 180) : flat($0) }, stolen: { $0 >= 50 ? 0.55 : 0.01 })
+        var unknown = stolenEnd
+        for index in unknown.indices { unknown[index].stolenCores = nil }
+        #expect(
+            SoakVerdict.judge(samples: unknown, traffic: Self.busyTraffic()).trends[3].grows,
+            "without the host's figures, the stolen end reads as growth")
+        let (trends, problems) = SoakVerdict.judge(samples: stolenEnd, traffic: Self.busyTraffic())
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(trends[3].judged && !trends[3].grows && trends[3].fitted == 35, "45 measured, 10 of them stolen")
+        #expect(trends[0].fitted == 45, "RSS keeps every sample")
+
+        // 20 ms a minute of growth while the host stole nothing fails; so it does with a little steal.
+        let growing = Self.stolenRun(p99: { 9 + 20 * Double($0) / 30 }, stolen: { $0 % 2 == 0 ? 0.0 : 0.08 })
+        #expect(
+            SoakVerdict.judge(samples: growing, traffic: Self.busyTraffic()).problems
+                == ["p99 receipt to ack (ms) grows 20.00 per minute (bound 6.82)"])
+
+        // Stolen in more than half of the measured samples: the delay series are not judged, the others are.
+        let mostlyStolen = Self.stolenRun(p99: { 9 + 20 * Double($0) / 30 }, stolen: { $0 % 3 == 0 ? 0 : 0.5 })
+        let judged = SoakVerdict.judge(samples: mostlyStolen, traffic: Self.busyTraffic())
+        #expect(judged.problems.isEmpty)
+        #expect(judged.trends.map(\.judged) == [true, true, false, false])
+        #expect(!judged.trends[3].grows)
+    }
+
+    @Test("the host's steal from /proc/stat, in cores between two readings")
+    func hostSteal() {
+        let stat = "cpu  5225835 112874 853687 3774521 80077 0 133022 165443 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
+        #expect(HostSteal.parse(stat) == 165_443)
+        #expect(HostSteal.parse("cpu  1 2 3 4\n") == nil, "a kernel without the figure")
+        #expect(HostSteal.parse("intr 1 2 3 4 5 6 7 8 9\n") == nil)
+        let perSecond = 1 / (HostSteal.cores(between: 0, and: 1, seconds: 1) ?? 0)
+        #expect(HostSteal.cores(between: 1_000, and: 1_000 + Int(perSecond), seconds: 2) == 0.5)
+        #expect(HostSteal.cores(between: nil, and: 5, seconds: 2) == nil)
+        #expect(HostSteal.cores(between: 9, and: 5, seconds: 2) == nil, "a counter that went back")
+    }
+
     @Test("a short run may grow by its floor over the measured part, not more")
     func floors() {
         // 5 samples over 4 minutes: measured minutes 1...4 (3 minutes); the RSS floor is 8192/3 a minute.
@@ -156,7 +208,7 @@ struct SoakTests {
         for key in [
             #""problems":[]"#, #""rounds":[{"round":1,"exit":0,"correctness":{"#, #""acked":29000}"#,
             #""churn":{"cycles":800,"errors":0}"#, #""api":{"calls":1000,"errors":10}"#,
-            #""samples":[{"t_min":0.0,"rss_kib":30000,"fds":600,"queue_depth":0.0,"p99_ms":null}"#,
+            #""samples":[{"t_min":0.0,"rss_kib":30000,"fds":600,"queue_depth":0.0,"p99_ms":null,"stolen_cores":null}"#,
             #""parameters":{"sessions":200,"rate":500,"round_s":60,"sample_s":5}"#,
         ] {
             #expect(json.contains(key), "\(key)")

@@ -46,7 +46,7 @@ public enum SoakBenchmarks {
                 "| \(trend.label) | \(one(first)) | \(one(last)) | \(one(low)) / \(one(high)) | "
                     + "\(PythonFormat.fixed(trend.slopePerMinute, 3, grouping: true)) | "
                     + "\(PythonFormat.fixed(trend.boundPerMinute, 3, grouping: true)) | "
-                    + "\(trend.grows ? "**grows**" : "flat") |")
+                    + "\(trend.judged ? (trend.grows ? "**grows**" : "flat") : "not judged (host steal)") |")
         }
         lines += [
             "", "Verdict: \(result.passed ? "passed" : "**FAILED**").", "",

@@ -46,10 +46,17 @@ public enum SoakDriver {
         } catch {
             throw DriveError(error.description)
         }
+        let measured = SoakVerdict.measured(samples.taken).count
         for trend in trends {
+            let fit =
+                trend.fitted == measured
+                ? ""
+                : ", \(trend.fitted) of \(measured) samples: the host stole more than "
+                    + "\(PythonFormat.repr(SoakVerdict.stolenCoresLimit)) of a core in the others"
             log(
                 "\(trend.label): slope \(PythonFormat.repr(trend.slopePerMinute)) per minute "
-                    + "(bound \(PythonFormat.repr(trend.boundPerMinute)))")
+                    + "(bound \(PythonFormat.repr(trend.boundPerMinute))\(fit))"
+                    + (trend.judged ? "" : "; NOT JUDGED: too few samples the host left alone"))
         }
         log(
             "\(result.passed ? "passed" : "FAILED"): \(traffic.rounds.count) rounds, \(traffic.churnCycles) churn "
@@ -64,6 +71,7 @@ public enum SoakDriver {
     ) -> (taken: [SoakSample], gone: Bool) {
         var samples: [SoakSample] = []
         var previous: String?
+        var stealBefore = (ticks: HostSteal.ticks(), seconds: DriveClock.monotonicSeconds())
         let started = DriveClock.monotonicSeconds()
         let end = started + options.minutes * 60
         let perMinute = max(1, 60 / options.sampleSeconds)
@@ -76,11 +84,15 @@ public enum SoakDriver {
                 SendStages.between(before: before, after: metrics).first { $0.name == "total" }?.p99Milliseconds
             }
             previous = metrics
+            let steal = (ticks: HostSteal.ticks(), seconds: DriveClock.monotonicSeconds())
+            let stolen = HostSteal.cores(
+                between: stealBefore.ticks, and: steal.ticks, seconds: steal.seconds - stealBefore.seconds)
+            stealBefore = steal
             let minutes = PythonFormat.round((DriveClock.monotonicSeconds() - started) / 60, 3)
             let sample = SoakSample(
                 minutes: minutes, rssKiB: rss, descriptors: descriptors,
                 queueDepth: PrometheusText.value("switchboard_writer_queue_depth", in: metrics) ?? 0,
-                p99Milliseconds: p99)
+                p99Milliseconds: p99, stolenCores: stolen.map { PythonFormat.round($0, 3) })
             samples.append(sample)
             if samples.count % perMinute == 0 {
                 let traffic = workers.traffic.withLock { $0 }

@@ -26,7 +26,9 @@ public struct SoakOptions: Sendable {
         Every --sample seconds: the gateway's RSS and open descriptors (/proc), the writer's
         queue depth and the p99 of switchboard_send_stage_seconds{stage="total"} over the
         interval (/metrics). After the first quarter of the run (warm-up) a straight line is
-        fitted to each series (Theil-Sen: isolated spikes do not tilt it); the run fails when a slope is above its bound (RSS 1 MiB,
+        fitted to each series (Theil-Sen: isolated spikes do not tilt it), the p99's and the queue depth's
+        without the samples the host stole more than 0.1 of a core from (`steal` in /proc/stat; not judged
+        when that leaves under half); the run fails when a slope is above its bound (RSS 1 MiB,
         1 descriptor, 50 queued commands, 0.5 ms of p99 a minute; a short run may also grow by
         8 MiB, 20 descriptors, 200 commands or 10 ms over its measured part), when a harness
         round finds a correctness failure, a worker stops, the churn clients make no cycle or

@@ -20,7 +20,7 @@ public enum SoakReport {
         for trend in result.trends {
             trends[trend.key] = [
                 "slope_per_min": .double(trend.slopePerMinute), "bound_per_min": .double(trend.boundPerMinute),
-                "grows": .bool(trend.grows),
+                "grows": .bool(trend.grows), "fitted_samples": .int(trend.fitted), "judged": .bool(trend.judged),
             ]
         }
         let rounds: [JSONValue] = result.traffic.rounds.map { round in
@@ -34,6 +34,7 @@ public enum SoakReport {
                 "t_min": .double(sample.minutes), "rss_kib": .int(sample.rssKiB), "fds": .int(sample.descriptors),
                 "queue_depth": .double(sample.queueDepth),
                 "p99_ms": sample.p99Milliseconds.map(JSONValue.double) ?? .null,
+                "stolen_cores": sample.stolenCores.map(JSONValue.double) ?? .null,
             ]
         }
         let traffic = result.traffic
@@ -62,7 +63,7 @@ public enum SoakReport {
             HTMLReport.Row(
                 [
                     trend.label, PythonFormat.repr(trend.slopePerMinute), PythonFormat.repr(trend.boundPerMinute),
-                    trend.grows ? "GROWS" : "flat",
+                    trend.judged ? (trend.grows ? "GROWS" : "flat") : "not judged (host steal)",
                 ], numeric: [1, 2], marked: trend.grows)
         }
         let problems = result.problems.isEmpty ? ["none"] : result.problems
