@@ -78,8 +78,9 @@ public enum SoakVerdict {
     /// than `stolenCoresLimit` from is left out of their lines. In a two-minute
     /// run of 2026-12-01 the p99 stayed at 8-15 ms while the host stole under
     /// 0.05 of a core and rose to 40-220 ms while it stole 0.4-0.7; a run that
-    /// failed CI that day had such a stretch at its end. RSS and descriptors do
-    /// not move with it and keep every sample.
+    /// failed here that day (69.5 ms a minute) had the machine 170-188% busy
+    /// over its last 50 s while its own processes used 108%. RSS and
+    /// descriptors do not move with it and keep every sample.
     public static let delaySeries: Set<String> = ["queue_depth", "p99_ms"]
     public static let stolenCoresLimit = 0.1
 
