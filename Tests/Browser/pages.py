@@ -20,6 +20,31 @@ def wait_for(condition, timeout=10.0, message="condition"):
     raise AssertionError(f"timed out after {timeout} s waiting for {message} (last: {last!r})")
 
 
+class PageMark:
+    """When something first held in a page, by the page's own clock: a MutationObserver, installed before the
+    action, records Date.now() the first time `predicate` (a JavaScript expression over `root`, the document or a
+    shadow root) holds. Polling a page through WebDriver costs a round trip per call, tens of milliseconds that a
+    timing would count as the page's; a mark costs the page nothing and is read once it is there. Two marks of
+    pages on the same machine compare (one wall clock)."""
+
+    def __init__(self, driver, name, predicate, host=None):
+        self.driver, self.name = driver, name
+        driver.execute_script(f"""
+            const [name, host] = arguments;
+            const root = host ? host.shadowRoot : document;
+            const holds = () => {{ try {{ return Boolean({predicate}); }} catch (error) {{ return false; }} }};
+            const marks = (window.__sbMarks ??= {{}});
+            delete marks[name];
+            const observer = new MutationObserver(() => holds() && done());
+            const done = () => {{ marks[name] ??= Date.now(); observer.disconnect(); }};
+            observer.observe(root, {{ subtree: true, childList: true, attributes: true, characterData: true }});
+            if (holds()) done();""", name, host)
+
+    def at(self):
+        """Milliseconds since the epoch when the predicate first held, or None so far."""
+        return self.driver.execute_script("return window.__sbMarks?.[arguments[0]] ?? null", self.name)
+
+
 class Shown(list):
     """The messages shown, with `timeline`: the seqs of every stored line (messages and events) in page order."""
     timeline = None
