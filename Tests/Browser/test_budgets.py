@@ -3,11 +3,14 @@ fetched them), the attachment code loads only when a file is used, a returning v
 joined quickly, and the console keeps a window of a busy workspace, not all of it.
 Figures go to .build-test/browser/figures.json (docs/benchmarks.md quotes them)."""
 import gzip
+import os
 import statistics
 import threading
+import time
 import urllib.request
 import uuid
 
+import pytest
 from conftest import screenshot
 from pages import Console, Widget, stored_in_order, wait_for
 from files import png
@@ -16,6 +19,9 @@ from wire import WireClient
 WIDGET_BUDGET = 40 * 1024
 WIDGET_GZIP_BUDGET = 14 * 1024
 JOINED_BUDGET_MS = 300
+# Reloads judged (their median), how long to reload to find them (the host steals in stretches of tens of
+# seconds), and the host's steal a judged one may have.
+JOINED_RELOADS, JOINED_SECONDS_AT_MOST, STOLEN_CORES_LIMIT = 7, 60, 0.1
 # What a visitor loads before opening the widget, and what only a visitor who sends or sees a file loads.
 BEFORE_OPENING = ("/widget/widget.js", "/sdk/switchboard.js")
 ATTACHMENT_CODE = ("/widget/attachments.js", "/sdk/upload.js")
@@ -85,6 +91,16 @@ def test_before_opening_a_visitor_loads_the_widget_and_the_sdk_only(gateway, bro
     assert received <= ATTACHMENT_GZIP_BUDGET, loaded
 
 
+def stolen_seconds():
+    """CPU time the hypervisor gave to other guests, all cores together (/proc/stat's steal), or None."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def test_a_returning_visitors_widget_is_joined_within_300_ms(gateway, browsers, figures):
     driver = browsers()
     widget = Widget(driver, f"{gateway.base}/widget/demo.html")
@@ -92,20 +108,32 @@ def test_a_returning_visitors_widget_is_joined_within_300_ms(gateway, browsers, 
     widget.wait_state("open")
     widget.send("Remember me")
     wait_for(widget.session_id, message="the session")
-    timings = []
-    for _ in range(7):
+    # Judged on reloads the host left alone, as the soak's delays are (docs/operations.md, "Soak runs"): while the
+    # hypervisor takes a share of this two-core machine (0.2-0.9 of a core in stretches, measured during CI),
+    # Chromium's page load slows with it whatever the page does. Each reload's steal is recorded beside its time.
+    runs, timings, deadline = [], [], time.monotonic() + JOINED_SECONDS_AT_MOST
+    while len(timings) < JOINED_RELOADS and time.monotonic() < deadline:
+        stolen, started = stolen_seconds(), time.monotonic()
         driver.refresh()
         joined = wait_for(lambda: driver.execute_script("return document.querySelector('switchboard-widget')?.joinedAt"),
                           message="the widget joined again")
-        timings.append(joined)
+        cores = None if stolen is None else (stolen_seconds() - stolen) / (time.monotonic() - started)
+        runs.append({"ms": round(joined, 1), "stolen_cores": None if cores is None else round(cores, 2)})
+        if cores is None or cores <= STOLEN_CORES_LIMIT:
+            timings.append(joined)
+        else:
+            time.sleep(0.5)
     reloaded = Widget(driver)
     reloaded.open()
     wait_for(lambda: stored_in_order(reloaded.messages()) and len(reloaded.messages()) == 1,
              message="the conversation after reloads")
-    figures["widget_load_to_joined_ms"] = {"runs": [round(t, 1) for t in timings],
-                                           "median": round(statistics.median(timings), 1),
-                                           "max": round(max(timings), 1)}
-    assert statistics.median(timings) < JOINED_BUDGET_MS, f"page load to joined: {timings} ms"
+    figures["widget_load_to_joined_ms"] = {"runs": runs, "judged": [round(t, 1) for t in timings],
+                                           "median": round(statistics.median(timings), 1) if timings else None,
+                                           "max": round(max(timings), 1) if timings else None}
+    if len(timings) < JOINED_RELOADS:
+        pytest.skip(f"not judged: the host stole more than {STOLEN_CORES_LIMIT} of a core during "
+                    f"{len(runs) - len(timings)} of {len(runs)} reloads: {runs}")
+    assert statistics.median(timings) < JOINED_BUDGET_MS, f"page load to joined: {runs} ms"
 
 
 def test_the_console_keeps_a_window_of_a_busy_workspace(gateway, browsers, figures):
