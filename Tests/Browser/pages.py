@@ -34,9 +34,13 @@ class PageMark:
             const root = host ? host.shadowRoot : document;
             const holds = () => {{ try {{ return Boolean({predicate}); }} catch (error) {{ return false; }} }};
             const marks = (window.__sbMarks ??= {{}});
+            // A mark of the same name that never held is replaced, so it cannot write this one's time.
+            const observers = (window.__sbMarkObservers ??= {{}});
+            observers[name]?.disconnect();
             delete marks[name];
             const observer = new MutationObserver(() => holds() && done());
             const done = () => {{ marks[name] ??= Date.now(); observer.disconnect(); }};
+            observers[name] = observer;
             observer.observe(root, {{ subtree: true, childList: true, attributes: true, characterData: true }});
             if (holds()) done();""", name, host)
 

@@ -109,7 +109,7 @@ def test_a_returning_visitors_widget_is_joined_within_300_ms(gateway, browsers, 
     widget.send("Remember me")
     wait_for(widget.session_id, message="the session")
     # Judged on reloads the host left alone, as the soak's delays are (docs/operations.md, "Soak runs"): while the
-    # hypervisor takes a share of this two-core machine (0.2-0.9 of a core in stretches, measured during CI),
+    # hypervisor takes a share of this two-core machine (up to a whole core in 5-s samples of a CI run's browser step),
     # Chromium's page load slows with it whatever the page does. Each reload's steal is recorded beside its time.
     runs, timings, deadline = [], [], time.monotonic() + JOINED_SECONDS_AT_MOST
     while len(timings) < JOINED_RELOADS and time.monotonic() < deadline:
