@@ -153,12 +153,27 @@ struct BenchDriverTests {
         #expect(BackendCPU.databaseName("postgresql://postgres@127.0.0.1:29960/tbench?sslmode=disable") == "tbench")
     }
 
+    @Test("the machine's busy ticks leave out idle, I/O wait, the host's steal and the guest time user already counts")
+    func cpuCounters() {
+        let stat = "cpu  5225835 112874 853687 3774521 80077 0 133022 165443 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
+        let counters = CPUCounters(stat: stat)
+        #expect(counters?.busy == 5_225_835 + 112_874 + 853_687 + 133_022)
+        #expect(counters?.steal == 165_443)
+        // guest (40) and guest_nice (4) are inside user (100) and nice (10).
+        #expect(CPUCounters(stat: "cpu  100 10 50 1000 5 1 2 30 40 4\n")?.busy == 163)
+        let old = CPUCounters(stat: "cpu  1 2 3 4 5 6 7\n")
+        #expect(old?.busy == 19 && old?.steal == nil, "a kernel without steal")
+        #expect(CPUCounters(stat: "cpu  1 2 3 4\n") == nil)
+        #expect(CPUCounters(stat: "cpu  1 2 x 4 5 6 7 8\n") == nil)
+        #expect(CPUCounters(stat: "intr 1 2 3 4 5 6 7 8 9\n") == nil)
+    }
+
     @Test("the CPU sampler sees this machine's busy cores")
     func samplerSamples() {
         let sampler = CPUSampler(named: [("nothing", "no-such-process-anywhere")])
         sampler.measure { ThisProcess.sleep(milliseconds: 1200) }
         let cores = sampler.cores()
-        #expect(cores["machine"] != nil && cores["postgres"] != nil && cores["nothing"] == 0)
+        #expect(cores["machine"] != nil && cores["steal"] != nil && cores["postgres"] != nil && cores["nothing"] == 0)
     }
 }
 

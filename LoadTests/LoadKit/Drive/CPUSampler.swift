@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Where a machine's CPU went while a measurement ran: the whole machine's
-/// busy cores (from /proc/stat), PostgreSQL's (every process named postgres)
+/// busy cores and what the host stole (from /proc/stat), PostgreSQL's (every process named postgres)
 /// and the named processes' (by a command-line substring), sampled twice a
 /// second on a thread of its own. `cores()` gives each one's median over the
 /// half-second intervals, so a run's steady state, not its set-up or its
@@ -22,6 +22,7 @@ final class CPUSampler: Sendable {
         var label: String
         var pid: Int32
         static let machine = Key(label: "machine", pid: 0)
+        static let steal = Key(label: "steal", pid: 0)
     }
 
     /// (label, command-line substring), in the order the report lists them.
@@ -67,12 +68,11 @@ final class CPUSampler: Sendable {
     }
 
     private func sample() {
-        guard let stat = try? TextFile.read("/proc/stat"), let line = stat.split(separator: "\n").first else { return }
-        let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
-        guard fields.count > 4 else { return }
+        guard let stat = try? TextFile.read("/proc/stat"), let counters = CPUCounters(stat: stat) else { return }
         // Timed with the machine's counters: the scan of every process below can take a while.
         let now = DriveClock.monotonicSeconds()
-        var ticks: [Key: Int] = [.machine: fields.reduce(0, +) - fields[3] - fields[4]]  // all but idle and iowait
+        var ticks: [Key: Int] = [.machine: counters.busy]
+        if let steal = counters.steal { ticks[.steal] = steal }
         let own = getpid()
         for pid in Self.processes() where pid != own {
             guard let text = try? TextFile.read("/proc/\(pid)/stat"), let (name, used) = Self.parseStat(text) else {
@@ -126,9 +126,10 @@ final class CPUSampler: Sendable {
         }
     }
 
-    /// Median busy cores per label over the intervals: machine, postgres, and each named label.
+    /// Median busy cores per label over the intervals: machine (its own work,
+    /// not what the host stole), steal (the host's), postgres, and each named label.
     func cores() -> [String: Double] {
-        let labels = ["machine", "postgres"] + named.map(\.label)
+        let labels = ["machine", "steal", "postgres"] + named.map(\.label)
         var rates: [String: [Double]] = [:]
         for (length, used) in intervals() where length > 0 {
             var interval: [String: Double] = [:]

@@ -20,10 +20,7 @@ public enum HostSteal {
 
     /// The steal counter of a /proc/stat text.
     public static func parse(_ stat: String) -> Int? {
-        guard let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
-        let fields = line.split(separator: " ").dropFirst()
-        guard fields.count > 7 else { return nil }
-        return Int(fields[fields.startIndex + 7])
+        CPUCounters(stat: stat)?.steal
     }
 
     /// The cores taken on average between two readings `seconds` apart.

@@ -38,15 +38,18 @@ enum LatencySection {
             lines += [
                 "",
                 "Where the CPU went while each shape ran: busy cores of the whole machine (2 cores: 2.00 is "
-                    + "saturated) and of each party, the median over half-second samples of the run, so its steady "
+                    + "saturated; its own work, not the time the host gave other guests), the host's steal, and "
+                    + "each party's, the median over half-second samples of the run, so its steady "
                     + "state rather than its set-up. Latency above the floor grows steeply as the machine nears "
                     + "saturation; the floor itself is measured with the harness's core idle.",
                 "",
-                "| shape | msg/s | machine | gateway | PostgreSQL | harness |",
-                "| --- | ---: | ---: | ---: | ---: | ---: |",
+                "| shape | msg/s | machine | host steal | gateway | PostgreSQL | harness |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
             ]
             for (shape, rate, rows) in shapes {
-                let cells = ["machine", "gateway", "postgres", "harness"].map { key in spread(rows, 2) { $0.cpu[key] } }
+                let cells = ["machine", "steal", "gateway", "postgres", "harness"].map { key in
+                    spread(rows, 2) { $0.cpu[key] }
+                }
                 lines.append("| \(shape) | \(PythonFormat.grouped(rate)) | " + cells.joined(separator: " | ") + " |")
             }
         }
