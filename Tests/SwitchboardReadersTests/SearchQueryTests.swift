@@ -234,6 +234,43 @@ import Testing
             ).hits.count == 12)
     }
 
+    /// A range is inserted plainly only when none of it is indexed (migration
+    /// 42); one that holds an indexed message takes the conflict path, which
+    /// keeps that row and indexes the rest, once each, without an error.
+    @Test func aRangeWithAMessageIndexedAlreadyIndexesTheRestOnce() throws {
+        let fixture = try ReadersFixture()
+        defer { fixture.drop() }
+        let session = try fixture.queries.createSession(workspaceID: fixture.workspaceID, visitorID: "v-1", title: nil)
+        for batch in 0..<2 {
+            let stored = try fixture.admin.query(
+                """
+                SELECT status FROM switchboard_append_messages(
+                    ARRAY[$1::uuid, $1::uuid, $1::uuid], ARRAY[$2 || '-0', $2 || '-1', $2 || '-2'],
+                    ARRAY['visitor', 'visitor', 'visitor'], ARRAY['v-1', 'v-1', 'v-1'], ARRAY[NULL, NULL, NULL]::text[],
+                    ARRAY['text', 'text', 'text'], ARRAY['parcel one', 'parcel two', 'parcel three'], NULL)
+                """, [session.id, "b\(batch)"])
+            #expect((0..<stored.rowCount).allSatisfy { stored.string($0, 0) == "stored" })
+        }
+        // The first range's middle message is in the index already, with a vector of its own.
+        try fixture.admin.execute(
+            """
+            INSERT INTO message_search (chat_id, workspace_id, session_id, kind, created_at, vector)
+            SELECT c.id, c.workspace_id, c.session_id, c.kind, c.created_at, 'kept'::tsvector
+              FROM chats c WHERE c.client_msg_id = 'b0-1'
+            """)
+        let pass = try fixture.queries.indexSearchBacklog()
+        #expect(pass.ranges == 2 && pass.indexed == 5 && !pass.more)
+        #expect(try fixture.queries.searchBacklogRanges() == 0)
+        let rows = try fixture.admin.query(
+            """
+            SELECT count(*), count(DISTINCT m.chat_id), count(*) FILTER (WHERE m.vector = 'kept'::tsvector),
+                   bool_and(m.vector = to_tsvector('simple', c.content) OR c.client_msg_id = 'b0-1')
+              FROM message_search m JOIN chats c ON c.id = m.chat_id
+            """)
+        #expect(rows.string(0, 0) == "6" && rows.string(0, 1) == "6" && rows.string(0, 2) == "1")
+        #expect(rows.string(0, 3) == "t")
+    }
+
     @Test func aBacklogRowLockedByAnotherIndexerIsLeftToIt() throws {
         let fixture = try ReadersFixture()
         defer { fixture.drop() }

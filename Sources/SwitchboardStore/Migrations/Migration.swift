@@ -94,6 +94,7 @@ public enum Migrations {
         Migration0039.migration,
         Migration0040.migration,
         Migration0041.migration,
+        Migration0042.migration,
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
