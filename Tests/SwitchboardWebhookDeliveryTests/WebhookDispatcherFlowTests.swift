@@ -263,20 +263,22 @@ import Testing
     /// A delivery that could no longer finish within its lease is given back
     /// (due again at once), not left for its lease to run out.
     @Test func aDeliveryThatWaitedTooLongForItsEndpointIsGivenBackAndSentSoon() throws {
-        // Timeout 1 s: the lease is 7 s, and a delivery may wait 1 s for its endpoint's slot.
+        // Timeout 2 s: the lease is 9 s, and a delivery may wait 2 s for its endpoint's slot. Each
+        // answer takes 1.3 s: 0.7 s inside the timeout (at 0.9 s against a 1-s timeout, a CI run's
+        // starved receiver made a request time out), and two of them hold the slot 0.6 s past the wait.
         let fixture = try DispatcherFixture(
             settings: DispatcherFixture.settings {
-                $0.timeoutSeconds = 1
+                $0.timeoutSeconds = 2
                 $0.threads = 1
                 $0.maxConcurrentPerEndpoint = 1
             }
-        ) { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 900) }
+        ) { _, _ in TestReceiver.Reply(body: "ok", delayMilliseconds: 1300) }
         defer { fixture.stop() }
         for n in 1...3 { fixture.queue.add(fixture.delivery(n)) }
         try fixture.start()
-        // The third waits behind two requests of 0.9 s each: given back after 1 s and claimed again,
-        // so all three are done well before its lease (7 s) would have ended.
-        #expect(fixture.queue.waitForOutcomes(3, seconds: 6))
+        // The third waits behind two requests of 1.3 s each: given back after 2 s and claimed again,
+        // so all three are done (about 4 s) well before its lease (9 s) would have ended.
+        #expect(fixture.queue.waitForOutcomes(3, seconds: 8))
         #expect(fixture.queue.released.contains("dlv_3"))
         #expect(fixture.queue.outcomes.allSatisfy { $0.succeeded })
         #expect(fixture.receiver.requests.count == 3, "each sent once")
