@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// Where a machine's CPU went while a measurement ran: the whole machine's
-/// busy cores and what the host stole (from /proc/stat), PostgreSQL's (every process named postgres)
-/// and the named processes' (by a command-line substring), sampled twice a
+/// busy cores and what the host stole (from /proc/stat), PostgreSQL's (every
+/// process named postgres) and the named processes' (by a command-line
+/// substring), sampled twice a
 /// second on a thread of its own. `cores()` gives each one's median over the
 /// half-second intervals, so a run's steady state, not its set-up or its
 /// final checks, is what shows. The driver's own process never counts.
@@ -127,9 +128,11 @@ final class CPUSampler: Sendable {
     }
 
     /// Median busy cores per label over the intervals: machine (its own work,
-    /// not what the host stole), steal (the host's), postgres, and each named label.
+    /// not what the host stole), steal (the host's, where the kernel reports
+    /// it: unknown is left out, not zero), postgres, and each named label.
     func cores() -> [String: Double] {
-        let labels = ["machine", "steal", "postgres"] + named.map(\.label)
+        let stealKnown = samples.withLock { $0.contains { $0.ticks[.steal] != nil } }
+        let labels = ["machine"] + (stealKnown ? ["steal"] : []) + ["postgres"] + named.map(\.label)
         var rates: [String: [Double]] = [:]
         for (length, used) in intervals() where length > 0 {
             var interval: [String: Double] = [:]

@@ -246,13 +246,12 @@ enum Migration0039 {
     /// Migration 30's update of the endpoints an outcome changes, reading
     /// only those endpoints whichever side its plan scans first.
     static let endpointUpdate: String = {
-        let sql = Migration0030.sql
-        guard let start = sql.firstRange(of: "    endpoint AS (\n"),
-            let end = sql[start.upperBound...].firstRange(of: "    SELECT count(*) INTO v_written FROM d;")
-        else { preconditionFailure("no endpoint update in migration 30") }
+        let update = SQLText.span(
+            from: "    endpoint AS (\n", through: "    SELECT count(*) INTO v_written FROM d;", keepingEnd: false,
+            in: Migration0030.sql)
         return SQLText.replacing(
             "WHERE e.id = p.endpoint_id\n", with: "WHERE e.id = p.endpoint_id AND e.id = ANY (p_endpoints)\n", count: 1,
-            in: String(sql[start.lowerBound..<end.lowerBound])
+            in: update
         ).trimmingPrefix("    ").description
     }()
 

@@ -219,14 +219,10 @@ enum Migration0041 {
 
     /// Migration 39's expansion's first statements, as they are: the backlog rows it takes
     /// (`v_ids`, `v_locked`), and the batch split where the budget ends (`v_split`).
-    private static let rowsTaken: String = {
-        let sql = Migration0039.expandFunction
-        guard let start = sql.firstRange(of: "    -- Each row's width"),
-            let end = sql[start.upperBound...].firstRange(
-                of: "        v_ids := array_replace(v_ids, v_split, v_head);\n    END IF;\n")
-        else { preconditionFailure("no rows taken in migration 39's expansion") }
-        return String(sql[start.lowerBound..<end.upperBound])
-    }()
+    private static let rowsTaken = SQLText.span(
+        from: "    -- Each row's width",
+        through: "        v_ids := array_replace(v_ids, v_split, v_head);\n    END IF;\n",
+        in: Migration0039.expandFunction)
 
     /// Migration 37's claim, sending each event's body as `switchboard_webhook_event_body` gives it.
     private static let claimFunction = SQLText.replacing(

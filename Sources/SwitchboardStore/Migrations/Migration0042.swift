@@ -28,13 +28,9 @@ enum Migration0042 {
         version: 42, name: "search_index_plain_insert_for_new_ranges", sql: sql, down: down)
 
     /// Migration 25's statement for one range: its messages read, their vectors written.
-    private static let rangeStatement: String = {
-        let function = Migration0025.indexFunction
-        guard let start = function.firstRange(of: "        WITH taken AS MATERIALIZED ("),
-            let end = function[start.upperBound...].firstRange(of: "INTO v_read, v_upto, v_written;\n")
-        else { preconditionFailure("no range statement in migration 25's indexer") }
-        return String(function[start.lowerBound..<end.upperBound])
-    }()
+    private static let rangeStatement = SQLText.span(
+        from: "        WITH taken AS MATERIALIZED (", through: "INTO v_read, v_upto, v_written;\n",
+        in: Migration0025.indexFunction)
 
     static let indexFunction: String = {
         var sql = SQLText.replacing(

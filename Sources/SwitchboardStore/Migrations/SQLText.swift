@@ -59,6 +59,15 @@ enum SQLText {
             .joined(separator: "\n")
     }
 
+    /// The first span of `sql` that begins with `start` and ends with the
+    /// first `end` after it (`end` kept, or left out with `keepingEnd` false):
+    /// a block of an earlier migration's SQL taken to be used again.
+    static func span(from start: String, through end: String, keepingEnd: Bool = true, in sql: String) -> String {
+        guard let opening = sql.firstRange(of: start), let closing = sql[opening.upperBound...].firstRange(of: end)
+        else { preconditionFailure("no span from \(start.debugDescription) to \(end.debugDescription)") }
+        return String(sql[opening.lowerBound..<(keepingEnd ? closing.upperBound : closing.lowerBound)])
+    }
+
     /// One statement per function signature, each `statement(signature)` on
     /// a line of its own (a migration that grants, revokes or sets the same
     /// thing on several functions, and its `down`).
